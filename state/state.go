@@ -1,0 +1,140 @@
+package state
+
+// State is kube_upgrade.state, with StarlingX's strings.
+type State string
+
+// Cluster states, in the normal order of STATES.md.
+const (
+	UpgradeStarted              State = "upgrade-started"
+	DownloadingImages           State = "downloading-images"
+	DownloadingImagesFailed     State = "downloading-images-failed"
+	DownloadedImages            State = "downloaded-images"
+	PreUpdatingApps             State = "pre-updating-apps"
+	PreUpdatingAppsFailed       State = "pre-updating-apps-failed"
+	PreUpdatedApps              State = "pre-updated-apps"
+	UpgradingNetworking         State = "upgrading-networking"
+	UpgradingNetworkingFailed   State = "upgrading-networking-failed"
+	UpgradedNetworking          State = "upgraded-networking"
+	UpgradingStorage            State = "upgrading-storage"
+	UpgradingStorageFailed      State = "upgrading-storage-failed"
+	UpgradedStorage             State = "upgraded-storage"
+	CordonStarted               State = "cordon-started"
+	CordonFailed                State = "cordon-failed"
+	CordonComplete              State = "cordon-complete"
+	UpgradingFirstMaster        State = "upgrading-first-master"
+	UpgradingFirstMasterFailed  State = "upgrading-first-master-failed"
+	UpgradedFirstMaster         State = "upgraded-first-master"
+	UpgradingSecondMaster       State = "upgrading-second-master"
+	UpgradingSecondMasterFailed State = "upgrading-second-master-failed"
+	UpgradedSecondMaster        State = "upgraded-second-master"
+	UpgradingKubelets           State = "upgrading-kubelets"
+	UncordonStarted             State = "uncordon-started"
+	UncordonFailed              State = "uncordon-failed"
+	UncordonComplete            State = "uncordon-complete"
+	UpgradeComplete             State = "upgrade-complete"
+	PostUpdatingApps            State = "post-updating-apps"
+	PostUpdatingAppsFailed      State = "post-updating-apps-failed"
+	PostUpdatedApps             State = "post-updated-apps"
+	UpgradeAborting             State = "upgrade-aborting"
+	UpgradeAbortingFailed       State = "upgrade-aborting-failed"
+	UpgradeAborted              State = "upgrade-aborted"
+)
+
+// failedTwin is THE map of STATES.md ("The one failed map"): every in-flight state and the state
+// that failing it leads to. It is the only place this knowledge lives.
+var failedTwin = map[State]State{
+	DownloadingImages:     DownloadingImagesFailed,
+	PreUpdatingApps:       PreUpdatingAppsFailed,
+	UpgradingNetworking:   UpgradingNetworkingFailed,
+	UpgradingStorage:      UpgradingStorageFailed,
+	CordonStarted:         CordonFailed,
+	UpgradingFirstMaster:  UpgradingFirstMasterFailed,
+	UpgradingSecondMaster: UpgradingSecondMasterFailed,
+	UncordonStarted:       UncordonFailed,
+	PostUpdatingApps:      PostUpdatingAppsFailed,
+	UpgradeAborting:       UpgradeAbortingFailed,
+}
+
+var failedStates = func() map[State]State {
+	m := make(map[State]State, len(failedTwin))
+	for inFlight, failed := range failedTwin {
+		m[failed] = inFlight
+	}
+	return m
+}()
+
+// AllStates lists every cluster state in the order of STATES.md.
+var AllStates = []State{
+	UpgradeStarted, DownloadingImages, DownloadingImagesFailed, DownloadedImages,
+	PreUpdatingApps, PreUpdatingAppsFailed, PreUpdatedApps,
+	UpgradingNetworking, UpgradingNetworkingFailed, UpgradedNetworking,
+	UpgradingStorage, UpgradingStorageFailed, UpgradedStorage,
+	CordonStarted, CordonFailed, CordonComplete,
+	UpgradingFirstMaster, UpgradingFirstMasterFailed, UpgradedFirstMaster,
+	UpgradingSecondMaster, UpgradingSecondMasterFailed, UpgradedSecondMaster,
+	UpgradingKubelets,
+	UncordonStarted, UncordonFailed, UncordonComplete,
+	UpgradeComplete,
+	PostUpdatingApps, PostUpdatingAppsFailed, PostUpdatedApps,
+	UpgradeAborting, UpgradeAbortingFailed, UpgradeAborted,
+}
+
+// Valid reports whether s is one of the states of STATES.md.
+func (s State) Valid() bool {
+	for _, v := range AllStates {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// InFlight reports whether an operation is running (or was running when it died) in state s.
+// upgrading-kubelets is long-lived, not in flight: its per-host work is tracked by host status.
+func (s State) InFlight() bool { _, ok := failedTwin[s]; return ok }
+
+// FailedTwin returns the state that failing the in-flight state s leads to.
+func (s State) FailedTwin() (State, bool) { f, ok := failedTwin[s]; return f, ok }
+
+// Failed reports whether s is the failed twin of an in-flight state.
+func (s State) Failed() bool { _, ok := failedStates[s]; return ok }
+
+// RetryOf returns the in-flight state whose failure s records (the state a retry re-enters).
+func (s State) RetryOf() (State, bool) { f, ok := failedStates[s]; return f, ok }
+
+// HostStatus is kube_host_upgrade.status; HostIdle is SQL NULL.
+type HostStatus string
+
+// Host statuses of STATES.md.
+const (
+	HostIdle              HostStatus = ""
+	UpgradingControlPlane HostStatus = "upgrading-control-plane"
+	UpgradingKubelet      HostStatus = "upgrading-kubelet"
+	UpgradedKubelet       HostStatus = "upgraded-kubelet"
+)
+
+// InFlight reports whether work on the host is running (or was running when it died).
+func (h HostStatus) InFlight() bool { return h == UpgradingControlPlane || h == UpgradingKubelet }
+
+// String prints NULL's meaning for people.
+func (h HostStatus) String() string {
+	if h == HostIdle {
+		return "-"
+	}
+	return string(h)
+}
+
+// Personalities of a host.
+const (
+	Controller = "controller"
+	Worker     = "worker"
+	Storage    = "storage"
+)
+
+// Actors recorded in the event log.
+const (
+	ActorRunner  = "runner"
+	ActorCLI     = "cli"
+	ActorRecover = "recover"
+	ActorWatch   = "watch"
+)

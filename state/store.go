@@ -1,0 +1,174 @@
+package state
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Upgrade is a kube_upgrade row.
+type Upgrade struct {
+	ID               int64     `json:"-"`
+	UUID             string    `json:"uuid"`
+	Cluster          string    `json:"cluster"`
+	FromVersion      string    `json:"from_version"`
+	ToVersion        string    `json:"to_version"`
+	State            State     `json:"state"`
+	StateEnteredAt   time.Time `json:"state_entered_at"`
+	RecoveryAttempts int       `json:"recovery_attempts"`
+	CreatedAt        time.Time `json:"created_at"`
+	UpdatedAt        time.Time `json:"updated_at"`
+}
+
+// Host is a host row joined with its kube_host_upgrade row (when an upgrade exists).
+type Host struct {
+	ID                  int64      `json:"id"`
+	Cluster             string     `json:"-"`
+	Hostname            string     `json:"hostname"`
+	Personality         string     `json:"personality"`
+	TargetVersion       string     `json:"target_version"`
+	ControlPlaneVersion string     `json:"control_plane_version"`
+	KubeletVersion      string     `json:"kubelet_version"`
+	VersionsReadAt      *time.Time `json:"-"`
+	Status              HostStatus `json:"status"`
+	// LastFailure is the reason of the newest event that failed an operation on this host, "" if
+	// none since the upgrade started.
+	LastFailure string `json:"last_failure"`
+}
+
+// Lease is the kube_upgrade_lease row of a cluster: who is running the in-flight operation.
+type Lease struct {
+	Cluster     string    `json:"-"`
+	Owner       string    `json:"owner"`
+	Operation   string    `json:"operation"`
+	AcquiredAt  time.Time `json:"-"`
+	HeartbeatAt time.Time `json:"heartbeat_at"`
+	ExpiresAt   time.Time `json:"expires_at"`
+}
+
+// Live reports whether the lease has not expired at now.
+func (l *Lease) Live(now time.Time) bool { return l != nil && now.Before(l.ExpiresAt) }
+
+// Event is a kube_upgrade_event row: the append-only history.
+type Event struct {
+	ID             int64           `json:"id"`
+	Cluster        string          `json:"cluster"`
+	UpgradeUUID    string          `json:"upgrade_uuid"`
+	Hostname       string          `json:"hostname,omitempty"`
+	Actor          string          `json:"actor"`
+	FromState      State           `json:"from_state"`
+	ToState        State           `json:"to_state"`
+	FromHostStatus HostStatus      `json:"from_host_status,omitempty"`
+	ToHostStatus   HostStatus      `json:"to_host_status,omitempty"`
+	Reason         string          `json:"reason"`
+	Evidence       json.RawMessage `json:"evidence,omitempty"`
+	CreatedAt      time.Time       `json:"created_at"`
+}
+
+// NewUpgrade is what `upgrade start` creates: the kube_upgrade row in upgrade-started, the host
+// rows (inserted or updated by hostname), and one kube_host_upgrade row per host.
+type NewUpgrade struct {
+	Cluster     string
+	FromVersion string
+	ToVersion   string
+	Hosts       []NewHost
+	Actor       string
+	Reason      string
+}
+
+// NewHost is one inventory host recorded at `upgrade start`.
+type NewHost struct {
+	Hostname            string
+	Personality         string
+	ControlPlaneVersion string // "" when not read
+	KubeletVersion      string // "" when not read
+}
+
+// Change is one transition, applied in one transaction with compare-and-set. Every field that
+// names an expectation is checked inside the transaction; if any does not hold, nothing is
+// written and ErrConflict is returned (wrapped, with what was found instead).
+type Change struct {
+	Cluster string
+	Actor   string
+	Reason  string
+
+	From State // expected current state (required)
+	To   State // new state; may equal From (host-only change). state_entered_at moves only when To != From
+
+	Host     string      // hostname the change is about ("" for none)
+	HostFrom *HostStatus // expected current status of Host (nil: not checked)
+	HostTo   *HostStatus // new status of Host (nil: unchanged)
+	Target   string      // when not "", Host's target_version := Target
+
+	// AllHostsTo sets the status of every host of the upgrade (complete clears them all).
+	AllHostsTo *HostStatus
+
+	// Lease conditions, checked in the transaction.
+	LeaseOwner   string // the lease must be held by this owner (live or expired), or absent
+	LeaseNotLive bool   // there must be no live lease held by anyone (recover, watch); see Force
+	// AcquireLease takes the cluster's lease (an expired lease of another owner is taken over; a
+	// live one is a conflict).
+	AcquireLease *LeaseSpec
+	// ReleaseLease deletes the cluster's lease row, whoever holds it (the change's conditions
+	// have already proven the caller may).
+	ReleaseLease bool
+
+	IncRecoveryAttempts bool
+	Evidence            json.RawMessage // stored in the event row
+}
+
+// LeaseSpec is what AcquireLease takes.
+type LeaseSpec struct {
+	Owner     string
+	Operation string // e.g. "control-plane@controller-1"
+	TTL       time.Duration
+}
+
+// InFlightOp is one cluster whose state is in flight, or in upgrading-kubelets with a host
+// upgrading-kubelet: what the audit looks at.
+type InFlightOp struct {
+	Upgrade Upgrade
+	Lease   *Lease // nil when no lease row
+	Hosts   []Host // hosts whose status is in flight
+}
+
+// Store persists upgrades. Implementations: state/sqlite, state/mysql. All methods are safe for
+// concurrent use by many goroutines and many processes sharing the database.
+type Store interface {
+	// CreateUpgrade creates the upgrade of nu.Cluster. ErrRefused when one exists already.
+	CreateUpgrade(ctx context.Context, nu NewUpgrade) (Upgrade, error)
+	// Upgrade returns the upgrade of cluster; ErrNotFound when there is none.
+	Upgrade(ctx context.Context, cluster string) (Upgrade, error)
+	// Hosts returns the hosts of cluster (with their kube_host_upgrade columns when an upgrade
+	// exists), ordered by id.
+	Hosts(ctx context.Context, cluster string) ([]Host, error)
+	// Apply applies c in one transaction (see Change) and returns the upgrade as written.
+	Apply(ctx context.Context, c Change) (Upgrade, error)
+	// DeleteUpgrade deletes the upgrade and its host rows' kube_host_upgrade rows if its state is
+	// still from (compare-and-set); the event log keeps its history.
+	DeleteUpgrade(ctx context.Context, cluster string, from State, actor, reason string) error
+	// SetVersions records versions read over SSH (empty strings leave a column unchanged).
+	SetVersions(ctx context.Context, cluster, hostname, controlPlane, kubelet string, at time.Time) error
+
+	// Lease returns the cluster's lease row, or nil when there is none (expired ones included).
+	Lease(ctx context.Context, cluster string) (*Lease, error)
+	// RenewLease extends the lease held by owner by ttl from now; ErrConflict when the lease is
+	// gone or held by another owner (the caller must stop: someone failed its operation).
+	RenewLease(ctx context.Context, cluster, owner string, ttl time.Duration) (Lease, error)
+
+	// InFlight returns every in-flight operation of every cluster (for the audit).
+	InFlight(ctx context.Context) ([]InFlightOp, error)
+	// Upgrades returns the upgrades of every cluster, ordered by cluster.
+	Upgrades(ctx context.Context) ([]Upgrade, error)
+	// Events returns the newest limit events of cluster ("" for all), newest first.
+	Events(ctx context.Context, cluster string, limit int) ([]Event, error)
+
+	// AuditLock takes the single-auditor lock without waiting. ok is false when another process
+	// holds it; release gives it back. (MySQL: GET_LOCK on a dedicated connection; SQLite: an
+	// exclusive lock file beside the database.)
+	AuditLock(ctx context.Context) (release func(), ok bool, err error)
+
+	// Now is the store's clock (UTC); tests replace it.
+	Now() time.Time
+	Close() error
+}
