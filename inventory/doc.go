@@ -1,0 +1,28 @@
+// Package inventory reads Ansible's YAML inventory format, so an inventory that works with
+// ansible-playbook works with kupgrade unchanged.
+//
+// It understands `all`, nested `children`, `hosts` (null or with inline variables) and `vars`,
+// the `host_vars/` and `group_vars/` folders beside the inventory file (a file NAME, NAME.yml,
+// NAME.yaml or NAME.json, or a folder NAME/ whose YAML files are merged in name order), and
+// resolves every host's variables with Ansible's precedence (lowest first):
+//
+//	group vars written in the inventory file: all, then the other groups from the
+//	  shallowest to the deepest (ansible_group_priority, then the name, break ties)
+//	group_vars/all, then group_vars/GROUP in the same group order
+//	host vars written in the inventory file
+//	host_vars/HOST
+//
+// A variable replaces a lower one as a whole (Ansible's default hash_behaviour=replace).
+//
+// What it guarantees: Load either returns an inventory in which every host is reachable by the
+// accessors (Port, KeyFile, ProxyJump, Personality...) without surprises, or an *Error whose
+// BadInput method returns true and whose message names the file, line and column of the mistake
+// and how to fix it. No input makes Load panic (FuzzLoad checks this). Unknown keys inside a group,
+// a group that is its own ancestor, a list where a map belongs, a port that is not a number and a
+// ProxyCommand it cannot honour are all errors, never silently ignored.
+//
+// Select implements ansible's --limit patterns (group, host, globs, ~regex, a:b, a,b, a:!b,
+// a:&b); a pattern term that matches nothing is an error, not an empty run.
+//
+// The package imports nothing else of kupgrade.
+package inventory

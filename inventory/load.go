@@ -1,0 +1,167 @@
+package inventory
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Load reads the inventory at path and the host_vars/ and group_vars/ folders beside it, and
+// resolves every host's groups and variables. Every error it returns is an *Error (BadInput).
+func Load(path string) (*Inventory, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &Error{File: path, Msg: fmt.Sprintf("read inventory: %v", unwrapPath(err)),
+			Fix: "pass the inventory with -i FILE or KUPGRADE_INVENTORY", Err: err}
+	}
+	p := newParser(path)
+	if err := p.parseFile(data); err != nil {
+		return nil, err
+	}
+	if err := p.link(); err != nil {
+		return nil, err
+	}
+	dir := filepath.Dir(path)
+	if err := p.readVarsDirs(dir); err != nil {
+		return nil, err
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, &Error{File: path, Msg: fmt.Sprintf("resolve folder: %v", err), Err: err}
+	}
+	return p.build(path, abs)
+}
+
+// unwrapPath keeps the reason of a *PathError: the caller already names the file.
+func unwrapPath(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+func (p *parser) parseFile(data []byte) error {
+	if bytes.HasPrefix(data, []byte("$ANSIBLE_VAULT")) {
+		return &Error{File: p.file, Line: 1, Column: 1, Msg: "ansible-vault encrypted files are not supported",
+			Fix: "decrypt it with ansible-vault decrypt"}
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return syntaxError(p.file, data, err)
+	}
+	return p.document(&doc)
+}
+
+// readVarsDirs reads group_vars/ and host_vars/ for every known group and host, as Ansible's
+// host_group_vars plugin does; files for unknown names are ignored, as there.
+func (p *parser) readVarsDirs(dir string) error {
+	for _, name := range p.groupOrder {
+		vars, err := readVarsFor(filepath.Join(dir, "group_vars"), name)
+		if err != nil {
+			return err
+		}
+		p.groups[name].fileVars = vars
+	}
+	for _, name := range p.hostOrder {
+		vars, err := readVarsFor(filepath.Join(dir, "host_vars"), name)
+		if err != nil {
+			return err
+		}
+		p.hosts[name].fileVars = vars
+	}
+	return nil
+}
+
+// readVarsFor merges base/NAME, NAME.yml, NAME.yaml, NAME.json, and for each that is a folder its
+// files in name order (recursively; hidden files and editor backups skipped), later files winning.
+func readVarsFor(base, name string) (map[string]varDef, error) {
+	if name == "." || name == ".." || strings.ContainsAny(name, `/\`+"\x00") {
+		return nil, nil // such a name cannot be a file; never let it point outside base
+	}
+	var files []string
+	for _, ext := range []string{"", ".yml", ".yaml", ".json"} {
+		path := filepath.Join(base, name+ext)
+		fi, err := os.Stat(path)
+		switch {
+		case err != nil:
+			continue
+		case fi.IsDir():
+			found, err := dirFiles(path)
+			if err != nil {
+				return nil, &Error{File: path, Msg: fmt.Sprintf("read folder: %v", unwrapPath(err)), Err: err}
+			}
+			files = append(files, found...)
+		default:
+			files = append(files, path)
+		}
+	}
+	var vars map[string]varDef
+	for _, f := range files {
+		fv, err := readVarsFile(f)
+		if err != nil {
+			return nil, err
+		}
+		if vars == nil {
+			vars = map[string]varDef{}
+		}
+		for k, d := range fv {
+			vars[k] = d
+		}
+	}
+	return vars, nil
+}
+
+func dirFiles(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir) // sorted by name
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range entries {
+		name := e.Name()
+		if strings.HasPrefix(name, ".") || strings.HasSuffix(name, "~") {
+			continue
+		}
+		ext := filepath.Ext(name)
+		path := filepath.Join(dir, name)
+		if e.IsDir() {
+			if ext == "" {
+				sub, err := dirFiles(path)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, sub...)
+			}
+			continue
+		}
+		if slices.Contains([]string{"", ".yml", ".yaml", ".json"}, ext) {
+			out = append(out, path)
+		}
+	}
+	return out, nil
+}
+
+func readVarsFile(path string) (map[string]varDef, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &Error{File: path, Msg: fmt.Sprintf("read variables: %v", unwrapPath(err)), Err: err}
+	}
+	p := newParser(path)
+	if bytes.HasPrefix(data, []byte("$ANSIBLE_VAULT")) {
+		return nil, &Error{File: path, Line: 1, Column: 1, Msg: "ansible-vault encrypted files are not supported",
+			Fix: "decrypt it with ansible-vault decrypt"}
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, syntaxError(path, data, err)
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
+		return nil, nil
+	}
+	return p.parseVars(doc.Content[0], "a variables file")
+}

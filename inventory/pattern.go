@@ -1,0 +1,190 @@
+package inventory
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Select returns the hosts matched by an Ansible --limit pattern, in inventory order.
+//
+// Terms are separated by ':' or ','. A term is a group or host name, a glob (controller-*,
+// node?, rack[ab]-*), a regular expression after '~', 'all' or '*'. Plain terms are united, then
+// '&term' intersects and '!term' removes, whatever their order, as in Ansible; a pattern of only
+// '&' and '!' terms starts from all. "" means all. A term that matches nothing, or a pattern that
+// leaves no host, is an error: a typo in --limit must not silently run on nothing.
+func (inv *Inventory) Select(pattern string) ([]*Host, error) {
+	terms := splitPattern(pattern)
+	if len(terms) == 0 {
+		return slices.Clone(inv.Hosts), nil
+	}
+	var plain, and, not []string
+	for _, t := range terms {
+		switch t[0] {
+		case '&':
+			and = append(and, t[1:])
+		case '!':
+			not = append(not, t[1:])
+		default:
+			plain = append(plain, t)
+		}
+	}
+	if len(plain) == 0 {
+		plain = []string{"all"}
+	}
+	chosen := map[string]bool{}
+	for _, t := range plain {
+		m, err := inv.matchTerm(pattern, t)
+		if err != nil {
+			return nil, err
+		}
+		for h := range m {
+			chosen[h] = true
+		}
+	}
+	for _, t := range and {
+		m, err := inv.matchTerm(pattern, t)
+		if err != nil {
+			return nil, err
+		}
+		for h := range chosen {
+			if !m[h] {
+				delete(chosen, h)
+			}
+		}
+	}
+	for _, t := range not {
+		m, err := inv.matchTerm(pattern, t)
+		if err != nil {
+			return nil, err
+		}
+		for h := range m {
+			delete(chosen, h)
+		}
+	}
+	var out []*Host
+	for _, h := range inv.Hosts {
+		if chosen[h.Name] {
+			out = append(out, h)
+		}
+	}
+	if len(out) == 0 {
+		return nil, &Error{Msg: fmt.Sprintf("--limit %q leaves no host", pattern),
+			Fix: "check the & and ! terms; kupgrade inventory list shows the groups of each host"}
+	}
+	return out, nil
+}
+
+// splitPattern splits on ':' and ',' outside brackets (so rack[a:c] stays whole) and drops empty
+// terms.
+func splitPattern(pattern string) []string {
+	var terms []string
+	depth, start := 0, 0
+	flush := func(end int) {
+		if t := strings.TrimSpace(pattern[start:end]); t != "" {
+			terms = append(terms, t)
+		}
+		start = end + 1
+	}
+	for i := 0; i < len(pattern); i++ {
+		switch pattern[i] {
+		case '[':
+			depth++
+		case ']':
+			depth = max(0, depth-1)
+		case ',':
+			if depth == 0 {
+				flush(i)
+			}
+		case ':':
+			// a ':' inside a regexp term belongs to it; ',' still separates
+			if depth == 0 && !strings.HasPrefix(strings.TrimSpace(pattern[start:i]), "~") {
+				flush(i)
+			}
+		}
+	}
+	flush(len(pattern))
+	return terms
+}
+
+// matchTerm returns the names of the hosts one term matches: the hosts of every group it names,
+// and the hosts it names (for a glob or a regexp both are tried, as Ansible does).
+func (inv *Inventory) matchTerm(pattern, term string) (map[string]bool, error) {
+	out := map[string]bool{}
+	if term == "" {
+		return nil, &Error{Msg: fmt.Sprintf("--limit %q has an empty & or ! term", pattern),
+			Fix: "write a group or host name after & and !"}
+	}
+	match, err := termMatcher(term)
+	if err != nil {
+		return nil, &Error{Msg: fmt.Sprintf("--limit %q: bad term %q: %v", pattern, term, err),
+			Fix: "globs use * ? [abc]; a regular expression starts with ~"}
+	}
+	named := false
+	for _, g := range inv.groupOrder {
+		if match(g) {
+			named = true
+			for _, h := range inv.Groups[g] {
+				out[h] = true
+			}
+		}
+	}
+	for _, h := range inv.Hosts {
+		if match(h.Name) {
+			out[h.Name] = true
+		}
+	}
+	if len(out) == 0 && named {
+		return nil, &Error{Msg: fmt.Sprintf("--limit %q: group %q has no hosts", pattern, term),
+			Fix: "add hosts to it or leave it out of --limit"}
+	}
+	if len(out) == 0 {
+		return nil, inv.noMatch(pattern, term)
+	}
+	return out, nil
+}
+
+func termMatcher(term string) (func(string) bool, error) {
+	if term == "*" {
+		return func(string) bool { return true }, nil
+	}
+	if re, ok := strings.CutPrefix(term, "~"); ok {
+		rx, err := regexp.Compile(re)
+		if err != nil {
+			return nil, err
+		}
+		// Ansible uses re.match: anchored at the start, not at the end.
+		return func(s string) bool {
+			loc := rx.FindStringIndex(s)
+			return loc != nil && loc[0] == 0
+		}, nil
+	}
+	if !strings.ContainsAny(term, "*?[") {
+		return func(s string) bool { return s == term }, nil
+	}
+	if _, err := path.Match(term, ""); err != nil {
+		return nil, err
+	}
+	return func(s string) bool {
+		ok, _ := path.Match(term, s)
+		return ok
+	}, nil
+}
+
+func (inv *Inventory) noMatch(pattern, term string) error {
+	names := slices.Clone(inv.groupOrder)
+	for _, h := range inv.Hosts {
+		names = append(names, h.Name)
+	}
+	fix := "kupgrade inventory list shows the hosts and groups"
+	if c := closest(term, names); c != "" {
+		fix = fmt.Sprintf("did you mean %q?", c)
+	}
+	msg := fmt.Sprintf("--limit %q: %q matches no host or group", pattern, term)
+	if pattern == term {
+		msg = fmt.Sprintf("--limit %q matches no host or group", pattern)
+	}
+	return &Error{Msg: msg, Fix: fix}
+}
