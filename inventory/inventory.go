@@ -20,7 +20,7 @@ type Host struct {
 // Inventory is a loaded inventory.
 type Inventory struct {
 	Path   string
-	Hosts  []*Host            // in file order, each once
+	Hosts  []*Host             // in file order, each once
 	Groups map[string][]string // group -> host names (resolved, children included), file order
 
 	dir        string
