@@ -1,0 +1,123 @@
+package recovery
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/kupgrade/kupgrade/state"
+)
+
+// Store is the slice of state.Store that recovery uses.
+type Store interface {
+	Upgrade(ctx context.Context, cluster string) (state.Upgrade, error)
+	Hosts(ctx context.Context, cluster string) ([]state.Host, error)
+	Lease(ctx context.Context, cluster string) (*state.Lease, error)
+	Apply(ctx context.Context, c state.Change) (state.Upgrade, error)
+	Now() time.Time
+}
+
+// Request says which operation to fail, who fails it and why.
+type Request struct {
+	Cluster string
+	Actor   string // state.ActorRunner, ActorCLI, ActorRecover, ActorWatch
+	Reason  string
+	// Host is the host that was being worked on. When empty, Fail takes the host whose status is
+	// in flight (there is at most one outside upgrading-kubelets).
+	Host string
+	// Expect, when set, is the state the caller read; Fail refuses with a conflict if the state
+	// is anything else by the time it writes (the audit uses it so that it never fails an
+	// operation that moved on after it looked).
+	Expect state.State
+	// LeaseOwner is set by the runner that holds the lease and is recording its own failure.
+	LeaseOwner string
+	// Force fails the operation even though another owner holds a live lease (recover --force).
+	Force bool
+	// Evidence is stored as JSON in the event row (exit status, output tail, probe finding).
+	Evidence any
+}
+
+// Result tells what Fail did.
+type Result struct {
+	NoOp       bool // the state was already failed and no host was in flight: nothing written
+	FromState  state.State
+	ToState    state.State
+	Host       string
+	HostStatus state.HostStatus // the host status that was cleared
+	Upgrade    state.Upgrade    // as written
+}
+
+// Fail fails the in-flight operation of req.Cluster through the one path of STATES.md.
+func Fail(ctx context.Context, st Store, req Request) (Result, error) {
+	u, err := st.Upgrade(ctx, req.Cluster)
+	if err != nil {
+		return Result{}, err
+	}
+	if req.Expect != "" && u.State != req.Expect {
+		return Result{}, fmt.Errorf("fail %s: the state is now %s: %w", req.Expect, u.State, state.ErrConflict)
+	}
+	hosts, err := st.Hosts(ctx, req.Cluster)
+	if err != nil {
+		return Result{}, err
+	}
+	host, status := workedOn(hosts, req.Host, u.State)
+	to, inFlight := u.State.FailedTwin()
+	switch {
+	case inFlight:
+	case u.State == state.UpgradingKubelets && status == state.UpgradingKubelet:
+		to = u.State // the cluster stays in upgrading-kubelets; only the host is failed
+	case u.State.Failed() && status.InFlight():
+		to = u.State // a failed state whose host status was left behind (hand edit, older tool)
+	case u.State.Failed() || u.State == state.UpgradingKubelets:
+		return Result{NoOp: true, FromState: u.State, ToState: u.State, Upgrade: u}, nil
+	default:
+		return Result{}, fmt.Errorf("state %s is not in flight, there is nothing to fail: %w", u.State, state.ErrRefused)
+	}
+	ev, err := json.Marshal(req.Evidence)
+	if err != nil {
+		return Result{}, fmt.Errorf("encode evidence: %w", err)
+	}
+	c := state.Change{
+		Cluster:             req.Cluster,
+		Actor:               req.Actor,
+		Reason:              req.Reason,
+		From:                u.State,
+		To:                  to,
+		ReleaseLease:        true,
+		LeaseOwner:          req.LeaseOwner,
+		LeaseNotLive:        req.LeaseOwner == "" && !req.Force,
+		IncRecoveryAttempts: req.Actor == state.ActorRecover || req.Actor == state.ActorWatch,
+		Evidence:            ev,
+	}
+	if host != "" {
+		idle := state.HostIdle
+		cur := status
+		c.Host, c.HostFrom, c.HostTo = host, &cur, &idle
+	}
+	if req.Evidence == nil {
+		c.Evidence = nil
+	}
+	after, err := st.Apply(ctx, c)
+	if err != nil {
+		return Result{}, fmt.Errorf("fail %s: %w", u.State, err)
+	}
+	return Result{FromState: u.State, ToState: to, Host: host, HostStatus: status, Upgrade: after}, nil
+}
+
+// workedOn finds the host the in-flight operation is about: the named one, else the one whose
+// status is in flight. For upgrading-kubelets only upgrading-kubelet counts.
+func workedOn(hosts []state.Host, name string, s state.State) (string, state.HostStatus) {
+	for _, h := range hosts {
+		if name != "" && h.Hostname != name {
+			continue
+		}
+		if s == state.UpgradingKubelets && h.Status != state.UpgradingKubelet {
+			continue
+		}
+		if h.Status.InFlight() || name != "" {
+			return h.Hostname, h.Status
+		}
+	}
+	return "", state.HostIdle
+}

@@ -1,0 +1,12 @@
+// Package upgrade is the kube-upgrade workflow: for each step of STATES.md it runs the pre-checks,
+// moves the state and takes the lease in one transaction, runs the step's playbook on the hosts
+// through the runner while a goroutine renews the lease, verifies the result on the hosts and
+// records the outcome.
+//
+// Guarantees: every failure of a step (non-zero exit, timeout, dropped connection, a verification
+// that does not hold, a lost lease, Ctrl-C or SIGTERM) ends in the failed twin of the step's state
+// through recovery.Fail, with the host probed again after the failure (reconnecting when the
+// connection dropped) and the finding stored as evidence. The record is written under a short
+// detached context, so it survives the cancellation that caused it. A SIGKILL leaves the lease to
+// expire; `kupgrade recover` or `kupgrade watch` then fails the operation.
+package upgrade

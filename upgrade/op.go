@@ -1,0 +1,154 @@
+package upgrade
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/kupgrade/kupgrade/inventory"
+	"github.com/kupgrade/kupgrade/playbooks"
+	"github.com/kupgrade/kupgrade/recovery"
+	"github.com/kupgrade/kupgrade/runner"
+	"github.com/kupgrade/kupgrade/state"
+)
+
+// op is one operation of a step: the transition into flight, the playbook, and the outcome per
+// host. Cluster steps have no hosts; a control-plane op has one; a kubelet op has a batch.
+type op struct {
+	step     state.Step
+	from     state.State
+	hosts    []*inventory.Host
+	hostFrom map[string]state.HostStatus
+	hostTo   state.HostStatus // in-flight status while it runs ("" for cluster steps)
+	hostDone state.HostStatus // status on success
+	target   string
+	pb       *playbooks.Playbook
+	vars     map[string]any
+	kubeadm  bool // probe the hosts before and after a failure
+	// clusterOnly: hosts only limit where the playbook runs; no host status changes (cordon,
+	// uncordon, abort).
+	clusterOnly bool
+	// verify runs after the playbook succeeded on h; an error fails h.
+	verify func(ctx context.Context, h *inventory.Host) error
+}
+
+// Evidence is what a failure event stores.
+type Evidence struct {
+	Step       string          `json:"step"`
+	Host       string          `json:"host,omitempty"`
+	Task       string          `json:"task,omitempty"`
+	ExitStatus *int            `json:"exit_status,omitempty"`
+	Error      string          `json:"error"`
+	Stdout     []string        `json:"stdout_tail,omitempty"`
+	Stderr     []string        `json:"stderr_tail,omitempty"`
+	Finding    *runner.Finding `json:"finding,omitempty"`
+	ProbeError string          `json:"probe_error,omitempty"`
+}
+
+func (o *op) perHost() bool { return len(o.hosts) > 0 && !o.clusterOnly }
+
+func (o *op) limit() string {
+	names := make([]string, len(o.hosts))
+	for i, h := range o.hosts {
+		names[i] = h.Name
+	}
+	return strings.Join(names, ":")
+}
+
+func (o *op) operation() string {
+	if len(o.hosts) == 0 {
+		return o.step.Name
+	}
+	return o.step.Name + "@" + strings.ReplaceAll(o.limit(), ":", ",")
+}
+
+// execute runs o: see the package comment for what it guarantees.
+func (w *Workflow) execute(ctx context.Context, o *op) error {
+	before := map[string]*runner.Snapshot{}
+	for _, h := range o.hosts { // unreachable hosts are refused before anything is written (exit 5)
+		c, err := w.Runner.Conn(ctx, h)
+		if err != nil {
+			return err
+		}
+		if o.kubeadm {
+			snap, err := runner.Probe(ctx, c, true)
+			if err != nil {
+				return fmt.Errorf("probe %s before %s: %w", h.Name, o.step.Name, err)
+			}
+			before[h.Name] = &snap
+		}
+	}
+	if err := w.begin(ctx, o); err != nil {
+		return err
+	}
+	work, k := keepLease(ctx, w.Store, w.Cluster, w.owner(), w.ttl())
+	recap, playErr := w.Runner.Play(work, o.pb, w.Inventory, runner.PlayOptions{Limit: o.limit(), ExtraVars: o.vars})
+	failed := hostFailures(o, recap, playErr)
+	for _, h := range o.hosts {
+		if o.perHost() && failed[h.Name] == nil && o.verify != nil {
+			if err := o.verify(work, h); err != nil {
+				failed[h.Name] = &hostFailure{err: err}
+			}
+		}
+	}
+	lost := k.Stop()
+	if lost != nil { // someone else failed the operation: record nothing over it
+		return &StepError{Step: o.step.Name, Host: o.limit(), State: o.step.Running, Cause: lost, Retry: "kupgrade upgrade show"}
+	}
+	if ctx.Err() != nil { // interrupted: the failure is recorded below, and the cause says so
+		for name, f := range failed {
+			f.err = fmt.Errorf("interrupted: %w", errors.Join(context.Canceled, f.err))
+			failed[name] = f
+		}
+		if len(failed) == 0 && !o.perHost() {
+			failed[""] = &hostFailure{err: fmt.Errorf("interrupted: %w", context.Canceled)}
+		}
+	}
+	return w.finish(ctx, o, failed, before)
+}
+
+// begin moves the state into flight and takes the lease, in one transaction per host.
+func (w *Workflow) begin(ctx context.Context, o *op) error {
+	c := state.Change{
+		Cluster: w.Cluster, Actor: state.ActorRunner, From: o.from, To: o.step.Running,
+		Reason:       "start " + o.operation(),
+		AcquireLease: &state.LeaseSpec{Owner: w.owner(), Operation: o.operation(), TTL: w.ttl()},
+	}
+	if !o.perHost() {
+		_, err := w.Store.Apply(ctx, c)
+		if err == nil {
+			w.stateChanged("", o.from, o.step.Running, c.Reason)
+		}
+		return err
+	}
+	for i, h := range o.hosts {
+		hc := c
+		if i > 0 { // the batch's other hosts: the state is already in flight and the lease ours
+			hc.From, hc.AcquireLease, hc.LeaseOwner = o.step.Running, nil, w.owner()
+		}
+		from, to := o.hostFrom[h.Name], o.hostTo
+		hc.Host, hc.HostFrom, hc.HostTo, hc.Target = h.Name, &from, &to, o.target
+		if _, err := w.Store.Apply(ctx, hc); err != nil {
+			if i > 0 { // give back what the first hosts took, through the one failing path
+				w.failHosts(ctx, o, o.hosts[:i], fmt.Errorf("could not start the batch: %w", err))
+			}
+			return err
+		}
+		w.stateChanged(h.Name, hc.From, hc.To, fmt.Sprintf("%s: %s -> %s", h.Name, from, to))
+	}
+	return nil
+}
+
+// failHosts records the failure of hosts that never ran (a batch that could not start).
+func (w *Workflow) failHosts(ctx context.Context, o *op, hosts []*inventory.Host, cause error) {
+	dctx, cancel := detached(ctx)
+	defer cancel()
+	for _, h := range hosts {
+		_, _ = recovery.Fail(dctx, w.Store, recovery.Request{
+			Cluster: w.Cluster, Actor: state.ActorRunner, Reason: cause.Error(), Host: h.Name,
+			Expect: o.step.Running, LeaseOwner: w.owner(),
+			Evidence: Evidence{Step: o.step.Name, Host: h.Name, Error: cause.Error()},
+		})
+	}
+}

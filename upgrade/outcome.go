@@ -1,0 +1,160 @@
+package upgrade
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/kupgrade/kupgrade/inventory"
+	"github.com/kupgrade/kupgrade/recovery"
+	"github.com/kupgrade/kupgrade/runner"
+	"github.com/kupgrade/kupgrade/state"
+)
+
+// hostFailure is why one host failed, with what the runner saw.
+type hostFailure struct {
+	task   string
+	rc     *int
+	stdout string
+	stderr string
+	err    error
+}
+
+// finish records the outcome of every host (the cluster op when there are none), the last write
+// releasing the lease. Failures go through recovery.Fail, after probing the host again.
+func (w *Workflow) finish(ctx context.Context, o *op, failed map[string]*hostFailure, before map[string]*runner.Snapshot) error {
+	dctx, cancel := detached(ctx)
+	defer cancel()
+	var errs []error
+	names := []string{""}
+	if o.perHost() {
+		names = names[:0]
+		for _, h := range o.hosts {
+			names = append(names, h.Name)
+		}
+	}
+	for i, name := range names {
+		last := i == len(names)-1
+		f := failed[name]
+		if f == nil {
+			if err := w.succeed(dctx, o, name, last); err != nil {
+				errs = append(errs, err)
+			}
+			continue
+		}
+		errs = append(errs, w.fail(ctx, dctx, o, name, f, before[name]))
+	}
+	return errors.Join(errs...)
+}
+
+func (w *Workflow) succeed(ctx context.Context, o *op, host string, last bool) error {
+	c := state.Change{
+		Cluster: w.Cluster, Actor: state.ActorRunner, From: o.step.Running, To: o.step.Done,
+		Reason: "done " + o.operation(), LeaseOwner: w.owner(), ReleaseLease: last,
+	}
+	if host != "" {
+		from, to := o.hostTo, o.hostDone
+		c.Host, c.HostFrom, c.HostTo = host, &from, &to
+		c.Reason = fmt.Sprintf("done %s on %s", o.step.Name, host)
+		if !last {
+			c.To = o.step.Running // the batch's other hosts still run; the state moves with the last
+		}
+	}
+	if _, err := w.Store.Apply(ctx, c); err != nil {
+		return fmt.Errorf("record success of %s: %w", c.Reason, err)
+	}
+	if c.To != c.From || host != "" {
+		w.stateChanged(host, c.From, c.To, c.Reason)
+	}
+	return nil
+}
+
+// fail probes the host again (reconnecting if the connection dropped), classifies how far kubeadm
+// got, and fails the operation through the one path with that evidence.
+func (w *Workflow) fail(ctx, dctx context.Context, o *op, host string, f *hostFailure, before *runner.Snapshot) error {
+	ev := Evidence{Step: o.step.Name, Host: host, Task: f.task, ExitStatus: f.rc, Error: f.err.Error(),
+		Stdout: tail(f.stdout, 10), Stderr: tail(f.stderr, 10)}
+	if o.kubeadm && host != "" {
+		if h, ok := w.Inventory.Host(host); ok {
+			finding, err := w.probeAfter(dctx, h, before, o.target)
+			if err != nil {
+				ev.ProbeError = err.Error()
+			} else {
+				ev.Finding = &finding
+			}
+		}
+	}
+	res, err := recovery.Fail(dctx, w.Store, recovery.Request{
+		Cluster: w.Cluster, Actor: state.ActorRunner, Reason: f.err.Error(), Host: host,
+		Expect: o.step.Running, LeaseOwner: w.owner(), Evidence: ev,
+	})
+	se := &StepError{Step: o.step.Name, Host: host, Cause: f.err, Finding: ev.Finding, Recorded: err == nil}
+	if err != nil {
+		se.Cause = fmt.Errorf("%w (and recording the failure failed: %v)", f.err, err)
+		se.State = o.step.Running
+		return se
+	}
+	se.State = res.ToState
+	se.Retry = RetryCommand(res.ToState, host)
+	w.stateChanged(host, res.FromState, res.ToState, "failed: "+f.err.Error())
+	return se
+}
+
+// probeAfter reads the host's kubelet config and manifests after a failure and compares them with
+// the snapshot taken before (reconnecting when the failure dropped the connection).
+func (w *Workflow) probeAfter(ctx context.Context, h *inventory.Host, before *runner.Snapshot, target string) (runner.Finding, error) {
+	c, err := w.Runner.Conn(ctx, h)
+	if err != nil {
+		return runner.Finding{}, fmt.Errorf("reconnect to %s to probe: %w", h.Name, err)
+	}
+	after, err := runner.Probe(ctx, c, true)
+	if err != nil {
+		return runner.Finding{}, fmt.Errorf("probe %s: %w", h.Name, err)
+	}
+	var b runner.Snapshot
+	if before != nil {
+		b = *before
+	}
+	return runner.Classify(b, after, target), nil
+}
+
+// hostFailures turns the runner's recap into one failure per host that did not succeed.
+func hostFailures(o *op, recap *runner.Recap, playErr error) map[string]*hostFailure {
+	failed := map[string]*hostFailure{}
+	if recap != nil {
+		for _, hf := range recap.Failures {
+			failed[hf.Host] = failureFrom(hf)
+		}
+	}
+	if playErr != nil {
+		if !o.perHost() {
+			failed[""] = &hostFailure{err: playErr}
+		}
+		for _, h := range o.hosts {
+			if failed[h.Name] == nil && (recap == nil || recap.Hosts[h.Name] == nil || recap.Hosts[h.Name].Failed+recap.Hosts[h.Name].Unreachable > 0 || len(recap.Failures) == 0) {
+				failed[h.Name] = &hostFailure{err: playErr}
+			}
+		}
+	}
+	if !o.perHost() && len(failed) > 0 && failed[""] == nil {
+		var errs []error
+		for _, f := range failed {
+			errs = append(errs, f.err)
+		}
+		failed[""] = &hostFailure{err: errors.Join(errs...)}
+	}
+	return failed
+}
+
+func tail(s string, n int) []string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) == 1 && lines[0] == "" {
+		return nil
+	}
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return lines
+}
+

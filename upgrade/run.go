@@ -1,0 +1,77 @@
+package upgrade
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/kupgrade/kupgrade/state"
+)
+
+// RunOptions are the flags of `upgrade run`.
+type RunOptions struct {
+	Until       state.State // stop once the state is this one ("" for the end)
+	Retries     int         // retries of a failed step before giving up
+	WorkerBatch int         // workers' kubelets this many at a time (default 1)
+}
+
+// maxActions bounds `upgrade run` against a plan that makes no progress (a bug, never a cluster).
+const maxActions = 1000
+
+// Run walks every remaining step in order, resuming from the current state (a failed state
+// resumes at its own step), and stops at the first failure it may not retry.
+func (w *Workflow) Run(ctx context.Context, opts RunOptions) error {
+	if opts.Until != "" && !opts.Until.Valid() {
+		return fmt.Errorf("--until %q is not a state of STATES.md: %w", opts.Until, state.ErrBadInput)
+	}
+	plan := Plan{
+		PreAppUpdate:  w.userPlaybook(state.StepPreAppUpdate) != "",
+		Storage:       w.userPlaybook(state.StepStorage) != "",
+		PostAppUpdate: w.userPlaybook(state.StepPostAppUpdate) != "",
+		WorkerBatch:   opts.WorkerBatch,
+	}
+	tries := map[string]int{}
+	for range maxActions {
+		u, err := w.Store.Upgrade(ctx, w.Cluster)
+		if err != nil {
+			return err
+		}
+		if opts.Until != "" && u.State == opts.Until {
+			return nil
+		}
+		hosts, err := w.Store.Hosts(ctx, w.Cluster)
+		if err != nil {
+			return err
+		}
+		act, done, err := plan.Next(u, hosts)
+		if err != nil || done {
+			return err
+		}
+		w.log().Info("next step", "step", act.String(), "state", u.State)
+		err = w.do(ctx, act)
+		if err == nil {
+			continue
+		}
+		var se *StepError
+		if !errors.As(err, &se) || !se.Recorded || ctx.Err() != nil || tries[act.String()] >= opts.Retries {
+			return err
+		}
+		tries[act.String()]++
+		w.log().Warn("step failed, retrying", "step", act.String(), "attempt", tries[act.String()], "of", opts.Retries, "error", err)
+	}
+	return fmt.Errorf("upgrade run made no progress after %d steps", maxActions)
+}
+
+func (w *Workflow) do(ctx context.Context, act Action) error {
+	switch act.Step {
+	case state.StepFirstMaster, state.StepSecondMaster:
+		return w.ControlPlane(ctx, act.Hosts[0])
+	case state.StepKubelets:
+		return w.Kubelets(ctx, act.Hosts, false)
+	case state.StepComplete:
+		_, err := w.Complete(ctx)
+		return err
+	default:
+		return w.ClusterStep(ctx, act.Step)
+	}
+}

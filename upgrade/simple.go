@@ -1,0 +1,96 @@
+package upgrade
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/kupgrade/kupgrade/inventory"
+	"github.com/kupgrade/kupgrade/state"
+)
+
+// controllerHosts are the inventory's controllers; a step that runs on them is refused before
+// anything is written when there are none.
+func (w *Workflow) controllerHosts() ([]*inventory.Host, error) {
+	cs := w.Inventory.Controllers()
+	if len(cs) == 0 {
+		return nil, fmt.Errorf("inventory %s has no controller (group controllers or kube_control_plane, or kupgrade_personality: controller): %w", w.Inventory.Path, state.ErrBadInput)
+	}
+	return cs, nil
+}
+
+// Cordon and Uncordon run on one host of a one-controller system.
+func (w *Workflow) Cordon(ctx context.Context, hostname string) error {
+	return w.hostStep(ctx, state.StepCordon, hostname)
+}
+
+// Uncordon: see Cordon.
+func (w *Workflow) Uncordon(ctx context.Context, hostname string) error {
+	return w.hostStep(ctx, state.StepUncordon, hostname)
+}
+
+func (w *Workflow) hostStep(ctx context.Context, name, hostname string) error {
+	h, err := w.host(hostname)
+	if err != nil {
+		return err
+	}
+	step, _ := state.StepNamed(name)
+	u, err := w.Store.Upgrade(ctx, w.Cluster)
+	if err != nil {
+		return err
+	}
+	if err := state.CheckStep(u, step); err != nil {
+		return err
+	}
+	pb, err := w.playbook(name, shipped[name])
+	if err != nil {
+		return err
+	}
+	return w.execute(ctx, &op{step: step, from: u.State, hosts: []*inventory.Host{h}, clusterOnly: true, pb: pb, vars: w.vars(u, nil)})
+}
+
+// Abort restores the control-plane manifests from kubeadm's backups on the controllers and ends
+// in upgrade-aborted (upgrade-aborting-failed when that fails, which a second abort retries).
+func (w *Workflow) Abort(ctx context.Context) error {
+	step, _ := state.StepNamed(state.StepAbort)
+	u, err := w.Store.Upgrade(ctx, w.Cluster)
+	if err != nil {
+		return err
+	}
+	if err := state.CheckStep(u, step); err != nil {
+		return err
+	}
+	cs, err := w.controllerHosts()
+	if err != nil {
+		return err
+	}
+	pb, err := w.playbook(step.Name, shipped[step.Name])
+	if err != nil {
+		return err
+	}
+	return w.execute(ctx, &op{step: step, from: u.State, hosts: cs, clusterOnly: true, pb: pb, vars: w.vars(u, nil)})
+}
+
+// Complete marks the upgrade complete once every host is upgraded-kubelet, and clears every host
+// status.
+func (w *Workflow) Complete(ctx context.Context) (state.Upgrade, error) {
+	u, err := w.Store.Upgrade(ctx, w.Cluster)
+	if err != nil {
+		return u, err
+	}
+	hosts, err := w.Store.Hosts(ctx, w.Cluster)
+	if err != nil {
+		return u, err
+	}
+	if err := state.CheckComplete(u, hosts); err != nil {
+		return u, err
+	}
+	idle := state.HostIdle
+	after, err := w.Store.Apply(ctx, state.Change{
+		Cluster: w.Cluster, Actor: state.ActorCLI, From: u.State, To: state.UpgradeComplete,
+		AllHostsTo: &idle, LeaseNotLive: true, Reason: "every kubelet is upgraded",
+	})
+	if err == nil {
+		w.stateChanged("", u.State, after.State, "upgrade complete")
+	}
+	return after, err
+}

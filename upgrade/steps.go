@@ -1,0 +1,120 @@
+package upgrade
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/kupgrade/kupgrade/inventory"
+	"github.com/kupgrade/kupgrade/state"
+)
+
+// shipped is the playbook each step runs when the inventory names none of its own.
+var shipped = map[string]string{
+	state.StepDownloadImages: "download-images",
+	state.StepPreAppUpdate:   "check-controllers",
+	state.StepNetworking:     "check-controllers",
+	state.StepStorage:        "check-controllers",
+	state.StepPostAppUpdate:  "check-controllers",
+	state.StepFirstMaster:    "control-plane",
+	state.StepSecondMaster:   "control-plane",
+	state.StepKubelets:       "kubelet",
+	state.StepCordon:         "cordon",
+	state.StepUncordon:       "uncordon",
+	state.StepAbort:          "abort",
+}
+
+func (w *Workflow) vars(u state.Upgrade, extra map[string]any) map[string]any {
+	v := map[string]any{
+		"to_version":      u.ToVersion,
+		"from_version":    u.FromVersion,
+		"kupgrade_cluster": u.Cluster,
+		"kubeadm_timeout": w.kubeadmTimeout().String(),
+	}
+	for k, x := range extra {
+		v[k] = x
+	}
+	return v
+}
+
+// ClusterStep runs a step that is not about one host: download-images, pre-app-update,
+// networking, storage, post-app-update.
+func (w *Workflow) ClusterStep(ctx context.Context, name string) error {
+	step, ok := state.StepNamed(name)
+	if !ok || step.Running == "" {
+		return fmt.Errorf("unknown step %q: %w", name, state.ErrBadInput)
+	}
+	u, err := w.Store.Upgrade(ctx, w.Cluster)
+	if err != nil {
+		return err
+	}
+	if err := state.CheckStep(u, step); err != nil {
+		return err
+	}
+	cs, err := w.controllerHosts()
+	if err != nil {
+		return err
+	}
+	pb, err := w.playbook(name, shipped[name])
+	if err != nil {
+		return err
+	}
+	return w.execute(ctx, &op{step: step, from: u.State, hosts: cs, clusterOnly: true, pb: pb, vars: w.vars(u, nil)})
+}
+
+// ControlPlane upgrades HOST's control plane: `kubeadm upgrade apply` on the first controller,
+// `kubeadm upgrade node` on the others.
+func (w *Workflow) ControlPlane(ctx context.Context, hostname string) error {
+	h, err := w.host(hostname)
+	if err != nil {
+		return err
+	}
+	u, err := w.Store.Upgrade(ctx, w.Cluster)
+	if err != nil {
+		return err
+	}
+	hosts, err := w.Store.Hosts(ctx, w.Cluster)
+	if err != nil {
+		return err
+	}
+	lease, err := w.Store.Lease(ctx, w.Cluster)
+	if err != nil {
+		return err
+	}
+	running, redo, err := state.CheckControlPlane(u, hosts, hostname, lease, w.Store.Now())
+	if err != nil {
+		return err
+	}
+	if redo {
+		w.log().Info("control plane already reports the target: redo (kubeadm skips identical manifests)", "host", hostname, "version", u.ToVersion)
+	}
+	step := stepRunning(running)
+	pb, err := w.playbook(step.Name, shipped[step.Name])
+	if err != nil {
+		return err
+	}
+	first := running == state.UpgradingFirstMaster
+	return w.execute(ctx, &op{
+		step: step, from: u.State, hosts: []*inventory.Host{h},
+		hostFrom: statuses(hosts), hostTo: state.UpgradingControlPlane, hostDone: state.HostIdle,
+		target: u.ToVersion, pb: pb, kubeadm: true,
+		vars:   w.vars(u, map[string]any{"first_controller": first, "redo": redo}),
+		verify: func(ctx context.Context, h *inventory.Host) error { return w.verifyControlPlane(ctx, h, u.ToVersion) },
+	})
+}
+
+func stepRunning(running state.State) state.Step {
+	for _, s := range state.Steps {
+		if s.Running == running {
+			return s
+		}
+	}
+	panic("no step runs in " + running)
+}
+
+func statuses(hosts []state.Host) map[string]state.HostStatus {
+	m := make(map[string]state.HostStatus, len(hosts))
+	for _, h := range hosts {
+		m[h.Hostname] = h.Status
+	}
+	return m
+}

@@ -1,0 +1,195 @@
+package upgrade
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/kupgrade/kupgrade/inventory"
+	"github.com/kupgrade/kupgrade/runner"
+	"github.com/kupgrade/kupgrade/state"
+)
+
+// Versions is what a host reports: the control-plane version (controllers: the lowest image tag
+// of kube-apiserver, controller-manager and scheduler) and `kubelet --version`.
+type Versions struct {
+	ControlPlane string
+	Kubelet      string
+}
+
+var kubeletVersionRE = regexp.MustCompile(`Kubernetes (v\d+\.\d+\.\d+)`)
+
+// ReadVersions reads the versions of hs over SSH, all hosts at once.
+func (w *Workflow) ReadVersions(ctx context.Context, hs []*inventory.Host) (map[string]Versions, error) {
+	var mu sync.Mutex
+	out := make(map[string]Versions, len(hs))
+	errs := make([]error, len(hs))
+	var wg sync.WaitGroup
+	for i, h := range hs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			v, err := w.readHost(ctx, h)
+			if err != nil {
+				errs[i] = fmt.Errorf("read versions of %s: %w", h.Name, err)
+				return
+			}
+			mu.Lock()
+			out[h.Name] = v
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	return out, errors.Join(errs...)
+}
+
+func (w *Workflow) readHost(ctx context.Context, h *inventory.Host) (Versions, error) {
+	c, err := w.Runner.Conn(ctx, h)
+	if err != nil {
+		return Versions{}, err
+	}
+	var v Versions
+	if h.Personality() == state.Controller {
+		snap, err := runner.Probe(ctx, c, true)
+		if err != nil {
+			return v, err
+		}
+		v.ControlPlane = snap.ControlPlaneVersion
+	}
+	var stdout, stderr bytes.Buffer
+	rc, err := c.Run(ctx, "kubelet --version", nil, &stdout, &stderr)
+	if err != nil {
+		return v, err
+	}
+	m := kubeletVersionRE.FindStringSubmatch(stdout.String())
+	if rc != 0 || m == nil {
+		return v, fmt.Errorf("`kubelet --version` printed %q (exit %d): is the kubelet installed?", strings.TrimSpace(stdout.String()+stderr.String()), rc)
+	}
+	v.Kubelet = m[1]
+	return v, nil
+}
+
+// refresh reads the versions of hs and records them.
+func (w *Workflow) refresh(ctx context.Context, hs []*inventory.Host) error {
+	vs, err := w.ReadVersions(ctx, hs)
+	if err != nil {
+		return err
+	}
+	now := time.Now().UTC()
+	for name, v := range vs {
+		if err := w.Store.SetVersions(ctx, w.Cluster, name, v.ControlPlane, v.Kubelet, now); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Refresh reads the live versions of every inventory host and stores them (host list --refresh).
+func (w *Workflow) Refresh(ctx context.Context) error { return w.refresh(ctx, w.Inventory.Hosts) }
+
+func (w *Workflow) verifyControlPlane(ctx context.Context, h *inventory.Host, target string) error {
+	v, err := w.readHost(ctx, h)
+	if err != nil {
+		return fmt.Errorf("verify %s: %w", h.Name, err)
+	}
+	if v.ControlPlane != target {
+		return fmt.Errorf("verify %s: the control-plane manifests report %s, want %s", h.Name, v.ControlPlane, target)
+	}
+	return w.Store.SetVersions(ctx, w.Cluster, h.Name, v.ControlPlane, v.Kubelet, time.Now().UTC())
+}
+
+func (w *Workflow) verifyKubelet(ctx context.Context, h *inventory.Host, target string) error {
+	v, err := w.readHost(ctx, h)
+	if err != nil {
+		return fmt.Errorf("verify %s: %w", h.Name, err)
+	}
+	if v.Kubelet != target {
+		return fmt.Errorf("verify %s: `kubelet --version` reports %s, want %s", h.Name, v.Kubelet, target)
+	}
+	return w.Store.SetVersions(ctx, w.Cluster, h.Name, v.ControlPlane, v.Kubelet, time.Now().UTC())
+}
+
+// Start creates the upgrade to version to. With from == "", the current version is read over SSH
+// (the lowest control-plane version of the controllers), and controllers that disagree are
+// refused unless force.
+func (w *Workflow) Start(ctx context.Context, to, from string, force bool) (state.Upgrade, error) {
+	toV, err := state.ParseVersion(to)
+	if err != nil {
+		return state.Upgrade{}, err
+	}
+	cs, err := w.controllerHosts()
+	if err != nil {
+		return state.Upgrade{}, err
+	}
+	var vs map[string]Versions
+	if from == "" {
+		if vs, err = w.ReadVersions(ctx, w.Inventory.Hosts); err != nil {
+			return state.Upgrade{}, err
+		}
+		if from, err = agreedVersion(cs, vs, force); err != nil {
+			return state.Upgrade{}, err
+		}
+	}
+	fromV, err := state.ParseVersion(from)
+	if err != nil {
+		return state.Upgrade{}, err
+	}
+	if err := state.CheckVersionStep(fromV, toV, force); err != nil {
+		return state.Upgrade{}, err
+	}
+	nu := state.NewUpgrade{Cluster: w.Cluster, FromVersion: from, ToVersion: to, Actor: state.ActorCLI,
+		Reason: fmt.Sprintf("upgrade %s -> %s started", from, to)}
+	for _, h := range w.Inventory.Hosts {
+		v := vs[h.Name]
+		nu.Hosts = append(nu.Hosts, state.NewHost{Hostname: h.Name, Personality: personality(h),
+			ControlPlaneVersion: v.ControlPlane, KubeletVersion: v.Kubelet})
+	}
+	u, err := w.Store.CreateUpgrade(ctx, nu)
+	if err == nil {
+		w.stateChanged("", "", u.State, nu.Reason)
+	}
+	return u, err
+}
+
+func personality(h *inventory.Host) string {
+	if p := h.Personality(); p != "" {
+		return p
+	}
+	return state.Worker
+}
+
+// agreedVersion is the controllers' common control-plane version: the lowest one with force,
+// else an error listing who reports what.
+func agreedVersion(cs []*inventory.Host, vs map[string]Versions, force bool) (string, error) {
+	seen := map[string][]string{}
+	var all []string
+	for _, h := range cs {
+		v := vs[h.Name].ControlPlane
+		if v == "" {
+			return "", fmt.Errorf("controller %s reports no control-plane version (no manifests in /etc/kubernetes/manifests?); give --from-version: %w", h.Name, state.ErrRefused)
+		}
+		if len(seen[v]) == 0 {
+			all = append(all, v)
+		}
+		seen[v] = append(seen[v], h.Name)
+	}
+	sort.Slice(all, func(i, j int) bool {
+		a, _ := state.ParseVersion(all[i])
+		b, _ := state.ParseVersion(all[j])
+		return a.Compare(b) < 0
+	})
+	if len(all) > 1 && !force {
+		var parts []string
+		for _, v := range all {
+			parts = append(parts, fmt.Sprintf("%s on %s", v, strings.Join(seen[v], ", ")))
+		}
+		return "", fmt.Errorf("the controllers disagree on the control-plane version (%s); finish or undo the earlier upgrade, or pass --force to start from the lowest: %w", strings.Join(parts, "; "), state.ErrRefused)
+	}
+	return all[0], nil
+}

@@ -1,0 +1,148 @@
+package upgrade
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"time"
+
+	"github.com/kupgrade/kupgrade/inventory"
+	"github.com/kupgrade/kupgrade/playbooks"
+	"github.com/kupgrade/kupgrade/recovery"
+	"github.com/kupgrade/kupgrade/runner"
+	"github.com/kupgrade/kupgrade/state"
+)
+
+// Store is the slice of state.Store the workflow uses.
+type Store interface {
+	recovery.Store
+	CreateUpgrade(ctx context.Context, nu state.NewUpgrade) (state.Upgrade, error)
+	RenewLease(ctx context.Context, cluster, owner string, ttl time.Duration) (state.Lease, error)
+	SetVersions(ctx context.Context, cluster, hostname, controlPlane, kubelet string, at time.Time) error
+}
+
+// Runner is the slice of runner.Runner the workflow uses.
+type Runner interface {
+	Play(ctx context.Context, pb *playbooks.Playbook, inv *inventory.Inventory, po runner.PlayOptions) (*runner.Recap, error)
+	Conn(ctx context.Context, h *inventory.Host) (runner.Conn, error)
+}
+
+// Workflow carries one cluster's upgrade forward. It is used by one command at a time.
+type Workflow struct {
+	Store     Store
+	Runner    Runner
+	Inventory *inventory.Inventory
+	Cluster   string
+	Owner     string        // lease owner; Owner() when empty
+	LeaseTTL  time.Duration // default 30s
+	// KubeadmTimeout bounds one kubeadm command (default 15m).
+	KubeadmTimeout time.Duration
+	Reporter       runner.Reporter
+	Log            *slog.Logger
+}
+
+// ErrFailed marks an operation that ran and failed; the state now records it (exit 1).
+var ErrFailed = errors.New("operation failed")
+
+// StepError is a failed operation, recorded in the store: the failed state, the host that was
+// being worked on, what the probe found on it, and the command that retries it.
+type StepError struct {
+	Step    string
+	Host    string
+	State   state.State // the state after the failure was recorded
+	Cause   error
+	Finding *runner.Finding
+	Retry   string
+	// Recorded is false when the failure could not be written (the lease was lost: someone else
+	// already failed the operation, or the database was unreachable).
+	Recorded bool
+}
+
+func (e *StepError) Error() string {
+	where := e.Step
+	if e.Host != "" {
+		where += " on " + e.Host
+	}
+	return fmt.Sprintf("%s failed: %v", where, e.Cause)
+}
+
+// Unwrap classes the error as a failed operation, and as an interruption when a signal caused it.
+func (e *StepError) Unwrap() []error {
+	errs := []error{ErrFailed}
+	if errors.Is(e.Cause, context.Canceled) {
+		errs = append(errs, context.Canceled)
+	}
+	return errs
+}
+
+func (w *Workflow) ttl() time.Duration {
+	if w.LeaseTTL <= 0 {
+		return 30 * time.Second
+	}
+	return w.LeaseTTL
+}
+
+func (w *Workflow) owner() string {
+	if w.Owner == "" {
+		w.Owner = Owner()
+	}
+	return w.Owner
+}
+
+func (w *Workflow) log() *slog.Logger {
+	if w.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return w.Log
+}
+
+func (w *Workflow) report(ev runner.Event) {
+	if w.Reporter != nil {
+		ev.Time = time.Now().UTC()
+		w.Reporter.Report(ev)
+	}
+}
+
+func (w *Workflow) stateChanged(host string, from, to state.State, msg string) {
+	w.report(runner.Event{Event: "state_changed", Host: host, FromState: string(from), ToState: string(to), Msg: msg})
+}
+
+// playbook returns the user's playbook for step (inventory variable kupgrade_playbooks, a map of
+// step name to file, relative to the inventory's folder), else the shipped one.
+func (w *Workflow) playbook(step, shipped string) (*playbooks.Playbook, error) {
+	if file := w.userPlaybook(step); file != "" {
+		return playbooks.Load(file)
+	}
+	return playbooks.Embedded(shipped)
+}
+
+func (w *Workflow) userPlaybook(step string) string {
+	for _, h := range w.Inventory.Hosts {
+		m, ok := h.Vars["kupgrade_playbooks"].(map[string]any)
+		if !ok {
+			continue
+		}
+		if f, ok := m[step].(string); ok && f != "" {
+			if !filepath.IsAbs(f) {
+				f = filepath.Join(filepath.Dir(w.Inventory.Path), f)
+			}
+			return f
+		}
+	}
+	return ""
+}
+
+// detached returns a short context that survives the cancellation of ctx, for the final writes.
+func detached(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), 20*time.Second)
+}
+
+func (w *Workflow) host(name string) (*inventory.Host, error) {
+	h, ok := w.Inventory.Host(name)
+	if !ok {
+		return nil, fmt.Errorf("host %q is not in inventory %s: %w", name, w.Inventory.Path, state.ErrRefused)
+	}
+	return h, nil
+}
