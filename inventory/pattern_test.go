@@ -1,0 +1,103 @@
+package inventory
+
+import (
+	"slices"
+	"testing"
+)
+
+const limitInventory = `
+all:
+  hosts:
+    bastion:
+  children:
+    controllers:
+      hosts:
+        controller-0:
+        controller-1:
+    workers:
+      hosts:
+        worker-0:
+        worker-1:
+        worker-10:
+    storage:
+      hosts:
+        storage-0:
+    empty:
+    zone_a:
+      hosts:
+        controller-0:
+        worker-0:
+        storage-0:
+`
+
+func TestSelect(t *testing.T) {
+	inv := mustLoad(t, map[string]string{"inventory.yml": limitInventory})
+	all := []string{"bastion", "controller-0", "controller-1", "worker-0", "worker-1", "worker-10", "storage-0"}
+	tests := []struct {
+		pattern string
+		want    []string
+	}{
+		{"", all},
+		{"all", all},
+		{"*", all},
+		{"controllers", []string{"controller-0", "controller-1"}},
+		{"worker-1", []string{"worker-1"}},
+		{"controllers:storage", []string{"controller-0", "controller-1", "storage-0"}},
+		{"storage,controllers", []string{"controller-0", "controller-1", "storage-0"}},
+		{"storage, controllers", []string{"controller-0", "controller-1", "storage-0"}},
+		{"all:!zone_a", []string{"bastion", "controller-1", "worker-1", "worker-10"}},
+		{"!zone_a", []string{"bastion", "controller-1", "worker-1", "worker-10"}},
+		{"zone_a:&workers", []string{"worker-0"}},
+		{"&workers:zone_a", []string{"worker-0"}},
+		{"!controller-0:zone_a:controllers", []string{"controller-1", "worker-0", "storage-0"}},
+		{"worker-*", []string{"worker-0", "worker-1", "worker-10"}},
+		{"worker-?", []string{"worker-0", "worker-1"}},
+		{"controller-[1]", []string{"controller-1"}},
+		{"*-0:!storage", []string{"controller-0", "worker-0"}},
+		{"~worker-1.*", []string{"worker-1", "worker-10"}},
+		{"~(controller|storage)-0", []string{"controller-0", "storage-0"}},
+		{"zone*", []string{"controller-0", "worker-0", "storage-0"}},
+		{"controllers:controllers", []string{"controller-0", "controller-1"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.pattern, func(t *testing.T) {
+			got, err := inv.Select(tt.pattern)
+			if err != nil {
+				t.Fatalf("Select: %v", err)
+			}
+			if names := hostNames(got); !slices.Equal(names, tt.want) {
+				t.Errorf("Select(%q) = %v, want %v", tt.pattern, names, tt.want)
+			}
+		})
+	}
+}
+
+func TestSelectErrors(t *testing.T) {
+	inv := mustLoad(t, map[string]string{"inventory.yml": limitInventory})
+	tests := []struct{ pattern, want string }{
+		{"contrllers", `--limit "contrllers" matches no host or group; did you mean "controllers"?`},
+		{"controllers:!wrokers", `--limit "controllers:!wrokers": "wrokers" matches no host or group; did you mean "workers"?`},
+		{"nothing-like-it", `--limit "nothing-like-it" matches no host or group; kupgrade inventory list shows the hosts and groups`},
+		{"db-*", `--limit "db-*" matches no host or group; kupgrade inventory list shows the hosts and groups`},
+		{"empty", `--limit "empty": group "empty" has no hosts; add hosts to it or leave it out of --limit`},
+		{"controllers:&workers", `--limit "controllers:&workers" leaves no host; check the & and ! terms; kupgrade inventory list shows the groups of each host`},
+		{"all:!all", `--limit "all:!all" leaves no host; check the & and ! terms; kupgrade inventory list shows the groups of each host`},
+		{"controllers:!", `--limit "controllers:!" has an empty & or ! term; write a group or host name after & and !`},
+		{"worker-[", `--limit "worker-[": bad term "worker-[": syntax error in pattern; globs use * ? [abc]; a regular expression starts with ~`},
+		{"~(", "--limit \"~(\": bad term \"~(\": error parsing regexp: missing closing ): `(`; globs use * ? [abc]; a regular expression starts with ~"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.pattern, func(t *testing.T) {
+			_, err := inv.Select(tt.pattern)
+			if err == nil {
+				t.Fatal("Select succeeded, want an error")
+			}
+			if err.Error() != tt.want {
+				t.Errorf("error:\n got %s\nwant %s", err, tt.want)
+			}
+			if e, ok := err.(*Error); !ok || !e.BadInput() {
+				t.Errorf("error %T is not a BadInput *Error", err)
+			}
+		})
+	}
+}
