@@ -1,0 +1,100 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+
+	"github.com/kupgrade/kupgrade/inventory"
+)
+
+// Conn is the transport to one host. runner/sshconn satisfies it without importing runner.
+type Conn interface {
+	// Run runs cmd with the remote user's shell (`sh -c` semantics), no become (runner wraps
+	// `sudo -n -u USER -- sh -c '...'` itself). exit is the remote exit status when the command
+	// ran to its end (non-zero is NOT an error). err != nil means the outcome is unknown:
+	// connection lost, ctx cancelled or deadline: then the remote command has been signalled and
+	// its session closed, so nothing keeps running on the host.
+	Run(ctx context.Context, cmd string, stdin io.Reader, stdout, stderr io.Writer) (exit int, err error)
+	// Upload writes r to remotePath: a temporary name in the same folder, chmod, rename.
+	Upload(ctx context.Context, r io.Reader, remotePath string, mode fs.FileMode) error
+	Download(ctx context.Context, remotePath string, w io.Writer) error
+	Close() error
+}
+
+// Dialer opens a Conn to a host.
+type Dialer interface {
+	Dial(ctx context.Context, h *inventory.Host) (Conn, error)
+}
+
+// UnreachableError says a host could not be reached, or its connection was lost during a task.
+// cmd maps it to exit status 5 through its method Unreachable.
+type UnreachableError struct {
+	Host string
+	Err  error
+}
+
+func (e *UnreachableError) Error() string {
+	return fmt.Sprintf("%s unreachable: %v", e.Host, e.Err)
+}
+
+func (e *UnreachableError) Unwrap() error { return e.Err }
+
+// Unreachable reports true: the error's class for exit codes.
+func (e *UnreachableError) Unreachable() bool { return true }
+
+// badInputError marks errors in what the user gave (a --limit pattern, a serial value).
+type badInputError struct{ err error }
+
+func (e *badInputError) Error() string  { return e.err.Error() }
+func (e *badInputError) Unwrap() error  { return e.err }
+func (e *badInputError) BadInput() bool { return true }
+
+// trackedConn wraps a pooled Conn for one host during a play and remembers whether a call lost
+// the connection, so the engine can drop it from the pool and mark the host unreachable.
+type trackedConn struct {
+	Conn
+	lost error
+}
+
+func (c *trackedConn) Run(ctx context.Context, cmd string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+	rc, err := c.Conn.Run(ctx, cmd, stdin, stdout, stderr)
+	// Per the Conn contract an error with a live ctx can only be a lost connection.
+	if err != nil && ctx.Err() == nil {
+		c.lost = err
+	}
+	return rc, err
+}
+
+func (c *trackedConn) Upload(ctx context.Context, r io.Reader, remotePath string, mode fs.FileMode) error {
+	err := c.Conn.Upload(ctx, r, remotePath, mode)
+	if err != nil && ctx.Err() == nil && isConnLoss(err) {
+		c.lost = err
+	}
+	return err
+}
+
+func (c *trackedConn) Download(ctx context.Context, remotePath string, w io.Writer) error {
+	err := c.Conn.Download(ctx, remotePath, w)
+	if err != nil && ctx.Err() == nil && isConnLoss(err) {
+		c.lost = err
+	}
+	return err
+}
+
+// isConnLoss tells a transfer error caused by the connection from one caused by the remote file
+// (permission denied, no such folder), which must not drop the connection.
+func isConnLoss(err error) bool {
+	var u interface{ Unreachable() bool }
+	if errors.As(err, &u) && u.Unreachable() {
+		return true
+	}
+	var c interface{ Closed() bool }
+	if errors.As(err, &c) && c.Closed() {
+		return true
+	}
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed)
+}

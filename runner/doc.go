@@ -1,0 +1,25 @@
+// Package runner executes playbooks on the hosts of an inventory, Ansible style.
+//
+// A Runner keeps one connection per host (dialed concurrently, reused by every task and every
+// Play, redialed after it broke) and runs each play with the linear strategy: a task runs on every
+// active host, at most Forks at a time, before the next task starts. A host whose task fails
+// leaves the play while the others go on; block/rescue/always, handlers, serial batches,
+// any_errors_fatal and max_fail_percentage behave as in Ansible.
+//
+// Guarantees:
+//   - one remote command per module call wherever possible (copy and fetch compare checksums
+//     first, then transfer);
+//   - a task timeout or a cancelled context cancels the remote command through Conn (the
+//     transport signals it and closes its session): nothing keeps running on the host;
+//   - no_log hides a task's arguments and output in events, registered errors, HostError and the
+//     recap;
+//   - an unreachable host (dial failure or connection lost during a task) reports an error whose
+//     chain holds a method Unreachable() bool returning true; a broken Conn leaves the pool so the
+//     next Conn or Play redials.
+//
+// The kubelet-config probe (Probe, Classify, the module kubelet_config) records what kubeadm
+// leaves on disk and tells how far an interrupted `kubeadm upgrade` got (STATES.md).
+//
+// Events go to a Reporter: NewJSONReporter writes JSON Lines, NewTextReporter writes what a
+// person reads. Both are safe for concurrent use.
+package runner

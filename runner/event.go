@@ -1,0 +1,88 @@
+package runner
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Event kinds. The upgrade workflow sends state_changed and audit through the same Reporter.
+const (
+	EventPlayStart       = "play_start"
+	EventTaskStart       = "task_start"
+	EventTaskOK          = "task_ok"
+	EventTaskChanged     = "task_changed"
+	EventTaskFailed      = "task_failed"
+	EventTaskSkipped     = "task_skipped"
+	EventHostUnreachable = "host_unreachable"
+	EventPlayRecap       = "play_recap"
+	EventStateChanged    = "state_changed"
+	EventAudit           = "audit"
+)
+
+// Event is one line of a stream (CLI.md "Output"). Its JSON form always has the keys time (RFC
+// 3339, UTC), event, host and task; the other keys appear when set.
+type Event struct {
+	Time      time.Time
+	Event     string
+	Host      string
+	Task      string
+	Changed   bool
+	RC        *int
+	Msg       string
+	Stdout    string
+	Stderr    string
+	FromState string
+	ToState   string
+	Recap     map[string]*HostRecap
+	Data      map[string]any
+	// Duration is how long the task took on the host (results only).
+	Duration time.Duration
+	// Ignored marks a failure that ignore_errors let pass.
+	Ignored bool
+}
+
+type eventJSON struct {
+	Time      string                `json:"time"`
+	Event     string                `json:"event"`
+	Host      string                `json:"host"`
+	Task      string                `json:"task"`
+	Changed   bool                  `json:"changed,omitempty"`
+	RC        *int                  `json:"rc,omitempty"`
+	Msg       string                `json:"msg,omitempty"`
+	Stdout    string                `json:"stdout,omitempty"`
+	Stderr    string                `json:"stderr,omitempty"`
+	FromState string                `json:"from_state,omitempty"`
+	ToState   string                `json:"to_state,omitempty"`
+	Recap     map[string]*HostRecap `json:"recap,omitempty"`
+	Data      map[string]any        `json:"data,omitempty"`
+	Duration  *float64              `json:"duration,omitempty"`
+	Ignored   bool                  `json:"ignored,omitempty"`
+}
+
+// MarshalJSON writes the stable JSON Lines form of CLI.md.
+func (e Event) MarshalJSON() ([]byte, error) {
+	t := e.Time
+	if t.IsZero() {
+		t = time.Now()
+	}
+	j := eventJSON{
+		Time: t.UTC().Format(time.RFC3339Nano), Event: e.Event, Host: e.Host, Task: e.Task,
+		Changed: e.Changed, RC: e.RC, Msg: e.Msg, Stdout: e.Stdout, Stderr: e.Stderr,
+		FromState: e.FromState, ToState: e.ToState, Recap: e.Recap, Data: e.Data, Ignored: e.Ignored,
+	}
+	if e.Duration > 0 {
+		d := e.Duration.Round(time.Millisecond).Seconds()
+		j.Duration = &d
+	}
+	return json.Marshal(j)
+}
+
+// Reporter receives events. The engine serialises its own calls; implementations shared with
+// other senders (the upgrade workflow) must be safe for concurrent use, as ours are.
+type Reporter interface {
+	Report(Event)
+}
+
+type discard struct{}
+
+func (discard) Report(Event) {}

@@ -1,0 +1,131 @@
+package runner
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+type textReporter struct {
+	mu    sync.Mutex
+	w     io.Writer
+	tty   bool
+	total int // host-tasks expected in the current play, an estimate for the bar
+	done  int
+	task  string
+	bar   bool // a progress line is on screen and must be cleared before the next line
+}
+
+// NewTextReporter writes what a person reads: a line per task result, an Ansible-like recap and,
+// when tty is true, a progress line rewritten in place.
+func NewTextReporter(w io.Writer, tty bool) Reporter {
+	return &textReporter{w: w, tty: tty}
+}
+
+func (r *textReporter) Report(e Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var b strings.Builder
+	switch e.Event {
+	case EventPlayStart:
+		r.total, r.done = 0, 0
+		if n, ok := e.Data["host_tasks"].(int); ok {
+			r.total = n
+		}
+		fmt.Fprintf(&b, "PLAY [%s]\n", e.Msg)
+	case EventTaskStart:
+		r.task = e.Task
+	case EventTaskOK, EventTaskChanged:
+		r.done++
+		word := "ok"
+		if e.Event == EventTaskChanged {
+			word = "changed"
+		}
+		fmt.Fprintf(&b, "%s: [%s] %s%s\n", word, e.Host, e.Task, seconds(e.Duration))
+	case EventTaskSkipped:
+		r.done++
+		fmt.Fprintf(&b, "skipping: [%s] %s\n", e.Host, e.Task)
+	case EventTaskFailed:
+		r.done++
+		fmt.Fprintf(&b, "failed: [%s] %s: %s%s\n", e.Host, e.Task, e.Msg, seconds(e.Duration))
+		if e.RC != nil {
+			fmt.Fprintf(&b, "  rc: %d\n", *e.RC)
+		}
+		if e.Stderr != "" {
+			for l := range strings.SplitSeq(tail(e.Stderr, 5), "\n") {
+				fmt.Fprintf(&b, "  | %s\n", l)
+			}
+		}
+		if e.Ignored {
+			b.WriteString("  ...ignoring\n")
+		}
+	case EventHostUnreachable:
+		r.done++
+		fmt.Fprintf(&b, "unreachable: [%s] %s: %s\n", e.Host, e.Task, e.Msg)
+	case EventStateChanged:
+		fmt.Fprintf(&b, "state: [%s] %s -> %s", e.Host, e.FromState, e.ToState)
+		if e.Msg != "" {
+			fmt.Fprintf(&b, " (%s)", e.Msg)
+		}
+		b.WriteByte('\n')
+	case EventAudit:
+		fmt.Fprintf(&b, "audit: %s\n", e.Msg)
+	case EventPlayRecap:
+		writeRecap(&b, e.Recap)
+		r.total = 0
+	default:
+		if e.Msg != "" {
+			fmt.Fprintf(&b, "%s: [%s] %s\n", e.Event, e.Host, e.Msg)
+		}
+	}
+	if r.tty && r.bar {
+		io.WriteString(r.w, "\r\x1b[K")
+		r.bar = false
+	}
+	io.WriteString(r.w, b.String())
+	if r.tty && r.total > 0 && e.Event != EventPlayRecap {
+		io.WriteString(r.w, progress(r.done, r.total, r.task))
+		r.bar = true
+	}
+}
+
+func seconds(d time.Duration) string {
+	if d <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%.1fs)", d.Seconds())
+}
+
+// progress draws `[=====>    ]  12/40  Task name` without a newline.
+func progress(done, total int, task string) string {
+	const width = 30
+	done = min(done, total)
+	fill := done * width / total
+	bar := strings.Repeat("=", fill)
+	if fill < width {
+		bar += ">" + strings.Repeat(" ", width-fill-1)
+	}
+	if len(task) > 40 {
+		task = task[:39] + "…"
+	}
+	return fmt.Sprintf("[%s] %d/%d  %s", bar, done, total, task)
+}
+
+func writeRecap(b *strings.Builder, rc map[string]*HostRecap) {
+	b.WriteString("\nPLAY RECAP\n")
+	names := make([]string, 0, len(rc))
+	width := 0
+	for n := range rc {
+		names = append(names, n)
+		width = max(width, len(n))
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		h := rc[n]
+		fmt.Fprintf(b, "%-*s : ok=%-4d changed=%-4d unreachable=%-4d failed=%-4d skipped=%-4d rescued=%-4d ignored=%d\n",
+			width, n, h.OK, h.Changed, h.Unreachable, h.Failed, h.Skipped, h.Rescued, h.Ignored)
+	}
+}
