@@ -50,6 +50,8 @@ type Task struct {
 	Block, Rescue, Always         []*Task
 	File                          string
 	Line, Column                  int
+
+	phase string // pre_tasks, tasks or post_tasks while loading
 }
 
 // IsBlock reports whether t is a block rather than a module call.

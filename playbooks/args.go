@@ -1,0 +1,269 @@
+package playbooks
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// moduleArgs decodes a module's arguments (a mapping, the free-form command string, or the old
+// `key=value` string), merges `args:` under them, and validates them.
+func (d *decoder) moduleArgs(t *Task, mod, argsPair *pair, label string) error {
+	m := modules[t.Module]
+	args := map[string]any{}
+	nodes := map[string]*yaml.Node{}
+	v, err := d.deref(mod.v)
+	if err != nil {
+		return err
+	}
+	switch {
+	case isNull(v):
+	case v.Kind == yaml.ScalarNode && m.freeForm:
+		args["_raw_params"], nodes["_raw_params"] = v.Value, v
+	case v.Kind == yaml.ScalarNode:
+		kv, err := splitKeyValues(v.Value)
+		if err != nil {
+			return d.errAt(v, "%s of %s: %v", mod.key, label, err)
+		}
+		for k, s := range kv {
+			args[k], nodes[k] = s, v
+		}
+	default:
+		if err := d.argMap(v, mod.key+" of "+label, args, nodes); err != nil {
+			return err
+		}
+	}
+	if argsPair != nil {
+		extra, extraNodes := map[string]any{}, map[string]*yaml.Node{}
+		if err := d.argMap(argsPair.v, "args of "+label, extra, extraNodes); err != nil {
+			return err
+		}
+		for k, v := range extra {
+			if _, ok := args[k]; !ok {
+				args[k], nodes[k] = v, extraNodes[k]
+			}
+		}
+	}
+	if key, msg := m.checkArgs(t.Module, args); msg != "" {
+		at := nodes[key]
+		if at == nil {
+			at = mod.k
+		}
+		return d.errAt(at, "%s in %s", msg, label)
+	}
+	if m.freeForm {
+		if s, ok := args["_raw_params"].(string); ok && strings.TrimSpace(s) == "" {
+			return d.errAt(mod.v, "%s in %s has an empty command", t.Module, label)
+		}
+	}
+	for _, k := range slices.Sorted(func(yield func(string) bool) {
+		for k := range args {
+			if !yield(k) {
+				return
+			}
+		}
+	}) {
+		at := nodes[k]
+		if at == nil {
+			at = mod.k
+		}
+		if err := d.checkArgTemplates(at, args[k], fmt.Sprintf("%s %q of %s", t.Module, k, label)); err != nil {
+			return err
+		}
+		if t.Module == "assert" && k == "that" {
+			if err := d.checkThat(at, args[k], label); err != nil {
+				return err
+			}
+		}
+	}
+	t.Args = args
+	return nil
+}
+
+func (d *decoder) argMap(n *yaml.Node, where string, args map[string]any, nodes map[string]*yaml.Node) error {
+	if r, err := d.deref(n); err != nil || isNull(r) {
+		return err
+	}
+	pairs, err := d.mapping(n, where)
+	if err != nil {
+		return err
+	}
+	for _, p := range pairs {
+		v, err := d.value(p.v)
+		if err != nil {
+			return err
+		}
+		args[p.key], nodes[p.key] = v, p.k
+	}
+	return nil
+}
+
+// checkArgTemplates compiles every `{{ }}` inside an argument value.
+func (d *decoder) checkArgTemplates(n *yaml.Node, v any, where string) error {
+	switch v := v.(type) {
+	case string:
+		return d.checkTemplate(n, v, where)
+	case map[string]any:
+		for _, e := range v {
+			if err := d.checkArgTemplates(n, e, where); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for _, e := range v {
+			if err := d.checkArgTemplates(n, e, where); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (d *decoder) checkThat(n *yaml.Node, v any, label string) error {
+	list, ok := v.([]any)
+	if !ok {
+		list = []any{v}
+	}
+	for _, c := range list {
+		s, ok := c.(string)
+		if !ok {
+			s = toString(c)
+		}
+		if err := d.checkCond(n, s, "assert that of "+label); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// splitKeyValues parses Ansible's old `src=a dest="b c"` argument string. Quotes group words;
+// a `{{ }}` expression may contain spaces.
+func splitKeyValues(s string) (map[string]string, error) {
+	out := map[string]string{}
+	var words []string
+	var cur strings.Builder
+	var quote byte
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			} else {
+				cur.WriteByte(c)
+			}
+		case (c == '"' || c == '\'') && depth == 0:
+			quote = c
+		case strings.HasPrefix(s[i:], "{{"):
+			depth++
+			cur.WriteString("{{")
+			i++
+		case strings.HasPrefix(s[i:], "}}") && depth > 0:
+			depth--
+			cur.WriteString("}}")
+			i++
+		case (c == ' ' || c == '\t' || c == '\n') && depth == 0:
+			if cur.Len() > 0 {
+				words = append(words, cur.String())
+				cur.Reset()
+			}
+		default:
+			cur.WriteByte(c)
+		}
+	}
+	if quote != 0 {
+		return nil, fmt.Errorf("unterminated quote")
+	}
+	if cur.Len() > 0 {
+		words = append(words, cur.String())
+	}
+	for _, w := range words {
+		k, v, ok := strings.Cut(w, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("%q is not key=value; write the arguments as a mapping", clip(w, 40))
+		}
+		if _, dup := out[k]; dup {
+			return nil, fmt.Errorf("argument %q given twice", k)
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+func (d *decoder) environment(n *yaml.Node, where string) (map[string]string, error) {
+	if r, err := d.deref(n); err != nil || isNull(r) {
+		return nil, err
+	}
+	pairs, err := d.mapping(n, where)
+	if err != nil {
+		return nil, err
+	}
+	env := make(map[string]string, len(pairs))
+	for _, p := range pairs {
+		if env[p.key], err = d.templateStr(p.v, where+" "+p.key); err != nil {
+			return nil, err
+		}
+	}
+	return env, nil
+}
+
+// tags accepts a list or a comma-separated string, as Ansible does.
+func (d *decoder) tags(n *yaml.Node, where string) ([]string, error) {
+	list, _, err := d.strList(n, where)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, s := range list {
+		for _, t := range strings.Split(s, ",") {
+			if t = strings.TrimSpace(t); t != "" {
+				out = append(out, t)
+			}
+		}
+	}
+	return out, nil
+}
+
+func (d *decoder) loop(n *yaml.Node, where string) (any, error) {
+	r, err := d.deref(n)
+	if err != nil {
+		return nil, err
+	}
+	if r.Kind == yaml.ScalarNode && !isNull(r) {
+		if t := strings.TrimSpace(r.Value); !strings.HasPrefix(t, "{{") || !strings.HasSuffix(t, "}}") {
+			return nil, d.errAt(r, `%s must be a list or a "{{ }}" expression, not %q`, where, clip(r.Value, 40))
+		}
+		return r.Value, d.checkTemplate(r, r.Value, where)
+	}
+	if r.Kind != yaml.SequenceNode {
+		return nil, d.errAt(r, `%s must be a list or a "{{ }}" expression, not %s`, where, kindName(r))
+	}
+	v, err := d.value(r)
+	if err != nil {
+		return nil, err
+	}
+	return v, d.checkArgTemplates(r, v, where)
+}
+
+func (d *decoder) loopControl(n *yaml.Node, where string) (string, error) {
+	pairs, err := d.mapping(n, where)
+	if err != nil {
+		return "", err
+	}
+	loopVar := ""
+	for _, p := range pairs {
+		if p.key != "loop_var" {
+			return "", d.errAt(p.k, "unknown key %q in %s%s; kupgrade supports loop_var", p.key, where, suggest(p.key, []string{"loop_var"}))
+		}
+		if loopVar, err = d.str(p.v, where); err != nil {
+			return "", err
+		}
+		if !namePattern.MatchString(loopVar) {
+			return "", d.errAt(p.v, "%s: %q is not a valid variable name", where, loopVar)
+		}
+	}
+	return loopVar, nil
+}

@@ -1,0 +1,234 @@
+package playbooks
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// argType is what a module argument accepts when written literally; a `{{ }}` string is always
+// accepted and checked when the runner renders it.
+type argType int
+
+const (
+	tStr  argType = iota // any scalar
+	tBool                // true/false/yes/no
+	tInt                 // a whole number
+	tList                // a string or a list
+	tAny                 // anything
+)
+
+// module describes the arguments a module takes.
+type module struct {
+	args      map[string]argType
+	aliases   map[string]string // alias -> argument
+	oneOf     [][]string        // at least one of each group is required
+	exclusive [][]string        // at most one of each group
+	freeForm  bool              // a plain string is the command (_raw_params)
+	anyNames  bool              // set_fact: any variable names
+	choices   map[string][]string
+}
+
+var modules = map[string]*module{
+	"command": {
+		args:     map[string]argType{"_raw_params": tStr, "argv": tList, "chdir": tStr, "creates": tStr, "removes": tStr, "stdin": tStr},
+		aliases:  map[string]string{"cmd": "_raw_params"},
+		oneOf:    [][]string{{"_raw_params", "argv"}},
+		freeForm: true, exclusive: [][]string{{"_raw_params", "argv"}},
+	},
+	"shell": {
+		args:     map[string]argType{"_raw_params": tStr, "chdir": tStr, "creates": tStr, "removes": tStr, "executable": tStr, "stdin": tStr},
+		aliases:  map[string]string{"cmd": "_raw_params"},
+		oneOf:    [][]string{{"_raw_params"}},
+		freeForm: true,
+	},
+	"copy": {
+		args:      map[string]argType{"src": tStr, "content": tStr, "dest": tStr, "mode": tStr, "owner": tStr, "group": tStr, "backup": tBool, "force": tBool, "remote_src": tBool},
+		oneOf:     [][]string{{"dest"}, {"src", "content"}},
+		exclusive: [][]string{{"src", "content"}},
+	},
+	"fetch": {
+		args:  map[string]argType{"src": tStr, "dest": tStr, "flat": tBool, "fail_on_missing": tBool, "validate_checksum": tBool},
+		oneOf: [][]string{{"src"}, {"dest"}},
+	},
+	"stat": {
+		args:    map[string]argType{"path": tStr, "follow": tBool, "get_checksum": tBool, "checksum_algorithm": tStr},
+		aliases: map[string]string{"dest": "path", "name": "path"},
+		oneOf:   [][]string{{"path"}},
+		choices: map[string][]string{"checksum_algorithm": {"sha256"}},
+	},
+	"slurp": {
+		args:    map[string]argType{"src": tStr},
+		aliases: map[string]string{"path": "src"},
+		oneOf:   [][]string{{"src"}},
+	},
+	"file": {
+		args:    map[string]argType{"path": tStr, "state": tStr, "mode": tStr, "owner": tStr, "group": tStr, "recurse": tBool, "src": tStr, "force": tBool},
+		aliases: map[string]string{"dest": "path", "name": "path"},
+		oneOf:   [][]string{{"path"}},
+		choices: map[string][]string{"state": {"file", "directory", "absent", "touch", "link"}},
+	},
+	"template": {
+		args:  map[string]argType{"src": tStr, "dest": tStr, "mode": tStr, "owner": tStr, "group": tStr, "backup": tBool, "force": tBool},
+		oneOf: [][]string{{"src"}, {"dest"}},
+	},
+	"wait_for": {
+		args: map[string]argType{"host": tStr, "port": tInt, "path": tStr, "timeout": tInt, "delay": tInt, "sleep": tInt,
+			"state": tStr, "connect_timeout": tInt, "search_regex": tStr, "msg": tStr},
+		oneOf:     [][]string{{"port", "path", "timeout"}},
+		exclusive: [][]string{{"port", "path"}},
+		choices:   map[string][]string{"state": {"started", "stopped", "present", "absent", "drained"}},
+	},
+	"debug": {
+		args:      map[string]argType{"msg": tAny, "var": tStr, "verbosity": tInt},
+		exclusive: [][]string{{"msg", "var"}},
+	},
+	"set_fact":       {anyNames: true, args: map[string]argType{"cacheable": tBool}},
+	"fail":           {args: map[string]argType{"msg": tStr}},
+	"assert":         {args: map[string]argType{"that": tList, "fail_msg": tStr, "msg": tStr, "success_msg": tStr, "quiet": tBool}, oneOf: [][]string{{"that"}}},
+	"ping":           {args: map[string]argType{"data": tStr}},
+	"kubelet_config": {args: map[string]argType{"compare_to": tStr, "target": tStr}},
+}
+
+// moduleNames lists the modules, sorted, for messages and suggestions.
+var moduleNames = func() []string {
+	names := make([]string, 0, len(modules))
+	for n := range modules {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}()
+
+// normaliseModule strips the collection prefixes Ansible accepts for builtin modules.
+func normaliseModule(key string) string {
+	for _, p := range []string{"ansible.builtin.", "ansible.legacy."} {
+		if strings.HasPrefix(key, p) {
+			return key[len(p):]
+		}
+	}
+	return key
+}
+
+// checkArgs validates a module's arguments, returning the key at fault (for the position) and
+// the message; "" when all is well. Aliases are renamed in place.
+func (m *module) checkArgs(name string, args map[string]any) (string, string) {
+	for alias, real := range m.aliases {
+		v, ok := args[alias]
+		if !ok {
+			continue
+		}
+		if _, dup := args[real]; dup {
+			return alias, fmt.Sprintf("%s: %q and %q are the same argument", name, alias, real)
+		}
+		delete(args, alias)
+		args[real] = v
+	}
+	for _, k := range slices.Sorted(maps.Keys(args)) {
+		t, known := m.args[k]
+		if !known {
+			if m.anyNames {
+				if !namePattern.MatchString(k) {
+					return k, fmt.Sprintf("set_fact: %q is not a valid variable name", k)
+				}
+				continue
+			}
+			return k, fmt.Sprintf("%s: unknown argument %q%s", name, k, suggest(k, m.argNames()))
+		}
+		if msg := checkType(args[k], t); msg != "" {
+			return k, fmt.Sprintf("%s: argument %q %s", name, k, msg)
+		}
+		if s, ok := args[k].(string); ok && m.choices[k] != nil && !strings.Contains(s, "{{") && !slices.Contains(m.choices[k], s) {
+			return k, fmt.Sprintf("%s: %s must be one of %s, not %q", name, k, strings.Join(m.choices[k], ", "), s)
+		}
+	}
+	for _, group := range m.oneOf {
+		if !slices.ContainsFunc(group, func(k string) bool { _, ok := args[k]; return ok }) {
+			return "", fmt.Sprintf("%s needs %s", name, quoteJoin(group, " or "))
+		}
+	}
+	for _, group := range m.exclusive {
+		var set []string
+		for _, k := range group {
+			if _, ok := args[k]; ok {
+				set = append(set, k)
+			}
+		}
+		if len(set) > 1 {
+			return set[1], fmt.Sprintf("%s takes only one of %s", name, quoteJoin(group, ", "))
+		}
+	}
+	if name == "set_fact" && len(args) == 0 {
+		return "", "set_fact needs at least one variable"
+	}
+	return "", ""
+}
+
+func (m *module) argNames() []string {
+	names := make([]string, 0, len(m.args)+len(m.aliases))
+	for k := range m.args {
+		if k != "_raw_params" {
+			names = append(names, k)
+		}
+	}
+	for k := range m.aliases {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return names
+}
+
+func checkType(v any, t argType) string {
+	if s, ok := v.(string); ok && strings.Contains(s, "{{") {
+		return ""
+	}
+	switch t {
+	case tStr:
+		switch v.(type) {
+		case map[string]any, []any:
+			return "must be a string"
+		}
+	case tBool:
+		switch v := v.(type) {
+		case bool:
+		case string:
+			if !slices.Contains([]string{"true", "false", "yes", "no", "on", "off"}, strings.ToLower(v)) {
+				return "must be true or false"
+			}
+		default:
+			return "must be true or false"
+		}
+	case tInt:
+		switch v := v.(type) {
+		case int:
+		case string:
+			if _, err := strconv.Atoi(v); err != nil {
+				return "must be a whole number"
+			}
+		default:
+			return "must be a whole number"
+		}
+	case tList:
+		switch v.(type) {
+		case string, []any:
+		default:
+			return "must be a string or a list"
+		}
+	}
+	return ""
+}
+
+func quoteJoin(names []string, sep string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		if n == "_raw_params" {
+			n = "a command"
+		} else {
+			n = strconv.Quote(n)
+		}
+		q[i] = n
+	}
+	return strings.Join(q, sep)
+}
