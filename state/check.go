@@ -1,0 +1,140 @@
+package state
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// The pre-checks of STATES.md that need only what the store returns. They are pure: the caller
+// reads the upgrade, hosts and lease, calls a check, and only then applies a Change whose
+// expectations (From, HostFrom, lease) make the store re-check the same facts under its lock.
+// Every refusal names the current state and the way out.
+
+// stepCommand is the command that runs a step, for the "way out" of a refusal.
+var stepCommand = map[string]string{
+	StepDownloadImages: "kupgrade upgrade download-images",
+	StepPreAppUpdate:   "kupgrade upgrade pre-app-update",
+	StepNetworking:     "kupgrade upgrade networking",
+	StepStorage:        "kupgrade upgrade storage",
+	StepCordon:         "kupgrade host cordon HOST",
+	StepFirstMaster:    "kupgrade host upgrade HOST control-plane",
+	StepSecondMaster:   "kupgrade host upgrade HOST control-plane",
+	StepKubelets:       "kupgrade host upgrade HOST kubelet",
+	StepUncordon:       "kupgrade host uncordon HOST",
+	StepComplete:       "kupgrade upgrade complete",
+	StepPostAppUpdate:  "kupgrade upgrade post-app-update",
+	StepAbort:          "kupgrade upgrade abort",
+}
+
+const recoverHint = "if it is stuck, run `kupgrade recover`"
+
+// WayOut says what the operator can do in state s: for an in-flight state, wait or recover; for
+// a deletable state, delete; otherwise the commands of the steps that may start from s.
+func WayOut(s State) string {
+	if s.InFlight() {
+		return "an operation is running; " + recoverHint
+	}
+	var next []string
+	seen := map[string]bool{}
+	for _, st := range Steps {
+		if st.Allows(s) && st.Name != StepAbort && !seen[stepCommand[st.Name]] {
+			seen[stepCommand[st.Name]] = true
+			next = append(next, "`"+stepCommand[st.Name]+"`")
+		}
+	}
+	for _, d := range DeletableStates {
+		if d == s {
+			next = append(next, "`kupgrade upgrade delete`")
+		}
+	}
+	if len(next) == 0 {
+		return "nothing can follow it"
+	}
+	return "next: " + strings.Join(next, " or ")
+}
+
+func refuse(u Upgrade, format string, args ...any) error {
+	return fmt.Errorf("%w: upgrade of cluster %q is in state %s: %s; %s",
+		ErrRefused, u.Cluster, u.State, fmt.Sprintf(format, args...), WayOut(u.State))
+}
+
+// CheckStep refuses a step that may not start from the upgrade's current state.
+func CheckStep(u Upgrade, step Step) error {
+	if step.Allows(u.State) {
+		return nil
+	}
+	return refuse(u, "step %s cannot start from it", step.Name)
+}
+
+// CheckDelete refuses to delete an upgrade that has not ended (STATES.md: delete from
+// upgrade-complete, post-updated-apps, post-updating-apps-failed or upgrade-aborted).
+func CheckDelete(u Upgrade) error {
+	for _, s := range DeletableStates {
+		if u.State == s {
+			return nil
+		}
+	}
+	return refuse(u, "an upgrade can be deleted only once complete or aborted (to stop it: `kupgrade upgrade abort`)")
+}
+
+// CheckComplete refuses to complete an upgrade before every host reports upgraded-kubelet.
+func CheckComplete(u Upgrade, hosts []Host) error {
+	if err := CheckStep(u, mustStep(StepComplete)); err != nil {
+		return err
+	}
+	var pending []string
+	for _, h := range hosts {
+		if h.Status != UpgradedKubelet {
+			pending = append(pending, fmt.Sprintf("%s (%s)", h.Hostname, h.Status))
+		}
+	}
+	if len(pending) > 0 {
+		return fmt.Errorf("%w: upgrade of cluster %q is in state %s: the kubelet of %s is not upgraded yet; next: `%s`",
+			ErrRefused, u.Cluster, u.State, strings.Join(pending, ", "), stepCommand[StepKubelets])
+	}
+	return nil
+}
+
+// checkLease refuses (ErrConflict) while another operation holds a live lease on the cluster.
+func checkLease(u Upgrade, lease *Lease, now time.Time) error {
+	if !lease.Live(now) {
+		return nil
+	}
+	return fmt.Errorf("%w: upgrade of cluster %q is in state %s and %s holds the lease for %s until %s; wait for it, or if it is stuck, run `kupgrade recover` once the lease has expired",
+		ErrConflict, u.Cluster, u.State, lease.Owner, lease.Operation, lease.ExpiresAt.UTC().Format(time.RFC3339))
+}
+
+// checkHost finds hostname and refuses it while work on it is in flight.
+func checkHost(u Upgrade, hosts []Host, hostname string) (Host, error) {
+	for _, h := range hosts {
+		if h.Hostname != hostname {
+			continue
+		}
+		if h.Status.InFlight() {
+			return h, fmt.Errorf("%w: host %s of cluster %q is %s (cluster state %s); %s",
+				ErrRefused, hostname, u.Cluster, h.Status, u.State, recoverHint)
+		}
+		return h, nil
+	}
+	return Host{}, fmt.Errorf("%w: host %s is not in cluster %q (hosts come from the inventory at `kupgrade upgrade start`)",
+		ErrNotFound, hostname, u.Cluster)
+}
+
+func controllers(hosts []Host) []Host {
+	var cs []Host
+	for _, h := range hosts {
+		if h.Personality == Controller {
+			cs = append(cs, h)
+		}
+	}
+	return cs
+}
+
+func mustStep(name string) Step {
+	st, ok := StepNamed(name)
+	if !ok {
+		panic("state: no step " + name)
+	}
+	return st
+}

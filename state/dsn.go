@@ -1,0 +1,268 @@
+package state
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// DSN is a parsed --db value: sqlite:PATH, mysql://user:pass@host:port/db?params, or the
+// go-sql-driver form user:pass@tcp(host:port)/db?params.
+type DSN struct {
+	Driver   string // "sqlite" or "mysql"
+	Path     string // sqlite: the database file
+	User     string // mysql
+	Password string // mysql; never printed (see Redacted)
+	Net      string // mysql: "tcp" or "unix"
+	Addr     string // mysql: host:port, or the socket path
+	Database string // mysql
+	Params   []Param
+}
+
+// Param is one ?key=value of a MySQL DSN, in the order given.
+type Param struct{ Key, Value string }
+
+const dsnForms = "use sqlite:PATH, mysql://user:pass@host:port/db or user:pass@tcp(host:port)/db"
+
+// dsnError is ErrBadInput with the 1-based column of the problem. It never quotes the password.
+func dsnError(col int, format string, args ...any) error {
+	return fmt.Errorf("%w: --db: column %d: %s", ErrBadInput, col, fmt.Sprintf(format, args...))
+}
+
+// ParseDSN parses a --db value. A malformed one is ErrBadInput naming the column and the fix.
+func ParseDSN(s string) (DSN, error) {
+	switch {
+	case s == "":
+		return DSN{}, dsnError(1, "empty DSN: %s", dsnForms)
+	case strings.HasPrefix(s, "sqlite:"):
+		return parseSQLite(s)
+	case strings.HasPrefix(s, "mysql://"):
+		return parseMySQLURL(s)
+	case strings.Contains(s, "://"):
+		scheme, _, _ := strings.Cut(s, "://")
+		return DSN{}, dsnError(1, "unknown store %q: %s", scheme, dsnForms)
+	case strings.Contains(s, "/") && (strings.Contains(s, "@") || strings.Contains(s, "(")):
+		return parseGoMySQL(s)
+	}
+	if !strings.ContainsAny(s, "@:") {
+		return DSN{}, dsnError(1, "not a DSN (for a file, write sqlite:%s): %s", s, dsnForms)
+	}
+	// Do not echo s: it may hold a password.
+	return DSN{}, dsnError(1, "not a DSN: %s", dsnForms)
+}
+
+func parseSQLite(s string) (DSN, error) {
+	path := strings.TrimPrefix(s, "sqlite:")
+	// sqlite:///abs/path is the URL spelling of sqlite:/abs/path.
+	path = strings.TrimPrefix(path, "//")
+	if path == "" {
+		return DSN{}, dsnError(len("sqlite:")+1, "missing the database file after sqlite: (e.g. sqlite:kupgrade.db)")
+	}
+	return DSN{Driver: "sqlite", Path: path}, nil
+}
+
+func parseMySQLURL(s string) (DSN, error) {
+	d := DSN{Driver: "mysql", Net: "tcp"}
+	off := len("mysql://")
+	rest := s[off:]
+	main, query, hasQuery := strings.Cut(rest, "?")
+	authority, db, hasSlash := strings.Cut(main, "/")
+	if !hasSlash || db == "" {
+		return DSN{}, dsnError(off+len(main)+1, "missing the database name (add /kupgrade after the host)")
+	}
+	if at := strings.LastIndex(authority, "@"); at >= 0 {
+		if err := d.setUserInfo(authority[:at], off+1, true); err != nil {
+			return DSN{}, err
+		}
+		off += at + 1
+		authority = authority[at+1:]
+	}
+	if authority == "" {
+		return DSN{}, dsnError(off+1, "missing the host (e.g. mysql://user:pass@127.0.0.1:3306/kupgrade)")
+	}
+	addr, err := hostPort(authority, off+1)
+	if err != nil {
+		return DSN{}, err
+	}
+	d.Addr = addr
+	dbOff := len("mysql://") + len(main) - len(db)
+	if err := d.setDatabase(db, dbOff+1, true); err != nil {
+		return DSN{}, err
+	}
+	if hasQuery {
+		if err := d.setParams(query, len(s)-len(query)+1); err != nil {
+			return DSN{}, err
+		}
+	}
+	return d, nil
+}
+
+// parseGoMySQL parses [user[:password]@][net[(addr)]]/dbname[?params], splitting where
+// go-sql-driver/mysql does: the database after the last '/', the user before the last '@'.
+func parseGoMySQL(s string) (DSN, error) {
+	d := DSN{Driver: "mysql"}
+	qStart := len(s)
+	if i := strings.IndexByte(s[strings.LastIndexByte(s, ')')+1:], '?'); i >= 0 {
+		qStart = strings.LastIndexByte(s, ')') + 1 + i
+	}
+	main := s[:qStart]
+	slash := strings.LastIndexByte(main, '/')
+	if slash < 0 {
+		return DSN{}, dsnError(len(main)+1, "missing /DATABASE after the address (e.g. user:pass@tcp(127.0.0.1:3306)/kupgrade)")
+	}
+	if err := d.setDatabase(main[slash+1:], slash+2, false); err != nil {
+		return DSN{}, err
+	}
+	before := main[:slash]
+	netStart := 0
+	if at := strings.LastIndexByte(before, '@'); at >= 0 {
+		if err := d.setUserInfo(before[:at], 1, false); err != nil {
+			return DSN{}, err
+		}
+		netStart = at + 1
+	}
+	if err := d.setNetAddr(before[netStart:], netStart+1); err != nil {
+		return DSN{}, err
+	}
+	if qStart < len(s) {
+		if err := d.setParams(s[qStart+1:], qStart+2); err != nil {
+			return DSN{}, err
+		}
+	}
+	return d, nil
+}
+
+func (d *DSN) setUserInfo(info string, col int, escaped bool) error {
+	user, pass, _ := strings.Cut(info, ":")
+	if escaped {
+		var err error
+		if user, err = url.PathUnescape(user); err != nil {
+			return dsnError(col, "bad %%-escape in the user name")
+		}
+		if pass, err = url.PathUnescape(pass); err != nil {
+			// Do not echo the password, not even in part.
+			return dsnError(col+len(user)+1, "bad %%-escape in the password (write %%25 for a literal %%)")
+		}
+	}
+	if user == "" {
+		return dsnError(col, "empty user name before ':' (e.g. kupgrade:secret@...)")
+	}
+	d.User, d.Password = user, pass
+	return nil
+}
+
+func (d *DSN) setNetAddr(na string, col int) error {
+	switch {
+	case na == "":
+		d.Net, d.Addr = "tcp", "127.0.0.1:3306"
+		return nil
+	case !strings.Contains(na, "("):
+		d.Net = na
+	default:
+		open := strings.IndexByte(na, '(')
+		if !strings.HasSuffix(na, ")") {
+			return dsnError(col+len(na), "missing ')' after the address (e.g. tcp(127.0.0.1:3306))")
+		}
+		d.Net, d.Addr = na[:open], na[open+1:len(na)-1]
+	}
+	switch d.Net {
+	case "tcp":
+		if d.Addr == "" {
+			d.Addr = "127.0.0.1:3306"
+			return nil
+		}
+		addr, err := hostPort(d.Addr, col+len("tcp("))
+		d.Addr = addr
+		return err
+	case "unix":
+		if d.Addr == "" {
+			return dsnError(col+len("unix("), "missing the socket path in unix(...)")
+		}
+		return nil
+	}
+	return dsnError(col, "unknown network %q (use tcp(host:port) or unix(/path/to/socket))", d.Net)
+}
+
+// hostPort checks host[:port] (IPv6 in brackets) and adds MySQL's default port.
+func hostPort(hp string, col int) (string, error) {
+	host, port, err := net.SplitHostPort(hp)
+	if err != nil {
+		if strings.Contains(err.Error(), "missing port") {
+			host, port = strings.Trim(hp, "[]"), "3306"
+		} else {
+			return "", dsnError(col, "bad host:port %q (IPv6 goes in brackets: [::1]:3306)", hp)
+		}
+	}
+	if host == "" {
+		return "", dsnError(col, "missing the host before :%s", port)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+		return "", dsnError(col+strings.LastIndexByte(hp, ':')+1, "bad port %q (a number from 1 to 65535)", port)
+	}
+	return net.JoinHostPort(host, port), nil
+}
+
+func (d *DSN) setDatabase(db string, col int, escaped bool) error {
+	if escaped {
+		var err error
+		if db, err = url.PathUnescape(db); err != nil {
+			return dsnError(col, "bad %%-escape in the database name")
+		}
+	}
+	if db == "" {
+		return dsnError(col, "missing the database name (e.g. .../kupgrade)")
+	}
+	if strings.ContainsAny(db, "/\\.` ") {
+		return dsnError(col, "database name %q may not contain '/', '\\', '.', '`' or spaces", db)
+	}
+	d.Database = db
+	return nil
+}
+
+func (d *DSN) setParams(query string, col int) error {
+	for part := range strings.SplitSeq(query, "&") {
+		key, raw, ok := strings.Cut(part, "=")
+		if !ok || key == "" {
+			return dsnError(col, "parameter %q is not key=value", part)
+		}
+		val, err := url.QueryUnescape(raw)
+		if err != nil {
+			return dsnError(col+len(key)+1, "bad %%-escape in the value of %s", key)
+		}
+		d.Params = append(d.Params, Param{key, val})
+		col += len(part) + 1
+	}
+	return nil
+}
+
+// Redacted prints the DSN for logs and errors: the password is replaced by "***".
+func (d DSN) Redacted() string {
+	if d.Driver == "sqlite" {
+		return "sqlite:" + d.Path
+	}
+	var b strings.Builder
+	b.WriteString("mysql://")
+	if d.User != "" {
+		b.WriteString(url.PathEscape(d.User))
+		if d.Password != "" {
+			b.WriteString(":***")
+		}
+		b.WriteString("@")
+	}
+	if d.Net == "unix" {
+		b.WriteString("unix(" + d.Addr + ")")
+	} else {
+		b.WriteString(d.Addr)
+	}
+	b.WriteString("/" + d.Database)
+	for i, p := range d.Params {
+		b.WriteString(map[bool]string{true: "?", false: "&"}[i == 0])
+		b.WriteString(p.Key + "=" + url.QueryEscape(p.Value))
+	}
+	return b.String()
+}
+
+// String is Redacted, so that a DSN printed by mistake (%v) does not leak its password.
+func (d DSN) String() string { return d.Redacted() }

@@ -1,0 +1,173 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/kupgrade/kupgrade/state"
+)
+
+// Apply applies c in one transaction with compare-and-set (see state.Change).
+func (s *Store) Apply(ctx context.Context, c state.Change) (state.Upgrade, error) {
+	if c.To == "" {
+		c.To = c.From
+	}
+	if !c.From.Valid() || !c.To.Valid() {
+		return state.Upgrade{}, fmt.Errorf("%w: change of cluster %q: from %q to %q: not a state", state.ErrBadInput, c.Cluster, c.From, c.To)
+	}
+	var out state.Upgrade
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		out, err = s.applyTx(ctx, tx, c)
+		return err
+	})
+	if err != nil {
+		return state.Upgrade{}, fmt.Errorf("apply %s -> %s: %w", c.From, c.To, err)
+	}
+	return out, nil
+}
+
+func (s *Store) applyTx(ctx context.Context, tx *sql.Tx, c state.Change) (state.Upgrade, error) {
+	now := s.Now()
+	u, err := s.readUpgrade(ctx, tx, c.Cluster, true)
+	if err != nil {
+		return u, err
+	}
+	if u.State != c.From {
+		return u, conflict(c.Cluster, "expected state %s, found %s", c.From, u.State)
+	}
+	lease, err := s.readLease(ctx, tx, c.Cluster, true)
+	if err != nil {
+		return u, err
+	}
+	if err := checkLease(c, lease, now); err != nil {
+		return u, err
+	}
+	ev := state.Event{Cluster: c.Cluster, UpgradeUUID: u.UUID, Hostname: c.Host, Actor: c.Actor,
+		FromState: u.State, ToState: c.To, Reason: c.Reason, Evidence: c.Evidence, CreatedAt: now}
+	if c.Host != "" {
+		if ev.FromHostStatus, ev.ToHostStatus, err = s.applyHost(ctx, tx, c, now); err != nil {
+			return u, err
+		}
+	}
+	if err := s.applyUpgrade(ctx, tx, c, &u, now); err != nil {
+		return u, err
+	}
+	if c.AllHostsTo != nil {
+		_, err := tx.ExecContext(ctx, `UPDATE kube_host_upgrade SET status = ?, updated_at = ?
+			WHERE host_id IN (SELECT id FROM host WHERE cluster = ?)`, nullable(string(*c.AllHostsTo)), fmtTime(now), c.Cluster)
+		if err != nil {
+			return u, fmt.Errorf("set host statuses: %w", err)
+		}
+	}
+	if err := s.applyLease(ctx, tx, c, lease, now); err != nil {
+		return u, err
+	}
+	return u, insertEvent(ctx, tx, ev)
+}
+
+// checkLease checks the change's lease conditions against the row read under the lock.
+func checkLease(c state.Change, l *state.Lease, now time.Time) error {
+	if l == nil {
+		return nil
+	}
+	held := fmt.Sprintf("lease held by %s for %s until %s", l.Owner, l.Operation, fmtTime(l.ExpiresAt))
+	switch {
+	case c.LeaseOwner != "" && l.Owner != c.LeaseOwner:
+		return conflict(c.Cluster, "expected the lease of %s, found the %s", c.LeaseOwner, held)
+	case c.LeaseNotLive && l.Live(now):
+		return conflict(c.Cluster, "expected no live lease, found a %s", held)
+	case c.AcquireLease != nil && l.Owner != c.AcquireLease.Owner && l.Live(now):
+		return conflict(c.Cluster, "cannot take the lease for %s: found a live %s", c.AcquireLease.Operation, held)
+	}
+	return nil
+}
+
+// applyUpgrade moves the upgrade row with compare-and-set on its state and updates u.
+func (s *Store) applyUpgrade(ctx context.Context, tx *sql.Tx, c state.Change, u *state.Upgrade, now time.Time) error {
+	set, args := "state = ?, updated_at = ?", []any{string(c.To), fmtTime(now)}
+	if c.To != u.State {
+		set += ", state_entered_at = ?"
+		args = append(args, fmtTime(now))
+		u.StateEnteredAt = now
+	}
+	if c.IncRecoveryAttempts {
+		set += ", recovery_attempts = recovery_attempts + 1"
+		u.RecoveryAttempts++
+	}
+	res, err := tx.ExecContext(ctx, "UPDATE kube_upgrade SET "+set+" WHERE id = ? AND state = ?",
+		append(args, u.ID, string(c.From))...)
+	if err := one(res, err, c.Cluster, "upgrade state"); err != nil {
+		return err
+	}
+	u.State, u.UpdatedAt = c.To, now
+	return nil
+}
+
+// applyHost checks and moves the status of c.Host with compare-and-set; it returns the status
+// found and the status written, for the event. NULL and '' (a hand edit) are both idle.
+func (s *Store) applyHost(ctx context.Context, tx *sql.Tx, c state.Change, now time.Time) (from, to state.HostStatus, err error) {
+	var id int64
+	var status sql.NullString
+	err = tx.QueryRowContext(ctx, `SELECT hu.id, hu.status FROM kube_host_upgrade hu JOIN host h ON h.id = hu.host_id
+		WHERE h.cluster = ? AND h.hostname = ?`+s.d.ForUpdate, c.Cluster, c.Host).Scan(&id, &status)
+	if isNoRows(err) {
+		return "", "", fmt.Errorf("%w: host %s is not part of the upgrade of cluster %q", state.ErrNotFound, c.Host, c.Cluster)
+	}
+	if err != nil {
+		return "", "", fmt.Errorf("read host %s: %w", c.Host, err)
+	}
+	from = state.HostStatus(status.String)
+	if c.HostFrom != nil && *c.HostFrom != from {
+		return "", "", conflict(c.Cluster, "expected host %s status %s, found %s", c.Host, *c.HostFrom, from)
+	}
+	to = from
+	if c.HostTo == nil && c.Target == "" {
+		return from, to, nil
+	}
+	set, args := "updated_at = ?", []any{fmtTime(now)}
+	if c.HostTo != nil {
+		to = *c.HostTo
+		set += ", status = ?"
+		args = append(args, nullable(string(to)))
+	}
+	if c.Target != "" {
+		set += ", target_version = ?"
+		args = append(args, c.Target)
+	}
+	res, err := tx.ExecContext(ctx, "UPDATE kube_host_upgrade SET "+set+" WHERE id = ? AND COALESCE(status, '') = ?",
+		append(args, id, string(from))...)
+	return from, to, one(res, err, c.Cluster, "status of host "+c.Host)
+}
+
+// applyLease releases and/or takes the lease; l is the row read under the lock.
+func (s *Store) applyLease(ctx context.Context, tx *sql.Tx, c state.Change, l *state.Lease, now time.Time) error {
+	if c.ReleaseLease && l != nil {
+		res, err := tx.ExecContext(ctx, "DELETE FROM kube_upgrade_lease WHERE cluster = ? AND owner = ?", c.Cluster, l.Owner)
+		if err := one(res, err, c.Cluster, "lease"); err != nil {
+			return err
+		}
+		l = nil
+	}
+	spec := c.AcquireLease
+	if spec == nil {
+		return nil
+	}
+	exp := fmtTime(now.Add(spec.TTL))
+	if l == nil {
+		_, err := tx.ExecContext(ctx, `INSERT INTO kube_upgrade_lease (cluster, owner, operation, acquired_at, heartbeat_at, expires_at)
+			VALUES (?, ?, ?, ?, ?, ?)`, c.Cluster, spec.Owner, spec.Operation, fmtTime(now), fmtTime(now), exp)
+		if err != nil && s.d.Duplicate(err) {
+			return conflict(c.Cluster, "another operation took the lease at the same moment")
+		}
+		if err != nil {
+			return fmt.Errorf("take lease: %w", err)
+		}
+		return nil
+	}
+	res, err := tx.ExecContext(ctx, `UPDATE kube_upgrade_lease SET owner = ?, operation = ?, acquired_at = ?, heartbeat_at = ?,
+		expires_at = ? WHERE cluster = ? AND owner = ?`, spec.Owner, spec.Operation, fmtTime(now), fmtTime(now), exp, c.Cluster, l.Owner)
+	return one(res, err, c.Cluster, "lease")
+}

@@ -1,0 +1,66 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/kupgrade/kupgrade/state"
+)
+
+// insertEvent appends e to the event log inside tx.
+func insertEvent(ctx context.Context, tx *sql.Tx, e state.Event) error {
+	var evidence any
+	if len(e.Evidence) > 0 {
+		evidence = string(e.Evidence)
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO kube_upgrade_event (cluster, upgrade_uuid, hostname, actor,
+		from_state, to_state, from_host_status, to_host_status, reason, evidence, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		e.Cluster, e.UpgradeUUID, nullable(e.Hostname), e.Actor, nullable(string(e.FromState)),
+		nullable(string(e.ToState)), nullable(string(e.FromHostStatus)), nullable(string(e.ToHostStatus)),
+		e.Reason, evidence, fmtTime(e.CreatedAt))
+	if err != nil {
+		return fmt.Errorf("write event: %w", err)
+	}
+	return nil
+}
+
+// Events returns the newest limit events of cluster ("" for every cluster), newest first;
+// limit <= 0 returns them all.
+func (s *Store) Events(ctx context.Context, cluster string, limit int) ([]state.Event, error) {
+	query := `SELECT e.id, e.cluster, e.upgrade_uuid, COALESCE(e.hostname, ''), e.actor,
+		COALESCE(e.from_state, ''), COALESCE(e.to_state, ''), COALESCE(e.from_host_status, ''),
+		COALESCE(e.to_host_status, ''), e.reason, e.evidence, e.created_at FROM kube_upgrade_event e`
+	var args []any
+	if cluster != "" {
+		query += " WHERE e.cluster = ?"
+		args = append(args, cluster)
+	}
+	query += " ORDER BY e.id DESC"
+	if limit > 0 {
+		query += " LIMIT ?"
+		args = append(args, limit)
+	}
+	rows, err := s.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("read events: %w", err)
+	}
+	defer rows.Close()
+	var es []state.Event
+	for rows.Next() {
+		var e state.Event
+		var evidence sql.NullString
+		var created nullTime
+		if err := rows.Scan(&e.ID, &e.Cluster, &e.UpgradeUUID, &e.Hostname, &e.Actor, &e.FromState,
+			&e.ToState, &e.FromHostStatus, &e.ToHostStatus, &e.Reason, &evidence, &created); err != nil {
+			return nil, fmt.Errorf("read events: %w", err)
+		}
+		if evidence.Valid && evidence.String != "" {
+			e.Evidence = []byte(evidence.String)
+		}
+		e.CreatedAt = created.Time
+		es = append(es, e)
+	}
+	return es, rows.Err()
+}

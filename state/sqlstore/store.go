@@ -1,0 +1,127 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"time"
+
+	"github.com/kupgrade/kupgrade/state"
+)
+
+// Dialect is what differs between SQLite and MySQL. Both use '?' placeholders.
+type Dialect struct {
+	Name string // "sqlite" or "mysql"
+	// Migrations holds NNNN_name.sql files, applied in the order of NNNN.
+	Migrations fs.FS
+	// MigrationsTable creates schema_migrations if it does not exist.
+	MigrationsTable string
+	// ForUpdate is appended to the reads that decide a write ("" on SQLite, where the
+	// transaction already holds the database's write lock from BEGIN IMMEDIATE).
+	ForUpdate string
+	// UpsertHost inserts a host row or updates it by (cluster, hostname). Parameters: cluster,
+	// hostname, personality, control_plane_version, kubelet_version; a NULL version keeps the
+	// stored one.
+	UpsertHost string
+	// Retryable reports an error after which the whole transaction may simply run again
+	// (MySQL deadlock or lock wait timeout, SQLite busy).
+	Retryable func(error) bool
+	// Duplicate reports a unique-key violation.
+	Duplicate func(error) bool
+	// MigrateLock serialises migrations between processes on conn (MySQL: GET_LOCK); nil when
+	// the migration's own transaction does (SQLite).
+	MigrateLock func(ctx context.Context, conn *sql.Conn) (unlock func(), err error)
+}
+
+// AuditLocker is the store's single-auditor lock (see state.Store.AuditLock).
+type AuditLocker func(ctx context.Context) (release func(), ok bool, err error)
+
+// Store implements state.Store over a *sql.DB.
+type Store struct {
+	db     *sql.DB
+	d      *Dialect
+	clock  func() time.Time
+	locker AuditLocker
+}
+
+var _ state.Store = (*Store)(nil)
+
+// New migrates db to the newest schema and returns a Store on it. The Store owns db: Close
+// closes it.
+func New(ctx context.Context, db *sql.DB, d *Dialect, locker AuditLocker, opts ...state.Option) (*Store, error) {
+	o := state.NewOptions(opts...)
+	s := &Store{db: db, d: d, clock: o.Clock, locker: locker}
+	if err := s.migrate(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Now is the store's clock in UTC, truncated to the microsecond the columns keep, so that what
+// Apply returns equals what a later read returns.
+func (s *Store) Now() time.Time { return s.clock().UTC().Truncate(time.Microsecond) }
+
+// Close closes the database handle.
+func (s *Store) Close() error { return s.db.Close() }
+
+// AuditLock takes the single-auditor lock without waiting.
+func (s *Store) AuditLock(ctx context.Context) (func(), bool, error) { return s.locker(ctx) }
+
+// maxAttempts bounds the re-runs of a transaction the database aborted to break a deadlock.
+const maxAttempts = 5
+
+// inTx runs fn in a transaction, commits when it returns nil, and runs it again when the
+// database aborted it for a reason that is not ours (deadlock, busy).
+func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	var err error
+	for attempt := 0; attempt < maxAttempts; attempt++ {
+		if err = s.tryTx(ctx, fn); err == nil || !s.d.Retryable(err) || ctx.Err() != nil {
+			return err
+		}
+	}
+	return err
+}
+
+func (s *Store) tryTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin transaction: %w", err)
+	}
+	if err := fn(tx); err != nil {
+		// The error that matters is fn's; a failed rollback changes nothing for the caller.
+		_ = tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// conflict is the error of a failed compare-and-set.
+func conflict(cluster, format string, args ...any) error {
+	return fmt.Errorf("%w: cluster %q: %s", state.ErrConflict, cluster, fmt.Sprintf(format, args...))
+}
+
+// one checks that an UPDATE or DELETE touched exactly one row (the compare-and-set held).
+func one(res sql.Result, err error, cluster, what string) error {
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if n != 1 {
+		return conflict(cluster, "%s changed underneath (%d rows matched, expected 1)", what, n)
+	}
+	return nil
+}
+
+func notFound(cluster string) error {
+	return fmt.Errorf("%w: no upgrade for cluster %q (start one with `kupgrade upgrade start VERSION`)", state.ErrNotFound, cluster)
+}
+
+func isNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }

@@ -1,0 +1,189 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/kupgrade/kupgrade/state"
+)
+
+// CreateUpgrade creates the upgrade of nu.Cluster in upgrade-started, records its hosts and one
+// kube_host_upgrade row each, and writes the first event. ErrRefused when one exists.
+func (s *Store) CreateUpgrade(ctx context.Context, nu state.NewUpgrade) (state.Upgrade, error) {
+	if nu.Cluster == "" {
+		return state.Upgrade{}, fmt.Errorf("%w: create upgrade: empty cluster name", state.ErrBadInput)
+	}
+	for _, v := range []string{nu.FromVersion, nu.ToVersion} {
+		if _, err := state.ParseVersion(v); err != nil {
+			return state.Upgrade{}, fmt.Errorf("create upgrade: %w", err)
+		}
+	}
+	var u state.Upgrade
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		u, err = s.createTx(ctx, tx, nu)
+		return err
+	})
+	if err != nil && s.d.Duplicate(err) {
+		err = fmt.Errorf("%w: an upgrade of cluster %q was created at the same moment", state.ErrRefused, nu.Cluster)
+	}
+	if err != nil {
+		return state.Upgrade{}, fmt.Errorf("create upgrade: %w", err)
+	}
+	return u, nil
+}
+
+func (s *Store) createTx(ctx context.Context, tx *sql.Tx, nu state.NewUpgrade) (state.Upgrade, error) {
+	now := s.Now()
+	old, err := s.readUpgrade(ctx, tx, nu.Cluster, true)
+	if err == nil {
+		return old, fmt.Errorf("%w: an upgrade of cluster %q to %s exists already (state %s); finish it, or abort and delete it (`kupgrade upgrade abort`, `kupgrade upgrade delete`)",
+			state.ErrRefused, nu.Cluster, old.ToVersion, old.State)
+	}
+	if !errors.Is(err, state.ErrNotFound) {
+		return old, err
+	}
+	u := state.Upgrade{UUID: uuid.NewString(), Cluster: nu.Cluster, FromVersion: nu.FromVersion, ToVersion: nu.ToVersion,
+		State: state.UpgradeStarted, StateEnteredAt: now, CreatedAt: now, UpdatedAt: now}
+	res, err := tx.ExecContext(ctx, `INSERT INTO kube_upgrade (uuid, cluster, from_version, to_version, state,
+		state_entered_at, recovery_attempts, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?)`,
+		u.UUID, u.Cluster, u.FromVersion, u.ToVersion, string(u.State), fmtTime(now), fmtTime(now), fmtTime(now))
+	if err != nil {
+		return u, fmt.Errorf("insert upgrade: %w", err)
+	}
+	if u.ID, err = res.LastInsertId(); err != nil {
+		return u, fmt.Errorf("insert upgrade: %w", err)
+	}
+	if err := s.createHosts(ctx, tx, nu, now); err != nil {
+		return u, err
+	}
+	return u, insertEvent(ctx, tx, state.Event{Cluster: u.Cluster, UpgradeUUID: u.UUID, Actor: nu.Actor,
+		ToState: u.State, Reason: nu.Reason, CreatedAt: now})
+}
+
+// createHosts makes the cluster's host rows those of nu (kept by hostname so their ids and
+// versions survive from one upgrade to the next) and gives each a fresh kube_host_upgrade row.
+func (s *Store) createHosts(ctx context.Context, tx *sql.Tx, nu state.NewUpgrade, now time.Time) error {
+	_, err := tx.ExecContext(ctx, "DELETE FROM kube_host_upgrade WHERE host_id IN (SELECT id FROM host WHERE cluster = ?)", nu.Cluster)
+	if err != nil {
+		return fmt.Errorf("clear host upgrades: %w", err)
+	}
+	keep := map[string]bool{}
+	for _, h := range nu.Hosts {
+		keep[h.Hostname] = true
+		if _, err := tx.ExecContext(ctx, s.d.UpsertHost, nu.Cluster, h.Hostname, h.Personality,
+			nullable(h.ControlPlaneVersion), nullable(h.KubeletVersion)); err != nil {
+			return fmt.Errorf("record host %s: %w", h.Hostname, err)
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO kube_host_upgrade (uuid, host_id, target_version, status, created_at, updated_at)
+			SELECT ?, id, NULL, NULL, ?, ? FROM host WHERE cluster = ? AND hostname = ?`,
+			uuid.NewString(), fmtTime(now), fmtTime(now), nu.Cluster, h.Hostname)
+		if err != nil {
+			return fmt.Errorf("record host upgrade %s: %w", h.Hostname, err)
+		}
+	}
+	rows, err := tx.QueryContext(ctx, "SELECT id, hostname FROM host WHERE cluster = ?", nu.Cluster)
+	if err != nil {
+		return fmt.Errorf("list hosts: %w", err)
+	}
+	var gone []int64
+	for rows.Next() {
+		var id int64
+		var name string
+		if err := rows.Scan(&id, &name); err != nil {
+			rows.Close()
+			return fmt.Errorf("list hosts: %w", err)
+		}
+		if !keep[name] {
+			gone = append(gone, id)
+		}
+	}
+	rows.Close()
+	for _, id := range gone {
+		if _, err := tx.ExecContext(ctx, "DELETE FROM host WHERE id = ?", id); err != nil {
+			return fmt.Errorf("forget host no longer in the inventory: %w", err)
+		}
+	}
+	return rows.Err()
+}
+
+// DeleteUpgrade deletes the upgrade of cluster if its state is still from; the event log keeps
+// its history (and gets one more row saying who deleted it).
+func (s *Store) DeleteUpgrade(ctx context.Context, cluster string, from state.State, actor, reason string) error {
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		u, err := s.readUpgrade(ctx, tx, cluster, true)
+		if err != nil {
+			return err
+		}
+		if u.State != from {
+			return conflict(cluster, "expected state %s, found %s", from, u.State)
+		}
+		for _, q := range []string{
+			"DELETE FROM kube_host_upgrade WHERE host_id IN (SELECT id FROM host WHERE cluster = ?)",
+			"DELETE FROM kube_upgrade_lease WHERE cluster = ?",
+		} {
+			if _, err := tx.ExecContext(ctx, q, cluster); err != nil {
+				return fmt.Errorf("delete upgrade rows: %w", err)
+			}
+		}
+		res, err := tx.ExecContext(ctx, "DELETE FROM kube_upgrade WHERE id = ? AND state = ?", u.ID, string(from))
+		if err := one(res, err, cluster, "upgrade state"); err != nil {
+			return err
+		}
+		return insertEvent(ctx, tx, state.Event{Cluster: cluster, UpgradeUUID: u.UUID, Actor: actor,
+			FromState: u.State, Reason: reason, CreatedAt: s.Now()})
+	})
+	if err != nil {
+		return fmt.Errorf("delete upgrade: %w", err)
+	}
+	return nil
+}
+
+// SetVersions records the versions read over SSH; "" leaves a column unchanged.
+func (s *Store) SetVersions(ctx context.Context, cluster, hostname, controlPlane, kubelet string, at time.Time) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE host SET control_plane_version = COALESCE(?, control_plane_version),
+		kubelet_version = COALESCE(?, kubelet_version), versions_read_at = ? WHERE cluster = ? AND hostname = ?`,
+		nullable(controlPlane), nullable(kubelet), fmtTime(at), cluster, hostname)
+	if err != nil {
+		return fmt.Errorf("set versions of %s: %w", hostname, err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n != 1 {
+		return fmt.Errorf("%w: host %s of cluster %q (hosts come from `kupgrade upgrade start`)", state.ErrNotFound, hostname, cluster)
+	}
+	return nil
+}
+
+// RenewLease extends owner's lease by ttl from now; ErrConflict when it is gone or another's.
+func (s *Store) RenewLease(ctx context.Context, cluster, owner string, ttl time.Duration) (state.Lease, error) {
+	var out state.Lease
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		l, err := s.readLease(ctx, tx, cluster, true)
+		if err != nil {
+			return err
+		}
+		if l == nil {
+			return conflict(cluster, "expected the lease of %s, found none (the operation was failed or finished by someone else)", owner)
+		}
+		if l.Owner != owner {
+			return conflict(cluster, "expected the lease of %s, found it held by %s for %s", owner, l.Owner, l.Operation)
+		}
+		now := s.Now()
+		res, err := tx.ExecContext(ctx, "UPDATE kube_upgrade_lease SET heartbeat_at = ?, expires_at = ? WHERE cluster = ? AND owner = ?",
+			fmtTime(now), fmtTime(now.Add(ttl)), cluster, owner)
+		if err := one(res, err, cluster, "lease"); err != nil {
+			return err
+		}
+		out = *l
+		out.HeartbeatAt, out.ExpiresAt = now, now.Add(ttl)
+		return nil
+	})
+	if err != nil {
+		return state.Lease{}, fmt.Errorf("renew lease: %w", err)
+	}
+	return out, nil
+}

@@ -1,0 +1,133 @@
+package storetest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/kupgrade/kupgrade/state"
+)
+
+func testLeases(t *testing.T, b Backend) {
+	clock := NewClock()
+	s := b.Open(t, state.WithClock(clock.Now))
+	ctx := t.Context()
+	create(t, s, "c1")
+	move(t, s, "c1", state.UpgradeStarted, state.UpgradedNetworking)
+	take := func(owner string, from, to state.State) error {
+		_, err := s.Apply(ctx, state.Change{Cluster: "c1", Actor: state.ActorRunner, From: from, To: to,
+			AcquireLease: &state.LeaseSpec{Owner: owner, Operation: "control-plane@controller-0", TTL: 30 * time.Second}})
+		return err
+	}
+	if err := take("a", state.UpgradedNetworking, state.UpgradingFirstMaster); err != nil {
+		t.Fatal(err)
+	}
+	l, err := s.Lease(ctx, "c1")
+	if err != nil || l == nil || l.Owner != "a" || !l.ExpiresAt.Equal(clock.Now().Add(30*time.Second)) || !l.Live(s.Now()) {
+		t.Fatalf("lease after acquire: %+v, %v", l, err)
+	}
+	wantErr(t, "acquire over a live lease", take("b", state.UpgradingFirstMaster, state.UpgradingFirstMaster), state.ErrConflict)
+
+	clock.Add(20 * time.Second)
+	renewed, err := s.RenewLease(ctx, "c1", "a", 30*time.Second)
+	if err != nil || !renewed.ExpiresAt.Equal(clock.Now().Add(30*time.Second)) || renewed.Operation != "control-plane@controller-0" {
+		t.Fatalf("renew by the owner: %+v, %v", renewed, err)
+	}
+	_, err = s.RenewLease(ctx, "c1", "b", 30*time.Second)
+	wantErr(t, "renew by another owner", err, state.ErrConflict)
+
+	clock.Add(31 * time.Second) // a's lease has expired: b may take it over.
+	if l, _ := s.Lease(ctx, "c1"); l == nil || l.Live(s.Now()) {
+		t.Fatalf("lease should be there and expired: %+v", l)
+	}
+	if err := take("b", state.UpgradingFirstMaster, state.UpgradingFirstMaster); err != nil {
+		t.Fatalf("take over an expired lease: %v", err)
+	}
+	_, err = s.RenewLease(ctx, "c1", "a", 30*time.Second)
+	wantErr(t, "renew by the owner that lost it", err, state.ErrConflict)
+	if _, err := s.Apply(ctx, state.Change{Cluster: "c1", From: state.UpgradingFirstMaster, To: state.UpgradedFirstMaster,
+		LeaseOwner: "a", ReleaseLease: true}); err == nil {
+		t.Fatal("release by the former owner: want ErrConflict")
+	}
+	if _, err := s.Apply(ctx, state.Change{Cluster: "c1", From: state.UpgradingFirstMaster, To: state.UpgradedFirstMaster,
+		LeaseOwner: "b", ReleaseLease: true}); err != nil {
+		t.Fatalf("release by the owner: %v", err)
+	}
+	if l, err := s.Lease(ctx, "c1"); l != nil || err != nil {
+		t.Fatalf("lease after release: %+v, %v", l, err)
+	}
+	_, err = s.RenewLease(ctx, "c1", "b", 30*time.Second)
+	wantErr(t, "renew after release", err, state.ErrConflict)
+}
+
+func testInFlight(t *testing.T, b Backend) {
+	clock := NewClock()
+	s := b.Open(t, state.WithClock(clock.Now))
+	ctx := t.Context()
+	for _, c := range []string{"a-cp", "b-kubelet", "c-kubelets-done", "d-idle", "e-nolease"} {
+		create(t, s, c)
+	}
+	move(t, s, "a-cp", state.UpgradeStarted, state.UpgradedNetworking)
+	if _, err := s.Apply(ctx, state.Change{Cluster: "a-cp", From: state.UpgradedNetworking, To: state.UpgradingFirstMaster,
+		Host: "controller-0", HostFrom: status(state.HostIdle), HostTo: status(state.UpgradingControlPlane),
+		AcquireLease: &state.LeaseSpec{Owner: "o1", Operation: "control-plane@controller-0", TTL: time.Minute}}); err != nil {
+		t.Fatal(err)
+	}
+	move(t, s, "b-kubelet", state.UpgradeStarted, state.UpgradingKubelets)
+	if _, err := s.Apply(ctx, state.Change{Cluster: "b-kubelet", From: state.UpgradingKubelets, Host: "worker-1",
+		HostTo: status(state.UpgradingKubelet), AcquireLease: &state.LeaseSpec{Owner: "o2", Operation: "kubelet@worker-1", TTL: time.Minute}}); err != nil {
+		t.Fatal(err)
+	}
+	move(t, s, "c-kubelets-done", state.UpgradeStarted, state.UpgradingKubelets)
+	if _, err := s.Apply(ctx, state.Change{Cluster: "c-kubelets-done", From: state.UpgradingKubelets, AllHostsTo: status(state.UpgradedKubelet)}); err != nil {
+		t.Fatal(err)
+	}
+	move(t, s, "d-idle", state.UpgradeStarted, state.UpgradedNetworking)
+	move(t, s, "e-nolease", state.UpgradeStarted, state.DownloadingImages)
+
+	ops, err := s.InFlight(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		cluster, owner, host string
+		state                state.State
+	}{
+		{"a-cp", "o1", "controller-0", state.UpgradingFirstMaster},
+		{"b-kubelet", "o2", "worker-1", state.UpgradingKubelets},
+		{"e-nolease", "", "", state.DownloadingImages},
+	}
+	if len(ops) != len(want) {
+		t.Fatalf("InFlight = %d ops %+v, want %d", len(ops), ops, len(want))
+	}
+	for i, w := range want {
+		op := ops[i]
+		if op.Upgrade.Cluster != w.cluster || op.Upgrade.State != w.state {
+			t.Errorf("op %d = %s in %s, want %s in %s", i, op.Upgrade.Cluster, op.Upgrade.State, w.cluster, w.state)
+		}
+		if (op.Lease == nil) != (w.owner == "") || (op.Lease != nil && (op.Lease.Owner != w.owner || !op.Lease.Live(clock.Now()))) {
+			t.Errorf("op %s: lease %+v, want owner %q", w.cluster, op.Lease, w.owner)
+		}
+		if (len(op.Hosts) == 1) != (w.host != "") || (w.host != "" && op.Hosts[0].Hostname != w.host) {
+			t.Errorf("op %s: hosts %+v, want %q", w.cluster, op.Hosts, w.host)
+		}
+	}
+}
+
+func testAuditLock(t *testing.T, b Backend) {
+	ctx := t.Context()
+	s1, s2 := b.Open(t), b.Open(t)
+	release1, ok, err := s1.AuditLock(ctx)
+	if err != nil || !ok {
+		t.Fatalf("first AuditLock: ok=%v, %v", ok, err)
+	}
+	if _, ok, err := s2.AuditLock(ctx); err != nil || ok {
+		t.Fatalf("second store's AuditLock while the first holds it: ok=%v, %v; want false", ok, err)
+	}
+	release1()
+	release1() // releasing twice is harmless
+	release2, ok, err := s2.AuditLock(ctx)
+	if err != nil || !ok {
+		t.Fatalf("AuditLock after release: ok=%v, %v", ok, err)
+	}
+	release2()
+}

@@ -1,0 +1,152 @@
+package storetest
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kupgrade/kupgrade/state"
+)
+
+// Backend is one fresh, empty database for a test.
+type Backend struct {
+	// Open opens a new Store instance on the database (own connections), closed at the end
+	// of tb. Several calls give several instances on the same database.
+	Open func(tb testing.TB, opts ...state.Option) state.Store
+	// DB is raw access to the same database, for hand edits and checks of what is stored.
+	DB *sql.DB
+	// Dialect is "sqlite" or "mysql": which SQL a hand edit uses.
+	Dialect string
+}
+
+// HoursAgo is the SQL expression an operator would type for "n hours ago" (STATES.md "Tables").
+func (b Backend) HoursAgo(n int) string {
+	if b.Dialect == "mysql" {
+		return fmt.Sprintf("UTC_TIMESTAMP(6) - INTERVAL %d HOUR", n)
+	}
+	return fmt.Sprintf("datetime('now', '-%d hours')", n)
+}
+
+// Exec runs a hand edit.
+func (b Backend) Exec(tb testing.TB, query string, args ...any) {
+	tb.Helper()
+	if _, err := b.DB.ExecContext(context.Background(), query, args...); err != nil {
+		tb.Fatalf("hand edit %q: %v", query, err)
+	}
+}
+
+// Run runs the whole suite; fresh returns an empty database for each test.
+func Run(t *testing.T, fresh func(t *testing.T) Backend) {
+	tests := []struct {
+		name string
+		fn   func(t *testing.T, b Backend)
+	}{
+		{"CreateRefusesSecond", testCreate},
+		{"EveryStep", testEveryStep},
+		{"ConflictWritesNothing", testConflictWritesNothing},
+		{"HostStatusCAS", testHostStatusCAS},
+		{"Leases", testLeases},
+		{"InFlight", testInFlight},
+		{"StateEnteredAtMovesOnlyOnStateChange", testStateEnteredAt},
+		{"HandEditReadAsUTC", testHandEdit},
+		{"FarZones", testFarZones},
+		{"RaceOneWinner", testRace},
+		{"DeleteUpgradeCAS", testDelete},
+		{"EventsNewestFirst", testEvents},
+		{"AuditLockExclusive", testAuditLock},
+		{"VersionsAndLastFailure", testVersions},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) { tc.fn(t, fresh(t)) })
+	}
+}
+
+// Clock is a settable clock for WithClock.
+type Clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+// NewClock starts a clock at a fixed UTC time with microseconds, as the store keeps them.
+func NewClock() *Clock { return &Clock{now: time.Date(2025, 3, 14, 9, 26, 53, 589793000, time.UTC)} }
+
+// Now returns the clock's time.
+func (c *Clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+
+// Add moves the clock forward.
+func (c *Clock) Add(d time.Duration) { c.mu.Lock(); defer c.mu.Unlock(); c.now = c.now.Add(d) }
+
+// Hosts of a two-controller, two-worker cluster.
+var twoControllers = []state.NewHost{
+	{Hostname: "controller-0", Personality: state.Controller, ControlPlaneVersion: "v1.29.4", KubeletVersion: "v1.29.4"},
+	{Hostname: "controller-1", Personality: state.Controller, ControlPlaneVersion: "v1.29.4", KubeletVersion: "v1.29.4"},
+	{Hostname: "worker-0", Personality: state.Worker, KubeletVersion: "v1.29.4"},
+	{Hostname: "worker-1", Personality: state.Worker},
+}
+
+// create starts an upgrade of cluster to v1.30.2 with the two-controller hosts.
+func create(t testing.TB, s state.Store, cluster string) state.Upgrade {
+	t.Helper()
+	u, err := s.CreateUpgrade(context.Background(), state.NewUpgrade{Cluster: cluster, FromVersion: "v1.29.4",
+		ToVersion: "v1.30.2", Hosts: twoControllers, Actor: state.ActorCLI, Reason: "upgrade start"})
+	if err != nil {
+		t.Fatalf("CreateUpgrade(%s): %v", cluster, err)
+	}
+	return u
+}
+
+// move applies a plain state change and fails the test on error.
+func move(t testing.TB, s state.Store, cluster string, from, to state.State) state.Upgrade {
+	t.Helper()
+	u, err := s.Apply(context.Background(), state.Change{Cluster: cluster, Actor: state.ActorCLI, Reason: "test", From: from, To: to})
+	if err != nil {
+		t.Fatalf("Apply(%s: %s -> %s): %v", cluster, from, to, err)
+	}
+	return u
+}
+
+func mustUpgrade(t testing.TB, s state.Store, cluster string) state.Upgrade {
+	t.Helper()
+	u, err := s.Upgrade(context.Background(), cluster)
+	if err != nil {
+		t.Fatalf("Upgrade(%s): %v", cluster, err)
+	}
+	return u
+}
+
+func mustHost(t testing.TB, s state.Store, cluster, hostname string) state.Host {
+	t.Helper()
+	hs, err := s.Hosts(context.Background(), cluster)
+	if err != nil {
+		t.Fatalf("Hosts(%s): %v", cluster, err)
+	}
+	for _, h := range hs {
+		if h.Hostname == hostname {
+			return h
+		}
+	}
+	t.Fatalf("Hosts(%s): no %s in %v", cluster, hostname, hs)
+	return state.Host{}
+}
+
+func countEvents(t testing.TB, s state.Store, cluster string) int {
+	t.Helper()
+	es, err := s.Events(context.Background(), cluster, 0)
+	if err != nil {
+		t.Fatalf("Events(%s): %v", cluster, err)
+	}
+	return len(es)
+}
+
+func wantErr(t testing.TB, what string, err, class error) {
+	t.Helper()
+	if !errors.Is(err, class) {
+		t.Fatalf("%s: got error %v, want %v", what, err, class)
+	}
+}
+
+func status(s state.HostStatus) *state.HostStatus { return &s }
