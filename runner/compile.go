@@ -1,0 +1,136 @@
+package runner
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/kupgrade/kupgrade/playbooks"
+)
+
+// ctask is a task prepared once per play: module looked up, block keywords inherited, templated
+// arguments detected. Every host runs the same ctask.
+type ctask struct {
+	t          *playbooks.Task
+	name       string
+	mod        module
+	modName    string
+	dynArgs    bool // some argument holds "{{": render per host
+	when       []string
+	tags       []string
+	become     *bool
+	becomeUser string
+	env        map[string]string
+	noLog      bool
+	ignore     bool
+	checkMode  *bool
+	loopVar    string
+	notify     []string
+	listen     []string // handlers: the names that notify it
+
+	block, rescue, always []*ctask
+}
+
+// inherited is what a block passes down to its tasks.
+type inherited struct {
+	when       []string
+	tags       []string
+	become     *bool
+	becomeUser string
+	env        map[string]string
+	noLog      bool
+	ignore     bool
+	checkMode  *bool
+}
+
+func compileTasks(ts []*playbooks.Task, in inherited) []*ctask {
+	out := make([]*ctask, 0, len(ts))
+	for _, t := range ts {
+		out = append(out, compileTask(t, in))
+	}
+	return out
+}
+
+func compileTask(t *playbooks.Task, in inherited) *ctask {
+	c := &ctask{
+		t: t, name: t.Label(), modName: t.Module,
+		when:       append(slices.Clip(in.when), t.When...),
+		tags:       append(slices.Clip(in.tags), t.Tags...),
+		become:     in.become,
+		becomeUser: in.becomeUser,
+		env:        in.env,
+		noLog:      in.noLog || t.NoLog,
+		ignore:     in.ignore || t.IgnoreErrors,
+		checkMode:  in.checkMode,
+		loopVar:    t.LoopVar,
+		notify:     t.Notify,
+		listen:     append([]string{t.Name}, t.Listen...),
+	}
+	if t.Become != nil {
+		c.become = t.Become
+	}
+	if t.BecomeUser != "" {
+		c.becomeUser = t.BecomeUser
+	}
+	if len(t.Environment) > 0 {
+		env := maps.Clone(in.env)
+		if env == nil {
+			env = map[string]string{}
+		}
+		maps.Copy(env, t.Environment)
+		c.env = env
+	}
+	if t.CheckMode != nil {
+		c.checkMode = t.CheckMode
+	}
+	if c.loopVar == "" {
+		c.loopVar = "item"
+	}
+	if t.IsBlock() {
+		sub := inherited{when: c.when, tags: c.tags, become: c.become, becomeUser: c.becomeUser,
+			env: c.env, noLog: c.noLog, ignore: c.ignore, checkMode: c.checkMode}
+		c.block = compileTasks(t.Block, sub)
+		c.rescue = compileTasks(t.Rescue, sub)
+		c.always = compileTasks(t.Always, sub)
+		return c
+	}
+	c.mod = modules[t.Module]
+	c.dynArgs = hasTemplate(t.Args)
+	return c
+}
+
+// selected applies --tags and --skip-tags to a task's own and inherited tags, as Ansible does:
+// "always" runs unless skipped by name, "never" runs only when asked for by one of its tags.
+func selected(tags []string, only, skip []string) bool {
+	if len(skip) > 0 {
+		for _, t := range tags {
+			if slices.Contains(skip, t) {
+				return false
+			}
+		}
+		if slices.Contains(skip, "all") && !slices.Contains(tags, "always") {
+			return false
+		}
+	}
+	never := slices.Contains(tags, "never")
+	if len(only) == 0 || slices.Contains(only, "all") {
+		return !never
+	}
+	for _, t := range tags {
+		if t == "never" {
+			continue
+		}
+		if slices.Contains(only, t) {
+			return true
+		}
+	}
+	if never {
+		return slices.Contains(only, "never")
+	}
+	if slices.Contains(tags, "always") {
+		return true
+	}
+	if slices.Contains(only, "tagged") {
+		return len(tags) > 0
+	}
+	return slices.Contains(only, "untagged") && len(tags) == 0
+}

@@ -1,0 +1,154 @@
+package runner
+
+import (
+	"errors"
+	"time"
+)
+
+// finish records one host's result of a task: register, set_fact, counts, notify, the event,
+// and the host's failure.
+func (e *playExec) finish(h *hostState, t *ctask, res map[string]any, cause error, start time.Time) {
+	shown := res
+	if t.noLog {
+		shown = map[string]any{"censored": censored, "changed": res["changed"], "failed": res["failed"],
+			"skipped": res["skipped"]}
+	}
+	if t.t.Register != "" {
+		h.set(e, t.t.Register, res, shown)
+	}
+	if facts, ok := res["ansible_facts"].(map[string]any); ok && !truth(res["failed"]) {
+		for k, v := range facts {
+			if t.noLog {
+				h.set(e, k, v, censored)
+			} else {
+				h.set(e, k, v, v)
+			}
+		}
+	}
+	h.lastTask, h.lastResult = t.name, shown
+	ev := Event{Time: time.Now(), Host: h.name, Task: t.name, Duration: time.Since(start)}
+	e.describe(&ev, t, res)
+	changed := truth(res["changed"])
+	switch {
+	case h.conn != nil && h.conn.lost != nil || truth(res["unreachable"]):
+		err := h.conn.lost
+		if err == nil {
+			err = errors.New(str(res["msg"]))
+		}
+		e.r.drop(h.name, h.conn.Conn)
+		e.unreachable(h, t.name, err)
+		return
+	case truth(res["failed"]):
+		ev.Event = EventTaskFailed
+		ev.Changed = changed
+		if t.ignore && cause == nil {
+			ev.Ignored = true
+			h.recap.Ignored++
+			e.r.report(ev)
+			return
+		}
+		e.r.report(ev)
+		h.failed = true
+		h.err = e.hostError(h, t, res, cause)
+		return
+	case truth(res["skipped"]):
+		ev.Event = EventTaskSkipped
+		h.recap.Skipped++
+	case changed:
+		ev.Event = EventTaskChanged
+		ev.Changed = true
+		h.recap.OK++
+		h.recap.Changed++
+		for _, n := range t.notify {
+			h.notified[n] = true
+		}
+	default:
+		ev.Event = EventTaskOK
+		h.recap.OK++
+	}
+	e.r.report(ev)
+}
+
+// describe fills an event from a result; under no_log only the outcome shows.
+func (e *playExec) describe(ev *Event, t *ctask, res map[string]any) {
+	if t.noLog {
+		if truth(res["failed"]) || truth(res["skipped"]) {
+			ev.Msg = censored
+		}
+		return
+	}
+	ev.Msg = str(res["msg"])
+	if rc, ok := res["rc"].(int); ok {
+		ev.RC = &rc
+	}
+	ev.Stdout = clipOutput(str(res["stdout"]))
+	ev.Stderr = clipOutput(str(res["stderr"]))
+	var data map[string]any
+	for k, v := range res {
+		switch k {
+		case "msg", "rc", "stdout", "stderr", "stdout_lines", "stderr_lines", "changed", "failed",
+			"skipped", "content", "invocation":
+			continue
+		}
+		if data == nil {
+			data = make(map[string]any, len(res))
+		}
+		data[k] = v
+	}
+	ev.Data = data
+}
+
+func (e *playExec) hostError(h *hostState, t *ctask, res map[string]any, cause error) *HostError {
+	he := &HostError{Host: h.name, Task: t.name}
+	if t.noLog {
+		he.Result = map[string]any{"msg": censored}
+		he.Err = errNoLog
+		if cause != nil {
+			he.Err = errors.Join(errNoLog, cause)
+		}
+		return he
+	}
+	he.Result = map[string]any{"msg": res["msg"]}
+	if rc, ok := res["rc"]; ok {
+		he.Result["rc"] = rc
+	}
+	if s := str(res["stdout"]); s != "" {
+		he.Result["stdout"] = tail(s, 20)
+	}
+	if s := str(res["stderr"]); s != "" {
+		he.Result["stderr"] = tail(s, 20)
+	}
+	msg := str(res["msg"])
+	if msg == "" {
+		msg = "failed"
+	}
+	he.Err = errors.New(msg)
+	if cause != nil {
+		// errors.Is(err, context.Canceled) must hold for cmd to exit 130.
+		he.Err = &causeError{msg: msg, cause: cause}
+	}
+	return he
+}
+
+type causeError struct {
+	msg   string
+	cause error
+}
+
+func (c *causeError) Error() string { return c.msg }
+func (c *causeError) Unwrap() error { return c.cause }
+
+const maxOutput = 64 << 10
+
+// clipOutput keeps the end of very long output: the end is where the error is.
+func clipOutput(s string) string {
+	if len(s) <= maxOutput {
+		return s
+	}
+	return "…" + s[len(s)-maxOutput:]
+}
+
+func str(v any) string {
+	s, _ := v.(string)
+	return s
+}

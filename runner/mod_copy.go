@@ -1,0 +1,244 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/kupgrade/kupgrade/playbooks"
+)
+
+// localFile finds a playbook-relative file as Ansible does: sub/NAME (files/ or templates/),
+// then NAME, beside the playbook.
+func (m *modCtx) localFile(name, sub string) (string, error) {
+	if filepath.IsAbs(name) {
+		return name, nil
+	}
+	for _, p := range []string{filepath.Join(m.e.dir, sub, name), filepath.Join(m.e.dir, name)} {
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("could not find %q in %s or %s", name, filepath.Join(m.e.dir, sub), m.e.dir)
+}
+
+func modCopy(ctx context.Context, m *modCtx, args map[string]any) (map[string]any, error) {
+	var data []byte
+	base := ""
+	if src := argStr(args, "src"); src != "" {
+		if argBool(args, "remote_src", false) {
+			return failure("copy: remote_src is not supported; use command: cp"), nil
+		}
+		p, err := m.localFile(src, "files")
+		if err != nil {
+			return failure("copy: " + err.Error()), nil
+		}
+		if data, err = os.ReadFile(p); err != nil {
+			return failure("copy: " + err.Error()), nil
+		}
+		base = filepath.Base(p)
+	} else if c, ok := args["content"]; ok {
+		switch v := c.(type) {
+		case string:
+			data = []byte(v)
+		default:
+			b, err := json.Marshal(v)
+			if err != nil {
+				return failure("copy: content: " + err.Error()), nil
+			}
+			data = b
+		}
+	} else {
+		return failure("copy: src or content is required"), nil
+	}
+	return putFile(ctx, m, args, data, base)
+}
+
+func modTemplate(ctx context.Context, m *modCtx, args map[string]any) (map[string]any, error) {
+	src := argStr(args, "src")
+	p, err := m.localFile(src, "templates")
+	if err != nil {
+		return failure("template: " + err.Error()), nil
+	}
+	raw, err := os.ReadFile(p)
+	if err != nil {
+		return failure("template: " + err.Error()), nil
+	}
+	out, err := playbooks.RenderString(string(raw), m.h.vars)
+	if err != nil {
+		return failure(fmt.Sprintf("template %s: %v", src, err)), nil
+	}
+	return putFile(ctx, m, args, []byte(out), strings.TrimSuffix(filepath.Base(p), ".j2"))
+}
+
+type remoteFile struct {
+	path                string
+	exists              bool
+	sha, mode, owner, group string
+}
+
+// putFile is copy's and template's common end: one command to compare the destination's
+// sha256, mode and owner; an upload only when the content differs; chmod/chown only when they do.
+func putFile(ctx context.Context, m *modCtx, args map[string]any, data []byte, base string) (map[string]any, error) {
+	dest := argStr(args, "dest")
+	if dest == "" {
+		return failure("dest is required"), nil
+	}
+	mode, symbolic, hasMode, err := argMode(args, "mode")
+	if err != nil || symbolic != "" {
+		return failure(fmt.Sprintf("mode: give an octal mode (%v%s)", err, symbolic)), nil
+	}
+	owner, group := argStr(args, "owner"), argStr(args, "group")
+	sum := sha256.Sum256(data)
+	want := hex.EncodeToString(sum[:])
+	rf, err := statForCopy(ctx, m, dest, base)
+	if err != nil {
+		return nil, err
+	}
+	if rf.path == "" {
+		return failure(fmt.Sprintf("cannot read %s on the host", dest)), nil
+	}
+	res := map[string]any{"dest": rf.path, "checksum": want, "size": len(data), "changed": false}
+	sameData := rf.exists && rf.sha == want
+	if rf.exists && !argBool(args, "force", true) {
+		return res, nil // force: no leaves an existing file alone, as Ansible
+	}
+	fixMode := hasMode && rf.mode != modeText(mode)
+	fixOwner := owner != "" && rf.owner != owner || group != "" && rf.group != group
+	if sameData && !fixMode && !fixOwner {
+		return res, nil
+	}
+	res["changed"] = true
+	if m.check {
+		return res, nil
+	}
+	if !hasMode {
+		mode = 0o644
+		if rf.exists {
+			fmt.Sscanf(rf.mode, "%o", &mode)
+		}
+	}
+	res["mode"] = fmt.Sprintf("%04o", mode)
+	if sameData {
+		return res, chattr(ctx, m, rf.path, mode, fixMode, owner, group)
+	}
+	if !m.become {
+		if err := m.conn.Upload(ctx, bytes.NewReader(data), rf.path, mode); err != nil {
+			return uploadFailure(ctx, err, m)
+		}
+		if owner != "" || group != "" {
+			return res, chattr(ctx, m, rf.path, mode, false, owner, group)
+		}
+		return res, nil
+	}
+	// Under become the login user cannot write the destination: upload beside /tmp, then let
+	// sudo install it with its mode and owner in one command.
+	tmp := "/tmp/.kupgrade-" + rand.Text()
+	if err := m.conn.Upload(ctx, bytes.NewReader(data), tmp, 0o600); err != nil {
+		return uploadFailure(ctx, err, m)
+	}
+	cmd := "install -m " + fmt.Sprintf("%04o", mode)
+	if owner != "" {
+		cmd += " -o " + quote(owner)
+	}
+	if group != "" {
+		cmd += " -g " + quote(group)
+	}
+	cmd += " " + quote(tmp) + " " + quote(rf.path) + "; rc=$?; rm -f " + quote(tmp) + "; exit $rc"
+	out, err := m.runPlain(ctx, cmd)
+	if err != nil {
+		return nil, err
+	}
+	if out.rc != 0 {
+		return commandFailure("install "+rf.path, out), nil
+	}
+	return res, nil
+}
+
+func uploadFailure(ctx context.Context, err error, m *modCtx) (map[string]any, error) {
+	if m.conn.lost != nil || ctx.Err() != nil {
+		return nil, err
+	}
+	return failure("upload: " + err.Error()), nil
+}
+
+func commandFailure(what string, out cmdOut) map[string]any {
+	r := out.result(false)
+	r["msg"] = fmt.Sprintf("%s: exit %d: %s", what, out.rc, lastLine(out.stderr))
+	return r
+}
+
+// chattr fixes mode and owner of an existing file.
+func chattr(ctx context.Context, m *modCtx, p string, mode fs.FileMode, fixMode bool, owner, group string) error {
+	var cmds []string
+	if fixMode {
+		cmds = append(cmds, "chmod "+modeText(mode)+" "+quote(p))
+	}
+	if owner != "" || group != "" {
+		og := owner
+		if group != "" {
+			og += ":" + group
+		}
+		cmds = append(cmds, "chown "+quote(og)+" "+quote(p))
+	}
+	if len(cmds) == 0 {
+		return nil
+	}
+	out, err := m.runPlain(ctx, strings.Join(cmds, " && "))
+	if err != nil {
+		return err
+	}
+	if out.rc != 0 {
+		return fmt.Errorf("chmod/chown %s: exit %d: %s", p, out.rc, lastLine(out.stderr))
+	}
+	return nil
+}
+
+// statForCopy resolves dest (a folder takes the source's name) and reads its checksum, mode and
+// owner, in one command.
+func statForCopy(ctx context.Context, m *modCtx, dest, base string) (remoteFile, error) {
+	script := "d=" + quote(dest) + "\n"
+	if base != "" {
+		script += `if [ -d "$d" ]; then d="${d%/}/"` + quote(base) + "; fi\n"
+	} else if strings.HasSuffix(dest, "/") {
+		return remoteFile{}, nil
+	}
+	script += `printf 'path %s\n' "$d"
+if [ -f "$d" ]; then s=$(sha256sum "$d") || exit 1; printf 'sha %s\n' "${s%% *}"; stat -c 'meta %a %U %G' "$d"; fi
+`
+	out, err := m.runPlain(ctx, script)
+	if err != nil {
+		return remoteFile{}, err
+	}
+	var rf remoteFile
+	if out.rc != 0 {
+		return rf, nil
+	}
+	for l := range strings.SplitSeq(out.stdout, "\n") {
+		k, v, _ := strings.Cut(l, " ")
+		switch k {
+		case "path":
+			rf.path = v
+		case "sha":
+			rf.sha, rf.exists = v, true
+		case "meta":
+			f := strings.Fields(v)
+			if len(f) == 3 {
+				rf.mode, rf.owner, rf.group = f[0], f[1], f[2]
+			}
+		}
+	}
+	if rf.path == "" {
+		rf.path = path.Clean(dest)
+	}
+	return rf, nil
+}

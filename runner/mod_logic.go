@@ -1,0 +1,162 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/kupgrade/kupgrade/playbooks"
+)
+
+// The modules below run on the controller only: they read and write variables.
+
+func modDebug(_ context.Context, m *modCtx, args map[string]any) (map[string]any, error) {
+	if name := argStr(args, "var"); name != "" {
+		v, err := playbooks.Render("{{ "+name+" }}", m.h.vars)
+		if err != nil {
+			return failure(fmt.Sprintf("debug var %q: %v", name, err)), nil
+		}
+		return map[string]any{"changed": false, name: v, "msg": fmt.Sprint(v)}, nil
+	}
+	msg, ok := args["msg"]
+	if !ok {
+		msg = "Hello world!"
+	}
+	s, isStr := msg.(string)
+	if !isStr {
+		s = fmt.Sprint(msg)
+	}
+	return map[string]any{"changed": false, "msg": s}, nil
+}
+
+func modSetFact(_ context.Context, _ *modCtx, args map[string]any) (map[string]any, error) {
+	facts := make(map[string]any, len(args))
+	for k, v := range args {
+		if k != "cacheable" {
+			facts[k] = v
+		}
+	}
+	return map[string]any{"changed": false, "ansible_facts": facts}, nil
+}
+
+func modFail(_ context.Context, _ *modCtx, args map[string]any) (map[string]any, error) {
+	msg := argStr(args, "msg")
+	if msg == "" {
+		msg = "Failed as requested from task"
+	}
+	return failure(msg), nil
+}
+
+func modAssert(_ context.Context, m *modCtx, args map[string]any) (map[string]any, error) {
+	var that []string
+	switch v := args["that"].(type) {
+	case string:
+		that = []string{v}
+	case []any:
+		for _, x := range v {
+			that = append(that, fmt.Sprint(x))
+		}
+	case bool:
+		that = []string{fmt.Sprint(v)}
+	default:
+		return failure("assert: that must be a condition or a list of them"), nil
+	}
+	for _, c := range that {
+		ok, err := playbooks.Cond(c, m.h.vars)
+		if err != nil {
+			return failure(fmt.Sprintf("assert %q: %v", c, err)), nil
+		}
+		if !ok {
+			msg := argStr(args, "fail_msg")
+			if msg == "" {
+				msg = argStr(args, "msg")
+			}
+			if msg == "" {
+				msg = "Assertion failed"
+			}
+			return map[string]any{"changed": false, "failed": true, "msg": msg, "assertion": c, "evaluated_to": false}, nil
+		}
+	}
+	msg := argStr(args, "success_msg")
+	if msg == "" {
+		msg = "All assertions passed"
+	}
+	return map[string]any{"changed": false, "msg": msg}, nil
+}
+
+// factsTask is the "Gathering Facts" step of gather_facts: true.
+var factsTask = &ctask{t: &playbooks.Task{Name: "Gathering Facts", Module: "setup"}, name: "Gathering Facts",
+	mod: modSetup, modName: "setup", loopVar: "item"}
+
+// modSetup gathers a small fact set with one remote command.
+func modSetup(ctx context.Context, m *modCtx, _ map[string]any) (map[string]any, error) {
+	m.become = false // facts are readable by anyone; no sudo round trip
+	out, err := m.runPlain(ctx, "hostname; uname -r; uname -m; cat /etc/os-release 2>/dev/null; true")
+	if err != nil {
+		return nil, err
+	}
+	if out.rc != 0 {
+		return out.result(false), nil
+	}
+	facts := parseFacts(out.stdout)
+	all := make(map[string]any, len(facts)+1)
+	short := make(map[string]any, len(facts))
+	for k, v := range facts {
+		all[k] = v
+		short[strings.TrimPrefix(k, "ansible_")] = v
+	}
+	all["ansible_facts"] = short
+	return map[string]any{"changed": false, "ansible_facts": all}, nil
+}
+
+func parseFacts(out string) map[string]any {
+	ls := strings.Split(out, "\n")
+	for len(ls) < 3 {
+		ls = append(ls, "")
+	}
+	osr := map[string]string{}
+	for _, l := range ls[3:] {
+		k, v, ok := strings.Cut(l, "=")
+		if ok {
+			osr[k] = strings.Trim(v, `"'`)
+		}
+	}
+	id := osr["ID"]
+	dist, family := distribution(id, osr["ID_LIKE"])
+	host, _, _ := strings.Cut(strings.TrimSpace(ls[0]), ".")
+	return map[string]any{
+		"ansible_hostname":             host,
+		"ansible_kernel":               strings.TrimSpace(ls[1]),
+		"ansible_architecture":         strings.TrimSpace(ls[2]),
+		"ansible_os_family":            family,
+		"ansible_distribution":         dist,
+		"ansible_distribution_version": osr["VERSION_ID"],
+	}
+}
+
+// distribution names the distribution and its family as Ansible does.
+func distribution(id, like string) (string, string) {
+	names := map[string]string{"debian": "Debian", "ubuntu": "Ubuntu", "centos": "CentOS", "rhel": "RedHat",
+		"rocky": "Rocky", "almalinux": "AlmaLinux", "fedora": "Fedora", "alpine": "Alpine", "arch": "Archlinux",
+		"opensuse-leap": "openSUSE Leap", "sles": "SLES", "amzn": "Amazon", "ol": "OracleLinux"}
+	families := map[string]string{"debian": "Debian", "ubuntu": "Debian", "centos": "RedHat", "rhel": "RedHat",
+		"rocky": "RedHat", "almalinux": "RedHat", "fedora": "RedHat", "amzn": "RedHat", "ol": "RedHat",
+		"alpine": "Alpine", "arch": "Archlinux", "opensuse-leap": "Suse", "sles": "Suse"}
+	dist, ok := names[id]
+	if !ok {
+		dist = id
+		if id != "" {
+			dist = strings.ToUpper(id[:1]) + id[1:]
+		}
+	}
+	fam, ok := families[id]
+	if !ok {
+		for l := range strings.FieldsSeq(like) {
+			if f, ok := families[l]; ok {
+				return dist, f
+			}
+		}
+		fam = dist
+	}
+	return dist, fam
+}

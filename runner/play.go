@@ -1,0 +1,220 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/kupgrade/kupgrade/inventory"
+	"github.com/kupgrade/kupgrade/playbooks"
+)
+
+// PlayOptions are the per-run choices of `kupgrade play`.
+type PlayOptions struct {
+	Limit     string
+	Check     bool
+	Tags      []string
+	SkipTags  []string
+	ExtraVars map[string]any
+}
+
+// playExec is one Play call.
+type playExec struct {
+	r     *Runner
+	pb    *playbooks.Playbook
+	inv   *inventory.Inventory
+	po    PlayOptions
+	dir   string
+	recap *Recap
+	order []string        // hosts in the order first seen, for Failures
+	dead  map[string]bool // failed or unreachable in an earlier play: not run again
+	stop  bool            // any_errors_fatal or max_fail_percentage ended the play
+}
+
+// Play runs every play of pb. The returned error is non-nil when the playbook could not run
+// (an error with BadInput() true: a bad --limit or serial) or when a host failed or was
+// unreachable (the same errors as Recap.Err); it also wraps the context's error when ctx was
+// cancelled. The recap is returned in every case.
+func (r *Runner) Play(ctx context.Context, pb *playbooks.Playbook, inv *inventory.Inventory, po PlayOptions) (*Recap, error) {
+	e := &playExec{r: r, pb: pb, inv: inv, po: po, dir: filepath.Dir(pb.File), recap: newRecap(), dead: map[string]bool{}}
+	var err error
+	for _, p := range pb.Plays {
+		if err = e.runPlay(ctx, p); err != nil || ctx.Err() != nil {
+			break
+		}
+	}
+	r.report(Event{Event: EventPlayRecap, Recap: e.recap.Hosts})
+	return e.recap, errors.Join(err, e.recap.Err(), ctx.Err())
+}
+
+func (e *playExec) runPlay(ctx context.Context, p *playbooks.Play) error {
+	hosts, err := e.selectHosts(p)
+	if err != nil {
+		return err
+	}
+	tasks := compileTasks(p.Tasks, inherited{become: p.Become, becomeUser: p.BecomeUser})
+	handlers := compileTasks(p.Handlers, inherited{become: p.Become, becomeUser: p.BecomeUser})
+	var states []*hostState
+	for _, h := range hosts {
+		if e.dead[h.Name] {
+			continue
+		}
+		states = append(states, e.newHost(h))
+	}
+	e.r.report(Event{Event: EventPlayStart, Msg: p.Name, Data: map[string]any{
+		"play": p.Name, "hosts": len(states), "host_tasks": len(states) * countTasks(tasks)}})
+	if err := e.buildVars(p, states); err != nil {
+		return &badInputError{err}
+	}
+	e.dialAll(ctx, states)
+	if p.GatherFacts {
+		e.step(ctx, states, factsTask)
+	}
+	batches, err := serialBatches(states, p.Serial)
+	if err != nil {
+		return err
+	}
+	e.stop = false
+	for _, batch := range batches {
+		if e.stop || ctx.Err() != nil {
+			break
+		}
+		e.runList(ctx, batch, tasks, p)
+		if !e.stop && ctx.Err() == nil {
+			e.runHandlers(ctx, batch, handlers)
+		}
+	}
+	for _, h := range states {
+		if h.failed {
+			e.dead[h.name] = true
+			if !h.unreachable {
+				h.recap.Failed++
+			}
+			e.recap.Failures = append(e.recap.Failures, h.err)
+		}
+	}
+	return nil
+}
+
+func (e *playExec) selectHosts(p *playbooks.Play) ([]*inventory.Host, error) {
+	hosts, err := e.inv.Select(p.Hosts)
+	if err != nil {
+		return nil, &badInputError{fmt.Errorf("play %q: hosts: %w", p.Name, err)}
+	}
+	if e.po.Limit == "" || e.po.Limit == "all" {
+		return hosts, nil
+	}
+	limit, err := e.inv.Select(e.po.Limit)
+	if err != nil {
+		return nil, &badInputError{fmt.Errorf("--limit: %w", err)}
+	}
+	return slices.DeleteFunc(hosts, func(h *inventory.Host) bool { return !slices.Contains(limit, h) }), nil
+}
+
+func (e *playExec) newHost(h *inventory.Host) *hostState {
+	rc, ok := e.recap.Hosts[h.Name]
+	if !ok {
+		rc = &HostRecap{}
+		e.recap.Hosts[h.Name] = rc
+		e.recap.Registered[h.Name] = map[string]any{}
+		e.order = append(e.order, h.Name)
+	}
+	return &hostState{host: h, name: h.Name, recap: rc, registered: e.recap.Registered[h.Name],
+		facts: map[string]bool{}, notified: map[string]bool{}}
+}
+
+// dialAll dials the play's hosts concurrently (Forks at a time); the pool keeps the connections
+// of earlier plays. A host that cannot be reached leaves the play.
+func (e *playExec) dialAll(ctx context.Context, hosts []*hostState) {
+	e.parallel(hosts, func(h *hostState) {
+		c, err := e.r.Conn(ctx, h.host)
+		if err != nil {
+			e.unreachable(h, "", err)
+			return
+		}
+		h.conn = &trackedConn{Conn: c}
+	})
+}
+
+// unreachable takes a host out of the play after a dial failure or a lost connection.
+func (e *playExec) unreachable(h *hostState, task string, err error) {
+	var u *UnreachableError
+	if !errors.As(err, &u) {
+		err = &UnreachableError{Host: h.name, Err: err}
+	}
+	h.failed, h.unreachable = true, true
+	h.recap.Unreachable++
+	h.err = &HostError{Host: h.name, Task: task, Err: err, Result: map[string]any{"msg": err.Error(), "unreachable": true}}
+	e.r.report(Event{Event: EventHostUnreachable, Host: h.name, Task: task, Msg: err.Error()})
+}
+
+// parallel runs fn for every host, at most Forks at a time, and returns when all are done.
+func (e *playExec) parallel(hosts []*hostState, fn func(*hostState)) {
+	if len(hosts) == 1 {
+		fn(hosts[0])
+		return
+	}
+	sem := make(chan struct{}, e.r.forks)
+	var wg sync.WaitGroup
+	for _, h := range hosts {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			fn(h)
+		})
+	}
+	wg.Wait()
+}
+
+// serialBatches splits hosts by the play's serial sizes ("2", "30%"); the last size repeats.
+func serialBatches(hosts []*hostState, serial []string) ([][]*hostState, error) {
+	if len(serial) == 0 || len(hosts) == 0 {
+		return [][]*hostState{hosts}, nil
+	}
+	var out [][]*hostState
+	for i, rest := 0, hosts; len(rest) > 0; i++ {
+		s := strings.TrimSpace(serial[min(i, len(serial)-1)])
+		var n int
+		if pct, ok := strings.CutSuffix(s, "%"); ok {
+			f, err := strconv.ParseFloat(pct, 64)
+			if err != nil || f <= 0 {
+				return nil, &badInputError{fmt.Errorf("serial: bad percentage %q", s)}
+			}
+			n = int(math.Floor(float64(len(hosts)) * f / 100))
+		} else {
+			v, err := strconv.Atoi(s)
+			if err != nil || v < 0 {
+				return nil, &badInputError{fmt.Errorf("serial: bad batch size %q", s)}
+			}
+			n = v
+		}
+		if n <= 0 {
+			n = len(rest) // 0 means all, and a percentage under one host still takes one
+			if s != "0" {
+				n = 1
+			}
+		}
+		n = min(n, len(rest))
+		out = append(out, rest[:n])
+		rest = rest[n:]
+	}
+	return out, nil
+}
+
+func countTasks(ts []*ctask) int {
+	n := 0
+	for _, t := range ts {
+		if t.t.IsBlock() {
+			n += countTasks(t.block) + countTasks(t.always)
+		} else {
+			n++
+		}
+	}
+	return n
+}

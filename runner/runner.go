@@ -1,0 +1,110 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/kupgrade/kupgrade/inventory"
+)
+
+// Options configure a Runner.
+type Options struct {
+	Forks    int      // hosts worked on at the same time; default 50
+	Reporter Reporter // nil discards events
+}
+
+// Runner runs playbooks. It keeps one Conn per host, reused by every task of every Play, and
+// redials a host whose connection broke. It is safe for concurrent use.
+type Runner struct {
+	dialer Dialer
+	forks  int
+	rep    Reporter
+	repMu  sync.Mutex
+
+	mu    sync.Mutex
+	conns map[string]*pooled
+}
+
+type pooled struct {
+	ready chan struct{} // closed when the dial is over
+	conn  Conn
+	err   error
+}
+
+// New returns a Runner that dials hosts with d.
+func New(d Dialer, opts Options) *Runner {
+	if opts.Forks <= 0 {
+		opts.Forks = 50
+	}
+	if opts.Reporter == nil {
+		opts.Reporter = discard{}
+	}
+	return &Runner{dialer: d, forks: opts.Forks, rep: opts.Reporter, conns: map[string]*pooled{}}
+}
+
+func (r *Runner) report(e Event) {
+	r.repMu.Lock()
+	defer r.repMu.Unlock()
+	r.rep.Report(e)
+}
+
+// Conn returns the pooled connection to h, dialing it when there is none (or the last one
+// broke). Concurrent callers for one host share one dial. A dial error is an *UnreachableError.
+func (r *Runner) Conn(ctx context.Context, h *inventory.Host) (Conn, error) {
+	r.mu.Lock()
+	p, ok := r.conns[h.Name]
+	if !ok {
+		p = &pooled{ready: make(chan struct{})}
+		r.conns[h.Name] = p
+		r.mu.Unlock()
+		p.conn, p.err = r.dialer.Dial(ctx, h)
+		if p.err != nil {
+			p.err = &UnreachableError{Host: h.Name, Err: fmt.Errorf("dial %s: %w", h.Address(), p.err)}
+			r.mu.Lock()
+			delete(r.conns, h.Name) // the next call dials again
+			r.mu.Unlock()
+		}
+		close(p.ready)
+		return p.conn, p.err
+	}
+	r.mu.Unlock()
+	select {
+	case <-p.ready:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return p.conn, p.err
+}
+
+// drop closes c and forgets it if it is still the pooled connection of host.
+func (r *Runner) drop(host string, c Conn) {
+	r.mu.Lock()
+	p, ok := r.conns[host]
+	if ok && p.conn == c {
+		delete(r.conns, host)
+	}
+	r.mu.Unlock()
+	if ok && p.conn == c {
+		_ = c.Close()
+	}
+}
+
+// Close closes every pooled connection.
+func (r *Runner) Close() error {
+	r.mu.Lock()
+	conns := r.conns
+	r.conns = map[string]*pooled{}
+	r.mu.Unlock()
+	var errs []error
+	for name, p := range conns {
+		<-p.ready
+		if p.conn != nil {
+			if err := p.conn.Close(); err != nil {
+				errs = append(errs, fmt.Errorf("close %s: %w", name, err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}

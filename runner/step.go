@@ -1,0 +1,169 @@
+package runner
+
+import (
+	"context"
+
+	"github.com/kupgrade/kupgrade/playbooks"
+)
+
+// runList runs tasks in lockstep over hosts: each task on every active host before the next.
+// p is non-nil for the play's top level, where any_errors_fatal and max_fail_percentage apply
+// (inside a block a failure may still be rescued).
+func (e *playExec) runList(ctx context.Context, hosts []*hostState, tasks []*ctask, p *playbooks.Play) {
+	for _, t := range tasks {
+		if e.stop || ctx.Err() != nil {
+			return
+		}
+		if t.t.IsBlock() {
+			e.runBlock(ctx, hosts, t)
+		} else if selected(t.tags, e.po.Tags, e.po.SkipTags) {
+			e.step(ctx, hosts, t)
+		}
+		if p != nil {
+			e.checkFatal(hosts, p)
+		}
+	}
+}
+
+// runBlock runs block, then rescue on the hosts that failed in it, then always on every host
+// that entered, as Ansible does. A host whose rescue succeeds is back in the play (rescued).
+func (e *playExec) runBlock(ctx context.Context, hosts []*hostState, b *ctask) {
+	entered := active(hosts)
+	if len(entered) == 0 {
+		return
+	}
+	e.runList(ctx, entered, b.block, nil)
+	var failed []*hostState
+	for _, h := range entered {
+		if h.failed && !h.unreachable {
+			failed = append(failed, h)
+		}
+	}
+	if len(failed) > 0 && len(b.rescue) > 0 {
+		for _, h := range failed {
+			h.failed, h.err = false, nil
+			h.vars["ansible_failed_task"] = map[string]any{"name": h.lastTask}
+			h.vars["ansible_failed_result"] = h.lastResult
+		}
+		e.runList(ctx, failed, b.rescue, nil)
+		for _, h := range failed {
+			if !h.failed {
+				h.recap.Rescued++
+			}
+		}
+	}
+	if len(b.always) == 0 {
+		return
+	}
+	// always runs on hosts that failed too; their failure stands unless always fails them anew.
+	type held struct {
+		h   *hostState
+		err *HostError
+	}
+	var holds []held
+	var run []*hostState
+	for _, h := range entered {
+		if h.unreachable {
+			continue
+		}
+		if h.failed {
+			holds = append(holds, held{h, h.err})
+			h.failed, h.err = false, nil
+		}
+		run = append(run, h)
+	}
+	e.runList(ctx, run, b.always, nil)
+	for _, x := range holds {
+		if !x.h.failed {
+			x.h.failed, x.h.err = true, x.err
+		}
+	}
+}
+
+// step runs one task on every active host (Forks at a time), then publishes what the hosts
+// registered so the next task's templates see it through hostvars.
+func (e *playExec) step(ctx context.Context, hosts []*hostState, t *ctask) {
+	act := active(hosts)
+	if len(act) == 0 {
+		return
+	}
+	if t.t.RunOnce {
+		first := act[0]
+		e.runTask(ctx, first, t)
+		// The result of a run_once task belongs to every host of the batch, as in Ansible.
+		for _, h := range act[1:] {
+			for _, k := range first.pending {
+				h.set(e, k, first.vars[k], first.registered[k])
+			}
+		}
+	} else {
+		e.parallel(act, func(h *hostState) { e.runTask(ctx, h, t) })
+	}
+	for _, h := range act {
+		h.publish()
+	}
+}
+
+func (e *playExec) runHandlers(ctx context.Context, hosts []*hostState, handlers []*ctask) {
+	for _, hd := range handlers {
+		var run []*hostState
+		for _, h := range active(hosts) {
+			for _, name := range hd.listen {
+				if name != "" && h.notified[name] {
+					run = append(run, h)
+					break
+				}
+			}
+		}
+		for _, h := range run {
+			for _, name := range hd.listen {
+				delete(h.notified, name) // once per play, however often it was notified
+			}
+		}
+		if len(run) > 0 {
+			e.step(ctx, run, hd)
+		}
+		if ctx.Err() != nil {
+			return
+		}
+	}
+}
+
+// checkFatal ends the play for every host after a failure under any_errors_fatal, or when the
+// batch's failed share exceeds max_fail_percentage.
+func (e *playExec) checkFatal(batch []*hostState, p *playbooks.Play) {
+	failed := 0
+	for _, h := range batch {
+		if h.failed {
+			failed++
+		}
+	}
+	if failed == 0 {
+		return
+	}
+	if p.AnyErrorsFatal {
+		e.stop = true
+	}
+	if p.MaxFailPercentage != nil && float64(failed)*100/float64(len(batch)) > *p.MaxFailPercentage {
+		e.stop = true
+	}
+}
+
+func active(hosts []*hostState) []*hostState {
+	n := 0
+	for _, h := range hosts {
+		if !h.failed {
+			n++
+		}
+	}
+	if n == len(hosts) {
+		return hosts
+	}
+	out := make([]*hostState, 0, n)
+	for _, h := range hosts {
+		if !h.failed {
+			out = append(out, h)
+		}
+	}
+	return out
+}

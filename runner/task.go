@@ -1,0 +1,280 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kupgrade/kupgrade/playbooks"
+)
+
+const censored = "the output has been hidden due to the fact that 'no_log: true' was specified for this result"
+
+// runTask runs t on one host: its loop items (or the task once), then registers the result,
+// notifies handlers and reports.
+func (e *playExec) runTask(ctx context.Context, h *hostState, t *ctask) {
+	start := time.Now()
+	e.r.report(Event{Time: start, Event: EventTaskStart, Host: h.name, Task: t.name})
+	mark := len(h.stack)
+	for k, v := range t.t.Vars {
+		if !h.facts[k] {
+			if _, extra := e.po.ExtraVars[k]; !extra {
+				rv, err := render(v, h.vars)
+				if err != nil {
+					e.finish(h, t, failure(fmt.Sprintf("task vars: %s: %v", k, err)), nil, start)
+					h.pop(mark)
+					return
+				}
+				h.push(k, rv)
+			}
+		}
+	}
+	var res map[string]any
+	var cause error
+	if t.t.Loop != nil {
+		res, cause = e.runLoop(ctx, h, t)
+	} else {
+		res, cause = e.runOnce(ctx, h, t)
+	}
+	h.pop(mark)
+	e.finish(h, t, res, cause, start)
+}
+
+func (e *playExec) runLoop(ctx context.Context, h *hostState, t *ctask) (map[string]any, error) {
+	lv, err := render(t.t.Loop, h.vars)
+	if err != nil {
+		return failure("loop: " + err.Error()), nil
+	}
+	items, ok := toList(lv)
+	if !ok {
+		return failure(fmt.Sprintf("loop: expected a list, got %T", lv)), nil
+	}
+	results := make([]any, 0, len(items))
+	changed, failed, skipped := false, false, len(items) > 0
+	for _, it := range items {
+		mark := len(h.stack)
+		h.push(t.loopVar, it)
+		r, cause := e.runOnce(ctx, h, t)
+		h.pop(mark)
+		r[t.loopVar] = it
+		results = append(results, r)
+		changed = changed || truth(r["changed"])
+		failed = failed || truth(r["failed"])
+		skipped = skipped && truth(r["skipped"])
+		if cause != nil || h.conn.lost != nil {
+			return r, cause
+		}
+	}
+	res := map[string]any{"results": results, "changed": changed, "failed": failed, "skipped": skipped,
+		"msg": "All items completed"}
+	if failed {
+		res["msg"] = "One or more items failed"
+	}
+	return res, nil
+}
+
+// runOnce evaluates when, renders the arguments and calls the module, with timeout,
+// until/retries, changed_when and failed_when. cause is the context's error when the run was
+// interrupted.
+func (e *playExec) runOnce(ctx context.Context, h *hostState, t *ctask) (map[string]any, error) {
+	for _, c := range t.when {
+		ok, err := playbooks.Cond(c, h.vars)
+		if err != nil {
+			return failure(fmt.Sprintf("when %q: %v", c, err)), nil
+		}
+		if !ok {
+			return map[string]any{"changed": false, "skipped": true, "skip_reason": "Conditional result was False",
+				"false_condition": c}, nil
+		}
+	}
+	if t.mod == nil {
+		return failure(fmt.Sprintf("unknown module %q", t.modName)), nil
+	}
+	args := t.t.Args
+	if t.dynArgs {
+		a, err := render(args, h.vars)
+		if err != nil {
+			return failure(err.Error()), nil
+		}
+		args = a.(map[string]any)
+	}
+	timeout, err := e.duration(h, t.t.Timeout, 0)
+	if err != nil {
+		return failure("timeout: " + err.Error()), nil
+	}
+	retries, delay := 0, time.Duration(0)
+	if t.t.Until != "" {
+		retries = t.t.Retries
+		if retries <= 0 {
+			retries = 3
+		}
+		if delay, err = e.duration(h, t.t.Delay, 5*time.Second); err != nil {
+			return failure("delay: " + err.Error()), nil
+		}
+	}
+	m := e.modCtx(h, t)
+	for attempt := 1; ; attempt++ {
+		res, cause := e.call(ctx, m, t, args, timeout)
+		if cause != nil || h.conn.lost != nil {
+			return res, cause
+		}
+		if err := e.judge(h, t, res); err != nil {
+			return failure(err.Error()), nil
+		}
+		if t.t.Until == "" {
+			return res, nil
+		}
+		res["attempts"] = attempt
+		done, err := e.cond(h, t, res, t.t.Until)
+		if err != nil {
+			return failure(fmt.Sprintf("until %q: %v", t.t.Until, err)), nil
+		}
+		if done {
+			res["failed"] = false
+			return res, nil
+		}
+		if attempt > retries {
+			res["failed"] = true
+			if res["msg"] == nil || res["msg"] == "" {
+				res["msg"] = fmt.Sprintf("retries exhausted: %q still false after %d attempts", t.t.Until, attempt)
+			}
+			return res, nil
+		}
+		select {
+		case <-time.After(delay):
+		case <-ctx.Done():
+			return failure("interrupted: " + ctx.Err().Error()), ctx.Err()
+		}
+	}
+}
+
+// call runs the module under the task's timeout and turns transport errors into results.
+func (e *playExec) call(ctx context.Context, m *modCtx, t *ctask, args map[string]any, timeout time.Duration) (map[string]any, error) {
+	tctx := ctx
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		tctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	res, err := t.mod(tctx, m, args)
+	if err == nil {
+		return res, nil
+	}
+	switch {
+	case ctx.Err() != nil:
+		return failure("interrupted: " + ctx.Err().Error()), ctx.Err()
+	case tctx.Err() != nil:
+		return failure("timed out after " + timeout.String()), nil
+	case m.conn.lost != nil:
+		return map[string]any{"unreachable": true, "changed": false, "msg": err.Error()}, nil
+	}
+	return failure(err.Error()), nil
+}
+
+// judge applies changed_when and failed_when, which see the result under the register name and
+// its keys (rc, stdout, ...) as plain variables.
+func (e *playExec) judge(h *hostState, t *ctask, res map[string]any) error {
+	if len(t.t.ChangedWhen) > 0 {
+		v, err := e.all(h, t, res, t.t.ChangedWhen)
+		if err != nil {
+			return fmt.Errorf("changed_when: %w", err)
+		}
+		res["changed"] = v
+	}
+	if len(t.t.FailedWhen) > 0 {
+		v, err := e.all(h, t, res, t.t.FailedWhen)
+		if err != nil {
+			return fmt.Errorf("failed_when: %w", err)
+		}
+		res["failed"] = v
+		if !v {
+			delete(res, "msg")
+		} else if res["msg"] == nil {
+			res["msg"] = "failed_when matched"
+		}
+	}
+	return nil
+}
+
+func (e *playExec) all(h *hostState, t *ctask, res map[string]any, conds []string) (bool, error) {
+	for _, c := range conds {
+		ok, err := e.cond(h, t, res, c)
+		if err != nil || !ok {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+func (e *playExec) cond(h *hostState, t *ctask, res map[string]any, c string) (bool, error) {
+	mark := len(h.stack)
+	for k, v := range res {
+		h.push(k, v)
+	}
+	if t.t.Register != "" {
+		h.push(t.t.Register, res)
+	}
+	defer h.pop(mark)
+	return playbooks.Cond(c, h.vars)
+}
+
+// duration reads a templated "30", "1.5" (seconds) or Go duration ("2m").
+func (e *playExec) duration(h *hostState, s string, def time.Duration) (time.Duration, error) {
+	if s == "" {
+		return def, nil
+	}
+	if strings.Contains(s, "{{") {
+		r, err := playbooks.RenderString(s, h.vars)
+		if err != nil {
+			return 0, err
+		}
+		s = r
+	}
+	s = strings.TrimSpace(s)
+	if f, err := strconv.ParseFloat(s, 64); err == nil {
+		return time.Duration(f * float64(time.Second)), nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("%q is neither seconds nor a duration", s)
+	}
+	return d, nil
+}
+
+func failure(msg string) map[string]any {
+	return map[string]any{"failed": true, "changed": false, "msg": msg}
+}
+
+func truth(v any) bool {
+	b, _ := v.(bool)
+	return b
+}
+
+func toList(v any) ([]any, bool) {
+	switch x := v.(type) {
+	case []any:
+		return x, true
+	case []string:
+		return toAnySlice(x), true
+	case []int:
+		out := make([]any, len(x))
+		for i, n := range x {
+			out[i] = n
+		}
+		return out, true
+	case []map[string]any:
+		out := make([]any, len(x))
+		for i, m := range x {
+			out[i] = m
+		}
+		return out, true
+	case nil:
+		return nil, true
+	}
+	return nil, false
+}
+
+var errNoLog = errors.New(censored)

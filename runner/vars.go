@@ -1,0 +1,212 @@
+package runner
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kupgrade/kupgrade/inventory"
+	"github.com/kupgrade/kupgrade/playbooks"
+)
+
+// hostState is one host's life in a play. Its vars map is the whole variable scope of the host
+// (inventory < play vars < registered/set_fact < extra vars), built once per play and changed in
+// place: registering a result writes one key, a loop item or task var is pushed and popped. Only
+// the goroutine running the host's current task touches vars; other hosts read the host through
+// pub (hostvars[name]), which is only written between tasks, so templates never race.
+type hostState struct {
+	host       *inventory.Host
+	name       string
+	vars       map[string]any
+	pub        map[string]any
+	pending    []string // names set during the current task, published at the barrier
+	stack      []saved  // pushed values, restored by pop
+	facts      map[string]bool
+	registered map[string]any // what the recap shows (censored under no_log)
+	conn       *trackedConn
+	notified   map[string]bool
+	recap      *HostRecap
+
+	failed, unreachable bool
+	err                 *HostError
+	lastTask            string         // ansible_failed_task in rescue
+	lastResult          map[string]any // ansible_failed_result in rescue
+}
+
+type saved struct {
+	key string
+	val any
+	had bool
+}
+
+// set stores a registered result or fact. Extra vars keep the last word, as in Ansible.
+func (h *hostState) set(e *playExec, key string, val, shown any) {
+	if _, ok := e.po.ExtraVars[key]; ok {
+		return
+	}
+	h.vars[key] = val
+	h.facts[key] = true
+	h.registered[key] = shown
+	h.pending = append(h.pending, key)
+	// A value pushed over this key (a loop item of the same name) must not bring back the old
+	// value when it is popped.
+	for i := range h.stack {
+		if h.stack[i].key == key {
+			h.stack[i].val, h.stack[i].had = val, true
+		}
+	}
+}
+
+// push sets key for the duration of a task or loop item; pop(mark) restores.
+func (h *hostState) push(key string, val any) {
+	old, had := h.vars[key]
+	h.stack = append(h.stack, saved{key, old, had})
+	h.vars[key] = val
+}
+
+func (h *hostState) pop(mark int) {
+	for i := len(h.stack) - 1; i >= mark; i-- {
+		s := h.stack[i]
+		if s.had {
+			h.vars[s.key] = s.val
+		} else {
+			delete(h.vars, s.key)
+		}
+	}
+	h.stack = h.stack[:mark]
+}
+
+// publish copies this task's registered values to hostvars; called between tasks only.
+func (h *hostState) publish() {
+	for _, k := range h.pending {
+		h.pub[k] = h.vars[k]
+	}
+	h.pending = h.pending[:0]
+}
+
+// buildVars makes the scope of every host of the play, once per play.
+func (e *playExec) buildVars(p *playbooks.Play, hosts []*hostState) error {
+	hostvars := make(map[string]any, len(e.inv.Hosts))
+	for _, ih := range e.inv.Hosts {
+		hostvars[ih.Name] = ih.Vars
+	}
+	groups := make(map[string]any, len(e.inv.Groups)+1)
+	for g, names := range e.inv.Groups {
+		groups[g] = toAnySlice(names)
+	}
+	if _, ok := groups["all"]; !ok {
+		all := make([]any, len(e.inv.Hosts))
+		for i, ih := range e.inv.Hosts {
+			all[i] = ih.Name
+		}
+		groups["all"] = all
+	}
+	playHosts := make([]any, len(hosts))
+	for i, h := range hosts {
+		playHosts[i] = h.name
+	}
+	for _, h := range hosts {
+		v := make(map[string]any, len(h.host.Vars)+len(p.Vars)+len(e.po.ExtraVars)+12)
+		for k, x := range h.host.Vars {
+			v[k] = x
+		}
+		v["inventory_hostname"] = h.name
+		v["inventory_hostname_short"], _, _ = strings.Cut(h.name, ".")
+		v["group_names"] = toAnySlice(h.host.Groups)
+		v["groups"] = groups
+		v["hostvars"] = hostvars
+		v["ansible_play_hosts"] = playHosts
+		v["play_hosts"] = playHosts
+		v["ansible_check_mode"] = e.po.Check
+		v["playbook_dir"] = e.dir
+		for k, x := range e.po.ExtraVars {
+			v[k] = x
+		}
+		h.vars = v
+		// Play vars may refer to host vars and to each other, in file order of the map.
+		for k, x := range p.Vars {
+			if _, ok := e.po.ExtraVars[k]; ok {
+				continue
+			}
+			r, err := render(x, v)
+			if err != nil {
+				return fmt.Errorf("%s: play vars: %s: %w", h.name, k, err)
+			}
+			v[k] = r
+		}
+		h.pub = make(map[string]any, len(v))
+		for k, x := range v {
+			if k != "hostvars" && k != "groups" {
+				h.pub[k] = x
+			}
+		}
+		hostvars[h.name] = h.pub
+	}
+	return nil
+}
+
+func toAnySlice(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+// render templates strings (recursively through maps and lists); values without "{{" are
+// returned as they are, without copying.
+func render(v any, vars map[string]any) (any, error) {
+	switch x := v.(type) {
+	case string:
+		if !strings.Contains(x, "{{") {
+			return x, nil
+		}
+		return playbooks.Render(x, vars)
+	case map[string]any:
+		if !hasTemplate(x) {
+			return x, nil
+		}
+		out := make(map[string]any, len(x))
+		for k, y := range x {
+			r, err := render(y, vars)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = r
+		}
+		return out, nil
+	case []any:
+		if !hasTemplate(x) {
+			return x, nil
+		}
+		out := make([]any, len(x))
+		for i, y := range x {
+			r, err := render(y, vars)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = r
+		}
+		return out, nil
+	}
+	return v, nil
+}
+
+func hasTemplate(v any) bool {
+	switch x := v.(type) {
+	case string:
+		return strings.Contains(x, "{{")
+	case map[string]any:
+		for _, y := range x {
+			if hasTemplate(y) {
+				return true
+			}
+		}
+	case []any:
+		for _, y := range x {
+			if hasTemplate(y) {
+				return true
+			}
+		}
+	}
+	return false
+}
