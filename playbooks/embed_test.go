@@ -1,0 +1,180 @@
+package playbooks
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestEmbeddedLoad(t *testing.T) {
+	want := []string{"abort", "check-controllers", "control-plane", "cordon", "download-images", "kubelet", "uncordon"}
+	if got := EmbeddedNames(); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("EmbeddedNames = %v, want %v", got, want)
+	}
+	for _, name := range want {
+		t.Run(name, func(t *testing.T) {
+			pb, err := Embedded(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(pb.Plays) == 0 || len(pb.Plays[0].Tasks) == 0 || pb.File != name+".yml" {
+				t.Errorf("%s loaded empty: %+v", name, pb)
+			}
+		})
+	}
+	if _, err := Embedded("control-plane.yml"); err != nil {
+		t.Errorf("Embedded with the .yml suffix: %v", err)
+	}
+	if _, err := Embedded("nope"); err == nil || !strings.Contains(err.Error(), "control-plane") {
+		t.Errorf("Embedded(nope) = %v, want an error listing the shipped playbooks", err)
+	}
+}
+
+// shippedTask returns the rendered argument of a shipped playbook's task, with play vars
+// rendered first as the runner does.
+func shippedTask(t *testing.T, name string, index int, vars map[string]any) *Task {
+	t.Helper()
+	pb, err := Embedded(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range pb.Plays[0].Vars {
+		if vars[k], err = RenderValue(v, vars); err != nil {
+			t.Fatalf("play var %s: %v", k, err)
+		}
+	}
+	return pb.Plays[0].Tasks[index]
+}
+
+func TestControlPlaneCommand(t *testing.T) {
+	tests := []struct {
+		first any
+		want  string
+	}{
+		{true, "kubeadm upgrade apply v1.30.2 --yes"},
+		{"true", "kubeadm upgrade apply v1.30.2 --yes"},
+		{false, "kubeadm upgrade node"},
+	}
+	for _, tt := range tests {
+		vars := map[string]any{"to_version": "v1.30.2", "first_controller": tt.first, "kubeadm_timeout": "15m0s"}
+		task := shippedTask(t, "control-plane", 1, vars)
+		got, err := RenderString(task.Args["_raw_params"].(string), vars)
+		if err != nil || got != tt.want {
+			t.Errorf("first_controller=%v: command %q, %v; want %q", tt.first, got, err, tt.want)
+		}
+		if timeout, _ := RenderString(task.Timeout, vars); timeout != "15m0s" {
+			t.Errorf("timeout = %q", timeout)
+		}
+	}
+	verify := shippedTask(t, "control-plane", 3, map[string]any{})
+	that := verify.Args["that"].([]any)[0].(string)
+	for version, want := range map[string]bool{"v1.30.2": true, "v1.29.9": false} {
+		vars := map[string]any{"to_version": "v1.30.2", "kcfg_after": map[string]any{"control_plane_version": version}}
+		if ok, err := Cond(that, vars); err != nil || ok != want {
+			t.Errorf("verify with manifests at %s = %v, %v; want %v", version, ok, err, want)
+		}
+	}
+}
+
+func TestKubeletDefaultsAndOverrides(t *testing.T) {
+	base := func() map[string]any {
+		return map[string]any{"to_version": "v1.30.2", "group_names": []any{"all", "workers"}}
+	}
+	vars := base()
+	install := shippedTask(t, "kubelet", 1, vars)
+	if got, err := RenderString(install.Args["_raw_params"].(string), vars); err != nil ||
+		got != "apt-get install -y --allow-change-held-packages kubelet=1.30.2-*" {
+		t.Errorf("default install = %q, %v", got, err)
+	}
+	vars = base()
+	vars["kupgrade_kubelet_install"] = "dnf install -y kubelet-{{ to_version[1:] }}"
+	install = shippedTask(t, "kubelet", 1, vars)
+	if got, err := RenderString(install.Args["_raw_params"].(string), vars); err != nil || got != "dnf install -y kubelet-1.30.2" {
+		t.Errorf("inventory install = %q, %v", got, err)
+	}
+	for _, tt := range []struct {
+		groups      []any
+		personality any
+		runs        bool
+	}{
+		{[]any{"all", "workers"}, nil, true},
+		{[]any{"all", "controllers"}, nil, false},
+		{[]any{"all", "kube_control_plane"}, nil, false},
+		{[]any{"all", "controllers"}, "worker", true},
+	} {
+		vars := base()
+		vars["group_names"] = tt.groups
+		if tt.personality != nil {
+			vars["kupgrade_personality"] = tt.personality
+		}
+		node := shippedTask(t, "kubelet", 0, vars)
+		if ok, err := Cond(node.When[0], vars); err != nil || ok != tt.runs {
+			t.Errorf("groups %v personality %v: kubeadm upgrade node runs = %v, %v; want %v", tt.groups, tt.personality, ok, err, tt.runs)
+		}
+	}
+	verify := shippedTask(t, "kubelet", 4, base())
+	that := verify.Args["that"].([]any)[0].(string)
+	for out, want := range map[string]bool{"Kubernetes v1.30.2\n": true, "Kubernetes v1.30.20\n": false} {
+		vars := base()
+		vars["kubelet_version"] = map[string]any{"stdout": out}
+		if ok, err := Cond(that, vars); err != nil || ok != want {
+			t.Errorf("kubelet --version %q: verify = %v, %v; want %v", out, ok, err, want)
+		}
+	}
+}
+
+// TestAbortRestoresNewestBackup runs abort.yml's script against a scratch copy of /etc/kubernetes.
+func TestAbortRestoresNewestBackup(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	root := t.TempDir()
+	write := func(rel, content string) {
+		t.Helper()
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	task := shippedTask(t, "abort", 0, map[string]any{})
+	script := strings.ReplaceAll(task.Args["_raw_params"].(string), "/etc/kubernetes", root)
+	runScript := func() string {
+		t.Helper()
+		out, err := exec.CommandContext(t.Context(), "sh", "-c", script).CombinedOutput()
+		if err != nil {
+			t.Fatalf("abort script: %v\n%s", err, out)
+		}
+		return string(out)
+	}
+	changed := func(stdout string) bool {
+		ok, err := Cond(task.ChangedWhen[0], map[string]any{"restore": map[string]any{"stdout": stdout}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	write("manifests/kube-apiserver.yaml", "image: v1.30.2")
+	if out := runScript(); changed(out) {
+		t.Errorf("no backup: reported changed: %s", out)
+	}
+	write("tmp/kubeadm-backup-manifests-2024-01-01-10-00-00/kube-apiserver.yaml", "image: v1.28.0")
+	write("tmp/kubeadm-backup-manifests-2024-01-02-10-00-00/kube-apiserver.yaml", "image: v1.29.1")
+	if out := runScript(); !changed(out) {
+		t.Errorf("restore: not reported changed: %s", out)
+	}
+	got, _ := os.ReadFile(filepath.Join(root, "manifests/kube-apiserver.yaml"))
+	if string(got) != "image: v1.29.1" {
+		t.Errorf("manifest after abort = %q, want the newest backup's", got)
+	}
+	if out := runScript(); changed(out) {
+		t.Errorf("second run: reported changed: %s", out)
+	}
+	if left, _ := filepath.Glob(filepath.Join(root, "manifests", ".*")); len(left) != 0 {
+		t.Errorf("staging files left behind: %v", left)
+	}
+}

@@ -1,0 +1,40 @@
+package playbooks
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// FuzzParse feeds arbitrary bytes to the loader, and whatever loads to the templating: neither
+// may panic, and every error must be a bad-input error with a message.
+func FuzzParse(f *testing.F) {
+	files, _ := filepath.Glob("*.yml")
+	for _, file := range files {
+		if data, err := os.ReadFile(file); err == nil {
+			f.Add(data)
+		}
+	}
+	f.Add([]byte(validPlaybook))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		pb, err := Parse("fuzz.yml", data)
+		if err != nil {
+			if err.Error() == "" {
+				t.Fatal("empty error message")
+			}
+			if b, ok := err.(interface{ BadInput() bool }); !ok || !b.BadInput() {
+				t.Fatalf("error %T is not bad input: %v", err, err)
+			}
+			return
+		}
+		vars := map[string]any{"x": 1, "to_version": "v1.30.2", "inventory_hostname": "h"}
+		for _, p := range pb.Plays {
+			for _, task := range p.Tasks {
+				_, _ = RenderValue(task.Args, vars)
+				for _, c := range task.When {
+					_, _ = Cond(c, vars)
+				}
+			}
+		}
+	})
+}

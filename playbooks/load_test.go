@@ -1,0 +1,210 @@
+package playbooks
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+const validPlaybook = `- name: Upgrade
+  hosts: [controllers, workers]
+  serial: [1, "30%"]
+  become: yes
+  max_fail_percentage: 20
+  vars:
+    port: 6443
+  tasks:
+    - name: run it
+      ansible.builtin.command: kubeadm version
+      args:
+        chdir: /tmp
+      register: out
+      when:
+        - out is not defined
+        - port == 6443
+      changed_when: false
+      timeout: "{{ kubeadm_timeout | default(900) }}"
+      notify: restart
+      tags: a, b
+    - name: guarded
+      block:
+        - shell: echo hi
+      rescue:
+        - debug:
+            msg: "failed on {{ inventory_hostname }}"
+      always:
+        - copy: src=a.txt dest="/tmp/b c.txt" mode=0644
+    - name: retry
+      stat:
+        path: /etc/kubernetes
+      register: st
+      until: st.stat.exists
+      retries: 3
+      delay: 2
+      loop: "{{ ['a', 'b'] }}"
+      loop_control:
+        loop_var: f
+  handlers:
+    - name: restart
+      command: systemctl restart kubelet
+`
+
+func TestParseValid(t *testing.T) {
+	pb, err := Parse("site.yml", []byte(validPlaybook))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := pb.Plays[0]
+	if p.Hosts != "controllers:workers" || !reflect.DeepEqual(p.Serial, []string{"1", "30%"}) ||
+		p.Become == nil || !*p.Become || *p.MaxFailPercentage != 20 || p.Vars["port"] != 6443 {
+		t.Errorf("play decoded wrong: %+v", p)
+	}
+	if p.Line != 1 || p.Column != 3 || p.File != "site.yml" {
+		t.Errorf("play position = %s:%d:%d, want site.yml:1:3", p.File, p.Line, p.Column)
+	}
+	run := p.Tasks[0]
+	want := &Task{
+		Name: "run it", Module: "command",
+		Args:     map[string]any{"_raw_params": "kubeadm version", "chdir": "/tmp"},
+		Register: "out", When: []string{"out is not defined", "port == 6443"}, ChangedWhen: []string{"false"},
+		Timeout: "{{ kubeadm_timeout | default(900) }}", Notify: []string{"restart"}, Tags: []string{"a", "b"},
+		File: "site.yml", Line: 9, Column: 7, phase: "tasks",
+	}
+	if !reflect.DeepEqual(run, want) {
+		t.Errorf("task decoded as\n%+v\nwant\n%+v", run, want)
+	}
+	block := p.Tasks[1]
+	if !block.IsBlock() || len(block.Rescue) != 1 || block.Always[0].Module != "copy" {
+		t.Fatalf("block decoded wrong: %+v", block)
+	}
+	if got := block.Always[0].Args; got["dest"] != "/tmp/b c.txt" || got["src"] != "a.txt" || got["mode"] != "0644" {
+		t.Errorf("key=value args = %v", got)
+	}
+	retry := p.Tasks[2]
+	if retry.Until != "st.stat.exists" || retry.Retries != 3 || retry.Delay != "2" || retry.LoopVar != "f" || retry.Loop != "{{ ['a', 'b'] }}" {
+		t.Errorf("retry task decoded wrong: %+v", retry)
+	}
+	if retry.Line != 29 {
+		t.Errorf("retry task at line %d, want 29", retry.Line)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	play := func(tasks string) string { return "- hosts: all\n  tasks:\n" + tasks }
+	tests := []struct {
+		name, src, want string
+	}{
+		{"typo in task key", play("    - name: x\n      command: ls\n      whne: true\n"),
+			`pb.yml:5:7: unknown key "whne" in task "x" (did you mean "when"?)`},
+		{"typo in play key", "- hsots: all\n  tasks: []\n",
+			`pb.yml:1:3: unknown key "hsots" in a play (did you mean "hosts"?)`},
+		{"typo in module", play("    - name: x\n      comand: ls\n"),
+			`pb.yml:4:7: unknown key "comand" in task "x" (did you mean "command"?)`},
+		{"prefixed typo in module", play("    - ansible.builtin.comand: ls\n"),
+			`pb.yml:3:7: unknown key "ansible.builtin.comand" in a task (did you mean "command"?)`},
+		{"other collection", play("    - community.general.foo: {}\n"),
+			`pb.yml:3:7: unknown module "community.general.foo" in a task; kupgrade runs`},
+		{"no module", play("    - name: x\n      register: r\n"),
+			`pb.yml:3:7: task "x" has no module; kupgrade runs assert, command,`},
+		{"two modules", play("    - name: x\n      command: ls\n      shell: ls\n"),
+			`pb.yml:5:7: task "x" has two modules, "command" and "shell"; split it into two tasks`},
+		{"serial word", "- hosts: all\n  serial: many\n  tasks: []\n",
+			`pb.yml:2:11: serial of a play must be a number, a percentage like "30%", or a list of them; not "many"`},
+		{"serial in list", "- hosts: all\n  serial: [1, 200%]\n  tasks: []\n",
+			`pb.yml:2:15: serial of a play must be a number`},
+		{"loop plain string", play("    - debug: {msg: hi}\n      loop: abc\n"),
+			`pb.yml:4:13: loop of task "debug" must be a list or a "{{ }}" expression, not "abc"`},
+		{"until without retries", play("    - name: x\n      command: ls\n      until: r.rc == 0\n"),
+			`pb.yml:5:7: task "x" has until but no retries; say how many times to try`},
+		{"notify unknown handler", play("    - name: x\n      command: ls\n      notify: restrat\n") + "  handlers:\n    - name: restart\n      command: ls\n",
+			`pb.yml:5:15: notify names "restrat", which is not a handler of a play (did you mean "restart"?)`},
+		{"rescue without block", play("    - name: x\n      command: ls\n      rescue: []\n"),
+			`pb.yml:5:7: task "x" has rescue but no block`},
+		{"register on block", play("    - block: []\n      register: r\n"),
+			`pb.yml:4:7: "register" is not allowed on a block (a task); put it on the tasks inside`},
+		{"block and module", play("    - block: []\n      command: ls\n"),
+			`pb.yml:4:7: task "command" has both a block and the module "command"`},
+		{"copy without dest", play("    - copy: {content: hi}\n"),
+			`pb.yml:3:7: copy needs "dest" in task "copy"`},
+		{"copy src and content", play("    - copy: {content: hi, src: a, dest: b}\n"),
+			`pb.yml:3:14: copy takes only one of "src", "content" in task "copy"`},
+		{"unknown module argument", play("    - stat:\n        path: /x\n        folow: true\n"),
+			`pb.yml:5:9: stat: unknown argument "folow" (did you mean "follow"?) in task "stat"`},
+		{"wrong argument type", play("    - wait_for: {port: http}\n"),
+			`pb.yml:3:18: wait_for: argument "port" must be a whole number in task "wait_for"`},
+		{"file state choice", play("    - file: {path: /x, state: dir}\n"),
+			`pb.yml:3:24: file: state must be one of file, directory, absent, touch, link, not "dir" in task "file"`},
+		{"bad condition", play("    - name: x\n      command: ls\n      when: r.rc ==\n"),
+			`pb.yml:5:13: bad condition in when of task "x":`},
+		{"unknown filter", play("    - command: echo {{ x | frobnicate }}\n"),
+			`pb.yml:3:16: bad template in command "_raw_params" of task "command": unknown filter or function "frobnicate"`},
+		{"retries not a number", play("    - command: ls\n      until: true\n      retries: lots\n"),
+			`pb.yml:5:16: retries of task "command" must be a whole number, not "lots"`},
+		{"become not bool", "- hosts: all\n  become: maybe\n  tasks: []\n",
+			`pb.yml:2:11: become of a play must be true or false, not "maybe"`},
+		{"no hosts", "- name: p\n  tasks: []\n", `pb.yml:1:3: play "p" has no hosts`},
+		{"task key on play", "- hosts: all\n  command: ls\n", `pb.yml:2:3: unknown key "command" in a play; tasks go under tasks:`},
+		{"duplicate key", play("    - command: ls\n      command: pwd\n"), `pb.yml:4:7: duplicate key "command" in a task`},
+		{"empty command", play("    - command: \"\"\n"), `pb.yml:3:16: command in task "command" has an empty command`},
+		{"not a list", "hosts: all\n", `pb.yml:1:1: a playbook must be a list, not a mapping`},
+		{"empty", "", `pb.yml: the playbook is empty`},
+		{"bad yaml", "- hosts: all\n  tasks: [\n", `pb.yml:`},
+		{"jinja statement", play("    - shell: \"{% if x %}a{% endif %}\"\n"), `pb.yml:3:14: bad template in shell "_raw_params" of task "shell": Jinja statements`},
+		{"listen on task", play("    - command: ls\n      listen: x\n"), `pb.yml:4:7: listen is only for handlers`},
+		{"bad var name", "- hosts: all\n  vars:\n    my-var: 1\n  tasks: []\n", `pb.yml:3:5: "my-var" in vars of a play is not a valid variable name`},
+		{"timeout words", play("    - command: ls\n      timeout: soon\n"), `pb.yml:4:16: timeout of task "command" must be seconds or a duration like "15m", not "soon"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse("pb.yml", []byte(tt.src))
+			if err == nil {
+				t.Fatalf("Parse succeeded, want error %q", tt.want)
+			}
+			if !strings.HasPrefix(err.Error(), tt.want) {
+				t.Errorf("error\n got %q\nwant %q...", err, tt.want)
+			}
+			var bad interface{ BadInput() bool }
+			if !errors.As(err, &bad) || !bad.BadInput() {
+				t.Errorf("error %v does not report BadInput", err)
+			}
+		})
+	}
+}
+
+func TestLoad(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "site.yml")
+	if err := os.WriteFile(path, []byte("- hosts: all\n  tasks:\n    - ping:\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pb, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pb.File != path || pb.Plays[0].Tasks[0].Module != "ping" || pb.Plays[0].Tasks[0].File != path {
+		t.Errorf("Load = %+v", pb.Plays[0].Tasks[0])
+	}
+	_, err = Load(filepath.Join(dir, "missing.yml"))
+	var bad interface{ BadInput() bool }
+	if err == nil || !errors.As(err, &bad) || !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("Load of a missing file = %v, want a bad-input error wrapping ErrNotExist", err)
+	}
+}
+
+func TestPreAndPostTasksKeepOrder(t *testing.T) {
+	src := "- hosts: all\n  post_tasks: [{name: c, ping: }]\n  tasks: [{name: b, ping: }]\n  pre_tasks: [{name: a, ping: }]\n"
+	pb, err := Parse("pb.yml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, task := range pb.Plays[0].Tasks {
+		names = append(names, task.Name)
+	}
+	if strings.Join(names, ",") != "a,b,c" {
+		t.Errorf("task order = %v, want a,b,c", names)
+	}
+}
