@@ -1,0 +1,176 @@
+// Command kupgrade-lab starts and stops kupgrade labs and injects faults into their nodes.
+//
+//	kupgrade-lab image                                   build the lab image (once per recipe)
+//	kupgrade-lab up [--controllers 2] [--workers 1] [--from-version v1.29.4] [--dir lab]
+//	kupgrade-lab down [--dir lab]
+//	kupgrade-lab fault NODE (--after PHASE | --in PHASE) (--exit N | --hang | --drop) [--once]
+//	kupgrade-lab fault NODE --clear
+//	kupgrade-lab exec NODE -- COMMAND...                 run a command on a node as root
+//	kupgrade-lab mariadb up [--dir lab]                  prints the DSN, writes lab/mariadb.dsn
+//	kupgrade-lab mariadb down [--dir lab]
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/alecthomas/kong"
+	"github.com/kupgrade/kupgrade/integration/lab"
+)
+
+type cli struct {
+	Dir     string     `help:"Folder of the lab's files." default:"lab" type:"path"`
+	Image   imageCmd   `cmd:"" help:"Build the lab image unless it exists; print its tag."`
+	Up      upCmd      `cmd:"" help:"Start a lab and write its inventory, known_hosts and key into --dir."`
+	Down    downCmd    `cmd:"" help:"Remove the lab of --dir: containers, network, volume and files."`
+	Fault   faultCmd   `cmd:"" help:"Inject a fault into a node's simulated kubeadm, or clear it."`
+	Exec    execCmd    `cmd:"" help:"Run a command on a node as root (docker exec)."`
+	Mariadb mariadbCmd `cmd:"" help:"Start or stop MariaDB for the MySQL store."`
+}
+
+func main() {
+	var c cli
+	kctx := kong.Parse(&c, kong.Name("kupgrade-lab"),
+		kong.Description("Labs for kupgrade: OpenSSH nodes with a simulated kubeadm."),
+		kong.Vars{"version": lab.DefaultVersion, "phases": strings.Join(lab.Phases, ", ")})
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	kctx.BindTo(ctx, (*context.Context)(nil))
+	if err := kctx.Run(&c); err != nil {
+		fmt.Fprintln(os.Stderr, "kupgrade-lab:", err)
+		var exit *lab.ExitError
+		if errors.As(err, &exit) {
+			os.Exit(exit.Status)
+		}
+		os.Exit(1)
+	}
+}
+
+type imageCmd struct{}
+
+func (imageCmd) Run(ctx context.Context) error {
+	tag, err := lab.EnsureImage(ctx, os.Stderr)
+	if err != nil {
+		return err
+	}
+	fmt.Println(tag)
+	return nil
+}
+
+type upCmd struct {
+	Controllers int    `help:"Number of controllers." default:"2"`
+	Workers     int    `help:"Number of workers." default:"1"`
+	FromVersion string `help:"Kubernetes version the nodes start at." default:"${version}"`
+}
+
+func (u upCmd) Run(ctx context.Context, c *cli) error {
+	if _, err := os.Stat(c.Dir + "/" + lab.StateFile); err == nil {
+		return fmt.Errorf("a lab already lives in %s: run kupgrade-lab down --dir %s first", c.Dir, c.Dir)
+	}
+	l, err := lab.Up(ctx, lab.Options{
+		Controllers: u.Controllers, Workers: u.Workers, FromVersion: u.FromVersion, Log: os.Stderr,
+	}, c.Dir)
+	if err != nil {
+		return err
+	}
+	printTry(l, c.Dir)
+	return nil
+}
+
+func printTry(l *lab.Lab, dir string) {
+	n := l.Nodes()[0]
+	fmt.Printf(`Lab %s is up. Files in %s: inventory.yml, known_hosts, id_ed25519.
+
+Try:
+  ssh -i %s -o UserKnownHostsFile=%s -p %d sysadmin@127.0.0.1 sudo kubeadm version -o short
+  kupgrade -i %s inventory list
+  kupgrade -i %s host list --refresh
+  kupgrade-lab fault controller-1 --after kubelet-config --exit 1 --once --dir %s
+  kupgrade-lab exec controller-1 --dir %s -- cat /var/lib/kubelet/config.yaml
+  kupgrade-lab down --dir %s
+`, l.Name, dir, l.KeyFile(), l.KnownHosts(), n.Port, l.Inventory(), l.Inventory(), dir, dir, dir)
+}
+
+type downCmd struct{}
+
+func (downCmd) Run(ctx context.Context, c *cli) error {
+	name, err := lab.Down(ctx, c.Dir)
+	if err != nil {
+		return err
+	}
+	if name == "" {
+		fmt.Printf("no lab in %s\n", c.Dir)
+		return nil
+	}
+	fmt.Printf("removed lab %s\n", name)
+	return nil
+}
+
+type faultCmd struct {
+	Node  string `arg:"" help:"Node name, e.g. controller-1."`
+	After string `help:"Fire when this phase ends (${phases})." xor:"when"`
+	In    string `help:"Fire when this phase starts, before it changes anything." xor:"when"`
+	Exit  int    `help:"Exit with this status." xor:"action" default:"-1"`
+	Hang  bool   `help:"Hang until signalled or the SSH session is gone." xor:"action"`
+	Drop  bool   `help:"Drop the SSH connection." xor:"action"`
+	Once  bool   `help:"Remove the fault when it fires, so a retry succeeds."`
+	Clear bool   `help:"Remove the node's fault." xor:"when,action"`
+}
+
+func (f faultCmd) Run(ctx context.Context, c *cli) error {
+	l, err := lab.Open(ctx, c.Dir)
+	if err != nil {
+		return err
+	}
+	node := l.Node(f.Node)
+	if node == nil {
+		return fmt.Errorf("no node %q in lab %s", f.Node, l.Name)
+	}
+	if f.Clear {
+		return node.ClearFault(ctx)
+	}
+	fault := lab.Fault{Phase: f.After, Once: f.Once}
+	if f.In != "" {
+		fault.Phase, fault.Before = f.In, true
+	}
+	switch {
+	case f.Hang:
+		fault.Action = lab.Hang
+	case f.Drop:
+		fault.Action = lab.Drop
+	case f.Exit >= 0:
+		fault.Action, fault.Status = lab.Exit, f.Exit
+	default:
+		return errors.New("say what the fault does: --exit N, --hang or --drop")
+	}
+	if err := node.InjectFault(ctx, fault); err != nil {
+		return err
+	}
+	fmt.Printf("%s: %s", node.Name, strings.ReplaceAll(fault.String(), "\n", " "))
+	fmt.Println()
+	return nil
+}
+
+type execCmd struct {
+	Node    string   `arg:"" help:"Node name."`
+	Command []string `arg:"" passthrough:"" help:"Command and arguments."`
+}
+
+func (e execCmd) Run(ctx context.Context, c *cli) error {
+	l, err := lab.Open(ctx, c.Dir)
+	if err != nil {
+		return err
+	}
+	node := l.Node(e.Node)
+	if node == nil {
+		return fmt.Errorf("no node %q in lab %s", e.Node, l.Name)
+	}
+	out, err := node.Exec(ctx, e.Command...)
+	fmt.Print(out)
+	return err
+}

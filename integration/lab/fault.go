@@ -1,0 +1,91 @@
+package lab
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// FaultFile is where the simulated kubeadm looks for a fault on a node.
+const FaultFile = "/etc/kupgrade-lab/fault"
+
+// Phases are the kubeadm upgrade phases a fault can name, in the order they run.
+var Phases = []string{"preflight", "control-plane", "kubelet-config", "addon", "post-upgrade"}
+
+// Action is what a fault does when it fires.
+type Action string
+
+const (
+	// Exit makes kubeadm exit with Fault.Status, printing kubeadm's "error execution phase".
+	Exit Action = "exit"
+	// Hang makes kubeadm wait forever; it dies on SIGTERM, SIGHUP or SIGINT, or within a second
+	// of the SSH session that started it going away.
+	Hang Action = "hang"
+	// Drop kills the sshd processes serving the session: the client's connection drops and
+	// kubeadm stops there.
+	Drop Action = "drop"
+)
+
+// Fault is one injected failure of the simulated kubeadm on one node.
+type Fault struct {
+	Phase  string // one of Phases
+	Before bool   // fire when the phase starts (nothing of it done) instead of after it ends
+	Action Action
+	Status int  // exit status for Exit; default 1
+	Once   bool // removed when it fires, so a retry succeeds
+}
+
+// Validate reports a fault that kubeadm could not fire.
+func (f Fault) Validate() error {
+	if !slices.Contains(Phases, f.Phase) {
+		return fmt.Errorf("fault phase %q: want one of %s", f.Phase, strings.Join(Phases, ", "))
+	}
+	switch f.Action {
+	case Exit:
+		if f.Status < 0 || f.Status > 255 {
+			return fmt.Errorf("fault exit status %d: want 0-255", f.Status)
+		}
+	case Hang, Drop:
+	default:
+		return fmt.Errorf("fault action %q: want exit, hang or drop", f.Action)
+	}
+	return nil
+}
+
+// String is the fault file's content (see fault.sh in the image for the reader).
+func (f Fault) String() string {
+	when := "after"
+	if f.Before {
+		when = "in"
+	}
+	status := f.Status
+	if status == 0 {
+		status = 1
+	}
+	return fmt.Sprintf("%s=%s\naction=%s\nstatus=%d\nonce=%s\n",
+		when, f.Phase, f.Action, status, strconv.FormatBool(f.Once))
+}
+
+// InjectFault arms f on the node, replacing any fault there.
+func (n *Node) InjectFault(ctx context.Context, f Fault) error {
+	if err := f.Validate(); err != nil {
+		return err
+	}
+	// Written to a temporary name and renamed, so kubeadm never reads half a fault.
+	_, err := execIn(ctx, n.lab.pool.Client, n.container(), []byte(f.String()),
+		"sh", "-c", `cat > "$0.tmp" && mv -f "$0.tmp" "$0"`, FaultFile)
+	if err != nil {
+		return fmt.Errorf("inject fault on %s: %w", n.Name, err)
+	}
+	return nil
+}
+
+// ClearFault removes the node's fault, if any.
+func (n *Node) ClearFault(ctx context.Context) error {
+	if _, err := n.Exec(ctx, "rm", "-f", FaultFile); err != nil {
+		return fmt.Errorf("clear fault on %s: %w", n.Name, err)
+	}
+	return nil
+}

@@ -1,0 +1,74 @@
+# fault.sh: fault injection for the simulated kubeadm (sourced after lib.sh).
+#
+# /etc/kupgrade-lab/fault holds key=value lines:
+#   after=PHASE | in=PHASE   fire when PHASE ends (after) or before it does anything (in)
+#   action=exit|hang|drop    exit with a status; hang until signalled or the SSH session is
+#                            gone; drop the SSH connection (kill this session's sshd) and stop
+#   status=N                 exit status for action=exit (default 1)
+#   once=true|false          true: the file is removed when the fault fires, so a retry succeeds
+# Phases: preflight, control-plane, kubelet-config, addon, post-upgrade.
+
+# fault_point WHEN PHASE: called by kubeadm at the start ("in") and end ("after") of each phase.
+fault_point() {
+    local when=$1 phase=$2 key value f_when="" f_phase="" action=exit status=1 once=false
+    [ -f "$FAULT_FILE" ] || return 0
+    while IFS='=' read -r key value; do
+        case $key in
+        after | in) f_when=$key f_phase=$value ;;
+        action) action=$value ;;
+        status) status=$value ;;
+        once) once=$value ;;
+        esac
+    done < "$FAULT_FILE"
+    [ "$f_when" = "$when" ] && [ "$f_phase" = "$phase" ] || return 0
+    [ "$once" = true ] && rm -f "$FAULT_FILE"
+    lab_log "fault fired: $when=$phase action=$action status=$status once=$once pid=$$"
+    case $action in
+    exit) fault_exit "$phase" "$status" ;;
+    hang) fault_hang ;;
+    drop) fault_drop ;;
+    *) echo "kupgrade-lab: unknown fault action \"$action\" in $FAULT_FILE" >&2; exit 1 ;;
+    esac
+}
+
+fault_exit() {
+    if [ "$1" = preflight ]; then
+        echo "[preflight] Some fatal errors occurred:" >&2
+        printf '\t[ERROR LabFault]: failure injected by kupgrade-lab\n' >&2
+        echo "[preflight] If you know what you are doing, you can make a check non-fatal with \`--ignore-preflight-errors=...\`" >&2
+    fi
+    echo "error execution phase $1: failure injected by kupgrade-lab (exit status $2)" >&2
+    echo "To see the stack trace of this error execute with --v=5 or higher" >&2
+    exit "$2"
+}
+
+# fault_hang sleeps in the background and waits, so a signal is handled at once (a foreground
+# sleep would delay it), and gives up as soon as the SSH session that started it is gone.
+fault_hang() {
+    local session sleeper=""
+    session=$(session_sshd_pids | head -n 1)
+    trap '[ -n "$sleeper" ] && kill "$sleeper" 2>/dev/null; exit 129' HUP
+    trap '[ -n "$sleeper" ] && kill "$sleeper" 2>/dev/null; exit 130' INT
+    trap '[ -n "$sleeper" ] && kill "$sleeper" 2>/dev/null; exit 143' TERM
+    while :; do
+        sleep 1 &
+        sleeper=$!
+        wait "$sleeper"
+        if [ -n "$session" ] && [ ! -d "/proc/$session" ]; then
+            lab_log "hang ended: ssh session $session is gone"
+            exit 129
+        fi
+    done
+}
+
+# fault_drop kills the sshd processes of this session: the client sees its connection drop.
+fault_drop() {
+    local pids
+    pids=$(session_sshd_pids)
+    if [ -z "$pids" ]; then
+        echo "kupgrade-lab: drop fault outside an SSH session" >&2
+        exit 255
+    fi
+    kill -KILL $pids 2>/dev/null
+    exit 255
+}

@@ -1,0 +1,73 @@
+# lib.sh: what the lab's simulated tools share (sourced by kubeadm, kubectl, kubelet and the
+# kupgrade-lab-* scripts). Paths mirror a kubeadm node; lab bookkeeping lives under
+# /var/lib/kupgrade-lab (per node) and /var/lib/kupgrade-lab/shared (a Docker volume mounted on
+# every node of one lab, standing in for the cluster's API objects).
+
+LAB=/var/lib/kupgrade-lab
+SHARED=$LAB/shared
+TEMPLATES=/usr/share/kupgrade-lab/templates
+MANIFESTS=/etc/kubernetes/manifests
+KTMP=/etc/kubernetes/tmp
+KUBELET_CONFIG=/var/lib/kubelet/config.yaml
+FAULT_FILE=/etc/kupgrade-lab/fault
+COMPONENTS="kube-apiserver kube-controller-manager kube-scheduler"
+
+# node.env holds NODE_NAME, NODE_ROLE and NODE_ADDRESS, fixed when the node first started.
+[ -r /etc/kupgrade-lab/node.env ] && . /etc/kupgrade-lab/node.env
+
+valid_version() { [[ $1 =~ ^v[0-9]+\.[0-9]+\.[0-9]+$ ]]; }
+
+# version_minor v1.29.4 -> 29
+version_minor() { local v=${1#v}; v=${v#*.}; echo "${v%%.*}"; }
+
+# version_cmp A B prints -1, 0 or 1.
+version_cmp() {
+    local a b i
+    IFS=. read -ra a <<< "${1#v}"
+    IFS=. read -ra b <<< "${2#v}"
+    for i in 0 1 2; do
+        if ((a[i] < b[i])); then echo -1; return; fi
+        if ((a[i] > b[i])); then echo 1; return; fi
+    done
+    echo 0
+}
+
+# render TEMPLATE VERSION: the template with this node's values filled in.
+render() {
+    sed -e "s/@VERSION@/$2/g" -e "s/@ADDRESS@/${NODE_ADDRESS:-127.0.0.1}/g" \
+        -e "s/@NODE_NAME@/${NODE_NAME:-node}/g" "$TEMPLATES/$1"
+}
+
+# write_atomic FILE: stdin into FILE through a temporary name, so readers never see half a file.
+write_atomic() {
+    local tmp
+    tmp=$(mktemp "$1.XXXXXX") && cat > "$tmp" && chmod 644 "$tmp" && mv -f "$tmp" "$1"
+}
+
+# timestamp_dir PREFIX: creates $KTMP/PREFIX-<time> (as kubeadm names it) and prints it; a second
+# run within the same second gets a numbered suffix instead of failing.
+timestamp_dir() {
+    local base dir n=1
+    base=$KTMP/$1-$(date +%Y-%m-%d-%H-%M-%S)
+    dir=$base
+    mkdir -p "$KTMP"
+    until mkdir "$dir" 2>/dev/null; do dir=$base-$n; n=$((n + 1)); done
+    echo "$dir"
+}
+
+lab_log() { echo "$(date +%FT%T) $*" >> /var/log/kupgrade-lab/events.log 2>/dev/null || true; }
+
+# session_sshd_pids: the sshd processes serving the SSH session this process runs under
+# (nearest first), found by walking the parent chain; empty outside SSH. The listening sshd is
+# not one of them: its command line is not "sshd: user...".
+session_sshd_pids() {
+    local pid=$$ stat rest cmd
+    while [ "$pid" -gt 1 ] 2>/dev/null; do
+        cmd=$(tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null) || return 0
+        case $cmd in "sshd: "*) echo "$pid" ;; esac
+        stat=$(< "/proc/$pid/stat") || return 0
+        rest=${stat##*) }
+        set -- $rest
+        pid=$2
+    done
+}

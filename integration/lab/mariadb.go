@@ -1,0 +1,112 @@
+package lab
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	_ "github.com/go-sql-driver/mysql" // the DSN this package hands out is go-sql-driver's
+	"github.com/ory/dockertest/v3"
+	docker "github.com/ory/dockertest/v3/docker"
+)
+
+// MariaDB is a MariaDB server in a lab container, with a database "kupgrade".
+type MariaDB struct {
+	Name     string // container name, also its kupgrade-lab label
+	User     string
+	Password string
+	Port     int // on 127.0.0.1
+	pool     *dockertest.Pool
+}
+
+// DSN is the go-sql-driver DSN of the kupgrade database.
+func (m *MariaDB) DSN() string {
+	return fmt.Sprintf("%s:%s@tcp(127.0.0.1:%d)/kupgrade?parseTime=false", m.User, m.Password, m.Port)
+}
+
+// StartMariaDB runs MariaDB for a test and removes it in t.Cleanup.
+func StartMariaDB(t testing.TB) *MariaDB {
+	t.Helper()
+	RequireDocker(t)
+	m, err := UpMariaDB(t.Context(), TestExpiry, testWriter{t})
+	if err != nil {
+		t.Fatalf("start mariadb: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := m.Purge(ctx); err != nil {
+			t.Errorf("purge mariadb: %v", err)
+		}
+	})
+	return m
+}
+
+// UpMariaDB runs MariaDB from the lab image and returns once `SELECT 1` succeeds through the
+// DSN. expire > 0 makes the container stop on its own after that long.
+func UpMariaDB(ctx context.Context, expire time.Duration, log io.Writer) (*MariaDB, error) {
+	image, err := EnsureImage(ctx, log)
+	if err != nil {
+		return nil, err
+	}
+	pool, err := newPool()
+	if err != nil {
+		return nil, err
+	}
+	sweepExpired(ctx, pool.Client)
+	m := &MariaDB{Name: "kupgrade-lab-mariadb-" + randomHex(4), User: "kupgrade", Password: randomHex(12), pool: pool}
+	labels := map[string]string{LabelKey: m.Name}
+	if expire > 0 {
+		labels[labelExpires] = strconv.FormatInt(time.Now().Add(expire).Unix(), 10)
+	}
+	repo, tag, _ := strings.Cut(image, ":")
+	res, err := pool.RunWithOptions(&dockertest.RunOptions{
+		Name: m.Name, Hostname: "mariadb", Repository: repo, Tag: tag, Labels: labels,
+		Cmd:          []string{"/usr/local/sbin/kupgrade-lab-mariadb"},
+		Env:          []string{"LAB_DB_USER=" + m.User, "LAB_DB_PASSWORD=" + m.Password},
+		ExposedPorts: []string{"3306/tcp"},
+		PortBindings: map[docker.Port][]docker.PortBinding{"3306/tcp": {{HostIP: "127.0.0.1"}}},
+	}, func(hc *docker.HostConfig) { hc.PublishAllPorts = false })
+	if err != nil {
+		_ = m.Purge(context.WithoutCancel(ctx))
+		return nil, fmt.Errorf("start mariadb: %w", err)
+	}
+	if expire > 0 {
+		_ = res.Expire(uint(expire.Seconds()))
+	}
+	if m.Port, err = strconv.Atoi(res.GetPort("3306/tcp")); err != nil {
+		_ = m.Purge(context.WithoutCancel(ctx))
+		return nil, fmt.Errorf("mariadb port: %w", err)
+	}
+	pool.MaxWait = 90 * time.Second
+	err = pool.Retry(func() error {
+		if ctx.Err() != nil {
+			return nil
+		}
+		db, err := sql.Open("mysql", m.DSN())
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		var one int
+		return db.QueryRowContext(ctx, "SELECT 1").Scan(&one)
+	})
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		_ = m.Purge(context.WithoutCancel(ctx))
+		return nil, fmt.Errorf("wait for mariadb: %w", err)
+	}
+	return m, nil
+}
+
+// Purge removes the MariaDB container.
+func (m *MariaDB) Purge(ctx context.Context) error {
+	return removeLabelled(ctx, m.pool.Client, m.Name)
+}

@@ -1,0 +1,74 @@
+package lab
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// TestExpiry is how long a test lab's containers live at most if the test never cleans up.
+const TestExpiry = 15 * time.Minute
+
+// Start starts a lab for a test (skipping or failing through RequireDocker when there is no
+// Docker), with its files in a t.TempDir, and purges it in t.Cleanup.
+func Start(t testing.TB, opts Options) *Lab {
+	t.Helper()
+	RequireDocker(t)
+	if opts.Expire == 0 {
+		opts.Expire = TestExpiry
+	}
+	if opts.Log == nil {
+		opts.Log = testWriter{t}
+	}
+	l, err := Up(t.Context(), opts, t.TempDir())
+	if err != nil {
+		t.Fatalf("start lab: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := l.Purge(ctx); err != nil {
+			t.Errorf("purge lab: %v", err)
+		}
+	})
+	return l
+}
+
+// testWriter sends progress lines to t.Log.
+type testWriter struct{ t testing.TB }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Helper()
+	w.t.Log(string(p))
+	return len(p), nil
+}
+
+// Down removes the lab whose files are in dir (everything labelled with its name) and deletes
+// those files. A dir with no lab in it is not an error.
+func Down(ctx context.Context, dir string) (string, error) {
+	data, err := os.ReadFile(filepath.Join(dir, StateFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read lab state: %w", err)
+	}
+	var st state
+	if err := json.Unmarshal(data, &st); err != nil || st.Name == "" {
+		return "", fmt.Errorf("read lab state %s: not a lab state file", filepath.Join(dir, StateFile))
+	}
+	if err := Remove(ctx, st.Name); err != nil {
+		return "", err
+	}
+	for _, name := range []string{InventoryFile, KnownHostsFile, KeyFile, KeyFile + ".pub", StateFile} {
+		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return "", fmt.Errorf("remove lab file: %w", err)
+		}
+	}
+	return st.Name, nil
+}
