@@ -9,8 +9,9 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// maxExpanded bounds how many hosts one range pattern like web[001:999] may produce.
-const maxExpanded = 100_000
+// maxExpanded bounds how many hosts one range key like web[001:999] may produce: twice the
+// largest Kubernetes cluster, and small enough that a typo cannot stall Load.
+const maxExpanded = 10_000
 
 func (p *parser) parseHosts(g *group, n *yaml.Node) error {
 	n, err := p.deref(n)
@@ -53,9 +54,7 @@ func (p *parser) parseHosts(g *group, n *yaml.Node) error {
 			for vn, d := range vars {
 				h.vars[vn] = d
 			}
-			if !containsStr(g.hosts, name) {
-				g.hosts = append(g.hosts, name)
-			}
+			g.addHost(name)
 		}
 	}
 	return nil
@@ -128,15 +127,6 @@ func (p *parser) mergeVars(into map[string]varDef, v *yaml.Node, what string) er
 		}
 	}
 	return nil
-}
-
-func containsStr(list []string, s string) bool {
-	for _, e := range list {
-		if e == s {
-			return true
-		}
-	}
-	return false
 }
 
 func mustAtoi(s string) int {

@@ -60,21 +60,30 @@ func (p *parser) parseFile(data []byte) error {
 // readVarsDirs reads group_vars/ and host_vars/ for every known group and host, as Ansible's
 // host_group_vars plugin does; files for unknown names are ignored, as there.
 func (p *parser) readVarsDirs(dir string) error {
+	groupDir, hostDir := filepath.Join(dir, "group_vars"), filepath.Join(dir, "host_vars")
+	if !isDir(groupDir) && !isDir(hostDir) {
+		return nil // the common case; spares a few stat calls per host on big inventories
+	}
 	for _, name := range p.groupOrder {
-		vars, err := readVarsFor(filepath.Join(dir, "group_vars"), name)
+		vars, err := readVarsFor(groupDir, name)
 		if err != nil {
 			return err
 		}
 		p.groups[name].fileVars = vars
 	}
 	for _, name := range p.hostOrder {
-		vars, err := readVarsFor(filepath.Join(dir, "host_vars"), name)
+		vars, err := readVarsFor(hostDir, name)
 		if err != nil {
 			return err
 		}
 		p.hosts[name].fileVars = vars
 	}
 	return nil
+}
+
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
 }
 
 // readVarsFor merges base/NAME, NAME.yml, NAME.yaml, NAME.json, and for each that is a folder its

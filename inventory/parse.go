@@ -18,7 +18,19 @@ type group struct {
 	children []string
 	childAt  map[string]pos // where each child was named, to point at a cycle
 	hosts    []string       // hosts named directly in this group, in file order
+	hostSet  map[string]bool
 	depth    int
+}
+
+// addHost adds a host once; a set, because a range like node[00001:99999] makes long lists.
+func (g *group) addHost(name string) {
+	if g.hostSet == nil {
+		g.hostSet = map[string]bool{}
+	}
+	if !g.hostSet[name] {
+		g.hostSet[name] = true
+		g.hosts = append(g.hosts, name)
+	}
 }
 
 type hostDef struct {

@@ -16,6 +16,14 @@ import (
 // '&' and '!' terms starts from all. "" means all. A term that matches nothing, or a pattern that
 // leaves no host, is an error: a typo in --limit must not silently run on nothing.
 func (inv *Inventory) Select(pattern string) ([]*Host, error) {
+	// A pattern that is exactly a host's or a group's name means that one, even when the name
+	// holds a ':' (an IPv6 address) or a glob character.
+	if h, ok := inv.byName[pattern]; ok {
+		return []*Host{h}, nil
+	}
+	if members, ok := inv.Groups[pattern]; ok && len(members) > 0 {
+		return inv.pick(members), nil
+	}
 	terms := splitPattern(pattern)
 	if len(terms) == 0 {
 		return slices.Clone(inv.Hosts), nil
@@ -64,17 +72,31 @@ func (inv *Inventory) Select(pattern string) ([]*Host, error) {
 			delete(chosen, h)
 		}
 	}
-	var out []*Host
-	for _, h := range inv.Hosts {
-		if chosen[h.Name] {
-			out = append(out, h)
-		}
-	}
+	out := inv.pickSet(chosen)
 	if len(out) == 0 {
 		return nil, &Error{Msg: fmt.Sprintf("--limit %q leaves no host", pattern),
 			Fix: "check the & and ! terms; kupgrade inventory list shows the groups of each host"}
 	}
 	return out, nil
+}
+
+func (inv *Inventory) pick(names []string) []*Host {
+	set := make(map[string]bool, len(names))
+	for _, n := range names {
+		set[n] = true
+	}
+	return inv.pickSet(set)
+}
+
+// pickSet returns the hosts in set, in inventory order.
+func (inv *Inventory) pickSet(set map[string]bool) []*Host {
+	var out []*Host
+	for _, h := range inv.Hosts {
+		if set[h.Name] {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 // splitPattern splits on ':' and ',' outside brackets (so rack[a:c] stays whole) and drops empty

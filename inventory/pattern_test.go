@@ -101,3 +101,19 @@ func TestSelectErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestSelectNamesWithColons(t *testing.T) {
+	inv := mustLoad(t, map[string]string{"inventory.yml": `
+all:
+  hosts:
+    "fe80::1":
+    "[2001:db8::2]:2022":
+    plain:
+`})
+	for _, name := range []string{"fe80::1", "2001:db8::2"} {
+		got, err := inv.Select(name)
+		if err != nil || len(got) != 1 || got[0].Name != name {
+			t.Errorf("Select(%q) = %v, %v; want that one host", name, hostNames(got), err)
+		}
+	}
+}

@@ -44,9 +44,7 @@ func (p *parser) link() error {
 			parents["ungrouped"] = []string{"all"}
 		}
 		for _, h := range ungrouped {
-			if !slices.Contains(g.hosts, h) {
-				g.hosts = append(g.hosts, h)
-			}
+			g.addHost(h)
 		}
 	}
 	memo := map[string]int{"all": 0}
