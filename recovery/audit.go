@@ -1,0 +1,170 @@
+package recovery
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/kupgrade/kupgrade/state"
+)
+
+// AuditStore is the slice of state.Store one audit pass uses.
+type AuditStore interface {
+	Store
+	InFlight(ctx context.Context) ([]state.InFlightOp, error)
+}
+
+// DefaultStaleAfter is StarlingX's audit threshold for a state with no lease at all.
+const DefaultStaleAfter = time.Hour
+
+// AuditOptions tune one pass.
+type AuditOptions struct {
+	// StaleAfter: an in-flight state with no lease row older than this (from state_entered_at)
+	// is failed. Default 1h.
+	StaleAfter time.Duration
+	// Probers returns the prober for a cluster's hosts, or nil when this process cannot reach
+	// them (no inventory for that cluster); nil Probers probes nothing.
+	Probers      func(cluster string) Prober
+	ProbeTimeout time.Duration
+	// Emit, when set, is called with each action as it is decided (the `audit` events).
+	Emit func(Action)
+}
+
+// Why an operation was judged stuck.
+const (
+	WhyLeaseExpired = "lease-expired"
+	WhyStale        = "stale-state"
+)
+
+// Outcomes of an action.
+const (
+	OutcomeFailed  = "failed"   // the operation was failed through Fail
+	OutcomeMovedOn = "moved-on" // the state changed after the pass read it: nothing written
+	OutcomeError   = "error"    // the write failed for another reason (database down...)
+)
+
+// Action is one thing the audit did about one operation (and host).
+type Action struct {
+	Time       time.Time        `json:"time"`
+	Cluster    string           `json:"cluster"`
+	Host       string           `json:"host"`
+	HostStatus state.HostStatus `json:"host_status,omitempty"`
+	FromState  state.State      `json:"from_state"`
+	ToState    state.State      `json:"to_state,omitempty"`
+	Why        string           `json:"why"`
+	Msg        string           `json:"msg"`
+	Outcome    string           `json:"outcome"`
+	Error      string           `json:"error,omitempty"`
+	Probe      *ProbeResult     `json:"probe,omitempty"`
+}
+
+// AuditReport is what one pass saw and did.
+type AuditReport struct {
+	Now      time.Time           // the store's clock at the start of the pass
+	InFlight []state.InFlightOp  // every in-flight operation the pass read
+	Actions  []Action            // in the order they were taken
+	Failed   map[string]struct{} // clusters whose operation the pass failed
+	Duration time.Duration
+}
+
+// Audit is one pass of the watch audit (STATES.md "Stuck detection") over every cluster: it
+// fails each in-flight operation whose lease expired, whatever its age, and each one with no
+// lease row whose state was entered more than StaleAfter ago; a live lease is never touched.
+// Every write goes through Fail with Expect set to the state the pass read, so a runner that
+// finished meanwhile wins and the audit writes nothing (OutcomeMovedOn). One cluster's error
+// does not stop the pass; the errors are joined in the returned error.
+func Audit(ctx context.Context, st AuditStore, opts AuditOptions) (AuditReport, error) {
+	start := time.Now()
+	if opts.StaleAfter <= 0 {
+		opts.StaleAfter = DefaultStaleAfter
+	}
+	rep := AuditReport{Now: st.Now(), Failed: map[string]struct{}{}}
+	ops, err := st.InFlight(ctx)
+	if err != nil {
+		return rep, fmt.Errorf("audit: %w", err)
+	}
+	rep.InFlight = ops
+	var errs []error
+	for _, op := range ops {
+		why, msg := judge(op, rep.Now, opts.StaleAfter)
+		if why == "" {
+			continue
+		}
+		for _, a := range auditOp(ctx, st, op, why, msg, rep.Now, opts) {
+			if a.Outcome == OutcomeError {
+				errs = append(errs, fmt.Errorf("audit %s: %s", a.Cluster, a.Error))
+			}
+			if a.Outcome == OutcomeFailed {
+				rep.Failed[a.Cluster] = struct{}{}
+			}
+			rep.Actions = append(rep.Actions, a)
+			if opts.Emit != nil {
+				opts.Emit(a)
+			}
+		}
+	}
+	rep.Duration = time.Since(start)
+	return rep, errors.Join(errs...)
+}
+
+// judge says why op is stuck at now ("" when it is not). A host upgrading-kubelet lives inside
+// the long-lived upgrading-kubelets, so without a lease its age is taken from the upgrade's last
+// write (the move of that host into upgrading-kubelet, or later): never older than the truth.
+func judge(op state.InFlightOp, now time.Time, staleAfter time.Duration) (why, msg string) {
+	u, l := op.Upgrade, op.Lease
+	switch {
+	case l.Live(now):
+		return "", "" // slow, not stuck
+	case l != nil:
+		return WhyLeaseExpired, fmt.Sprintf("the lease of %s for %s expired %s ago", l.Owner, l.Operation, age(now, l.ExpiresAt))
+	}
+	since := u.StateEnteredAt
+	if u.State == state.UpgradingKubelets {
+		since = u.UpdatedAt
+	}
+	if a := age(now, since); a > staleAfter {
+		return WhyStale, fmt.Sprintf("%s for %s with no lease (stale after %s)", u.State, a, staleAfter)
+	}
+	return "", ""
+}
+
+// auditOp fails op, once per host it left in flight (a kubelet batch may have several).
+func auditOp(ctx context.Context, st AuditStore, op state.InFlightOp, why, msg string, now time.Time, opts AuditOptions) []Action {
+	u := op.Upgrade
+	var p Prober
+	if opts.Probers != nil {
+		p = opts.Probers(u.Cluster)
+	}
+	_, hosts := stuckHosts(u.State, op.Hosts)
+	if len(hosts) == 0 {
+		hosts = []state.Host{{}} // a cluster-wide step: no host to look at or clear
+	}
+	expect := u.State
+	var out []Action
+	for _, h := range hosts {
+		pr := probe(ctx, p, h.Hostname, u.ToVersion, opts.ProbeTimeout)
+		a := Action{Time: now, Cluster: u.Cluster, Host: h.Hostname, HostStatus: h.Status,
+			FromState: expect, Why: why, Msg: msg, Probe: pr}
+		res, err := Fail(ctx, st, Request{Cluster: u.Cluster, Actor: state.ActorWatch,
+			Reason: "kupgrade watch: " + msg, Host: h.Hostname, Expect: expect,
+			Evidence: newEvidence(why, u, op.Lease, h, pr, now)})
+		switch {
+		case errors.Is(err, state.ErrConflict), errors.Is(err, state.ErrNotFound), err == nil && res.NoOp:
+			a.Outcome = OutcomeMovedOn // the runner (or a person) got there first
+		case err != nil:
+			a.Outcome, a.Error = OutcomeError, err.Error()
+		default:
+			a.Outcome, a.ToState = OutcomeFailed, res.ToState
+			expect = res.ToState
+		}
+		if err != nil && a.Outcome == OutcomeMovedOn {
+			a.Error = err.Error()
+		}
+		out = append(out, a)
+		if a.Outcome != OutcomeFailed {
+			break // the operation moved on; whatever it is now is someone else's
+		}
+	}
+	return out
+}

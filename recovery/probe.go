@@ -1,0 +1,83 @@
+package recovery
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/kupgrade/kupgrade/runner"
+	"github.com/kupgrade/kupgrade/state"
+)
+
+// Prober looks at a host's kubelet config and static-pod manifests (the kubelet-config check of
+// STATES.md) and says how far an interrupted kubeadm step got towards target. cmd implements it
+// over SSH with the runner; tests use a fake. An error whose type has `Unreachable() bool`
+// returning true means the host could not be reached.
+type Prober interface {
+	Probe(ctx context.Context, host, target string) (runner.Finding, error)
+}
+
+// defaultProbeTimeout bounds one probe, so that a dead host cannot stall recover or a pass.
+const defaultProbeTimeout = 30 * time.Second
+
+// ProbeResult is what probing one host gave: a finding, or why there is none.
+type ProbeResult struct {
+	Finding     *runner.Finding `json:"finding,omitempty"`
+	Error       string          `json:"error,omitempty"`
+	Unreachable bool            `json:"unreachable,omitempty"`
+}
+
+// probe runs p on host with a timeout. A failed probe is a result, never an error: the host that
+// was being worked on is often the one that died, and the operation must still be failed.
+func probe(ctx context.Context, p Prober, host, target string, timeout time.Duration) *ProbeResult {
+	if p == nil || host == "" {
+		return nil
+	}
+	if timeout <= 0 {
+		timeout = defaultProbeTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	f, err := p.Probe(ctx, host, target)
+	if err != nil {
+		var u interface{ Unreachable() bool }
+		return &ProbeResult{Error: err.Error(),
+			Unreachable: (errors.As(err, &u) && u.Unreachable()) || errors.Is(err, context.DeadlineExceeded)}
+	}
+	return &ProbeResult{Finding: &f}
+}
+
+// Evidence is what recover and the audit store in the failure event. Its keys finding and
+// probe_error match the runner's own failure evidence, so readers of the event log need one shape.
+type Evidence struct {
+	// DetectedBy says why the operation was judged stuck: "recover", "recover --force",
+	// "lease-expired" or "stale-state".
+	DetectedBy     string           `json:"detected_by"`
+	Host           string           `json:"host,omitempty"`
+	HostStatus     state.HostStatus `json:"host_status,omitempty"`
+	StateEnteredAt time.Time        `json:"state_entered_at"`
+	StateAge       string           `json:"state_age"`
+	// Lease is the lease found: expired (audit), or live and overridden (recover --force).
+	Lease       *state.Lease    `json:"lease,omitempty"`
+	Finding     *runner.Finding `json:"finding,omitempty"`
+	ProbeError  string          `json:"probe_error,omitempty"`
+	Unreachable bool            `json:"unreachable,omitempty"`
+}
+
+func newEvidence(by string, u state.Upgrade, l *state.Lease, h state.Host, pr *ProbeResult, now time.Time) Evidence {
+	ev := Evidence{DetectedBy: by, Host: h.Hostname, HostStatus: h.Status,
+		StateEnteredAt: u.StateEnteredAt.UTC(), StateAge: age(now, u.StateEnteredAt).String(), Lease: l}
+	if pr != nil {
+		ev.Finding, ev.ProbeError, ev.Unreachable = pr.Finding, pr.Error, pr.Unreachable
+	}
+	return ev
+}
+
+// age is now - t rounded to the second; never negative (a clock a little behind the writer's).
+func age(now, t time.Time) time.Duration {
+	d := now.Sub(t)
+	if d < 0 {
+		return 0
+	}
+	return d.Round(time.Second)
+}

@@ -1,0 +1,170 @@
+package recovery
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/kupgrade/kupgrade/state"
+)
+
+// WatchStore is what the watch loop and its status page use of state.Store.
+type WatchStore interface {
+	AuditStore
+	AuditLock(ctx context.Context) (release func(), ok bool, err error)
+	Upgrades(ctx context.Context) ([]state.Upgrade, error)
+	Events(ctx context.Context, cluster string, limit int) ([]state.Event, error)
+}
+
+// Watcher runs audit passes every Interval while it holds the store's single-auditor lock.
+type Watcher struct {
+	Store    WatchStore
+	Options  AuditOptions
+	Interval time.Duration // default 1m
+	// PassTimeout bounds one pass; the pass runs to its end even after ctx is cancelled, so a
+	// shutdown never leaves half an audit behind. Default: 5m.
+	PassTimeout time.Duration
+	Log         *slog.Logger
+	Metrics     *Metrics // may be nil
+
+	mu      sync.Mutex
+	holding bool
+	last    *AuditReport
+	lastErr error
+	recent  []Action // newest last, at most recentActions
+}
+
+const recentActions = 50
+
+// Run audits until ctx is cancelled (then it returns nil after the pass in progress), or once
+// when once is set. While another process holds the audit lock it logs that it waits and tries
+// again every interval, taking over when the holder dies. With once, a held lock is a conflict.
+func (w *Watcher) Run(ctx context.Context, once bool) error {
+	interval := w.interval()
+	waiting := false
+	for {
+		release, ok, err := w.Store.AuditLock(ctx)
+		if ctx.Err() != nil {
+			if ok {
+				release()
+			}
+			return nil
+		}
+		switch {
+		case err != nil:
+			return fmt.Errorf("take the audit lock: %w", err)
+		case !ok && once:
+			return fmt.Errorf("another kupgrade watch holds the audit lock of this database and audits every cluster: %w", state.ErrConflict)
+		case !ok:
+			if !waiting {
+				w.log().Info("another kupgrade watch holds the audit lock; waiting to take over", "retry_every", interval)
+			}
+			waiting = true
+			if !sleep(ctx, interval) {
+				return nil
+			}
+			continue
+		}
+		w.log().Info("holding the audit lock: auditing every cluster", "interval", interval, "stale_after", w.Options.StaleAfter)
+		w.setHolding(true)
+		err = w.loop(ctx, once)
+		w.setHolding(false)
+		release()
+		return err
+	}
+}
+
+// loop runs a pass, then another every interval, while the lock is held.
+func (w *Watcher) loop(ctx context.Context, once bool) error {
+	for {
+		_, err := w.Pass(ctx)
+		if once {
+			return err
+		}
+		if err != nil {
+			w.log().Error("audit pass", "err", err)
+		}
+		if !sleep(ctx, w.interval()) {
+			return nil
+		}
+	}
+}
+
+// Pass runs one audit pass under a context detached from ctx's cancellation (bounded by
+// PassTimeout), records it for the metrics and the status page, and returns its report.
+func (w *Watcher) Pass(ctx context.Context) (AuditReport, error) {
+	timeout := w.PassTimeout
+	if timeout <= 0 {
+		timeout = 5 * time.Minute
+	}
+	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
+	defer cancel()
+	rep, err := Audit(pctx, w.Store, w.Options)
+	w.mu.Lock()
+	w.last, w.lastErr = &rep, err
+	w.recent = append(w.recent, rep.Actions...)
+	if n := len(w.recent) - recentActions; n > 0 {
+		w.recent = append([]Action(nil), w.recent[n:]...)
+	}
+	w.mu.Unlock()
+	if w.Metrics != nil {
+		w.Metrics.Observe(rep, err)
+	}
+	w.log().Debug("audit pass", "in_flight", len(rep.InFlight), "actions", len(rep.Actions), "took", rep.Duration)
+	return rep, err
+}
+
+// snapshot is the watcher's state as the status page shows it.
+type snapshot struct {
+	Holding bool
+	Last    *AuditReport
+	LastErr error
+	Recent  []Action // newest first
+}
+
+func (w *Watcher) snapshot() snapshot {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	s := snapshot{Holding: w.holding, Last: w.last, LastErr: w.lastErr}
+	for i := len(w.recent) - 1; i >= 0; i-- {
+		s.Recent = append(s.Recent, w.recent[i])
+	}
+	return s
+}
+
+func (w *Watcher) setHolding(h bool) {
+	w.mu.Lock()
+	w.holding = h
+	w.mu.Unlock()
+	if w.Metrics != nil {
+		w.Metrics.setHolding(h)
+	}
+}
+
+func (w *Watcher) interval() time.Duration {
+	if w.Interval <= 0 {
+		return time.Minute
+	}
+	return w.Interval
+}
+
+func (w *Watcher) log() *slog.Logger {
+	if w.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return w.Log
+}
+
+// sleep waits d; false when ctx was cancelled first.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
