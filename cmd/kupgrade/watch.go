@@ -1,0 +1,156 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/kupgrade/kupgrade/recovery"
+	"github.com/kupgrade/kupgrade/state"
+)
+
+type watchCmd struct {
+	Interval   time.Duration `default:"1m" help:"Time between audit passes (and between tries to take the audit lock)."`
+	StaleAfter time.Duration `name:"stale-after" default:"1h" help:"Fail an in-flight state with no lease once it is older than this."`
+	Once       bool          `help:"Run one pass and exit (exit 4 when another watcher holds the audit lock)."`
+	Listen     string        `placeholder:"ADDR" help:"Serve /healthz, /metrics and a status page on ADDR (e.g. 127.0.0.1:9477)."`
+}
+
+func (c *watchCmd) Run(ctx context.Context, a *app) error {
+	if c.Interval <= 0 || c.StaleAfter <= 0 {
+		return fmt.Errorf("--interval and --stale-after must be positive: %w", state.ErrBadInput)
+	}
+	st, err := a.Store(ctx)
+	if err != nil {
+		return err
+	}
+	w := &recovery.Watcher{Store: st, Interval: c.Interval, Log: a.log,
+		Options: recovery.AuditOptions{StaleAfter: c.StaleAfter, Probers: a.watchProbers(), Emit: newAuditEmitter(a.stdout, a.json()).emit}}
+	if c.Listen == "" {
+		return w.Run(ctx, c.Once)
+	}
+	w.Metrics = recovery.NewMetrics()
+	ln, err := net.Listen("tcp", c.Listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %v: %w", c.Listen, err, state.ErrBadInput)
+	}
+	srv := &http.Server{Handler: watchMux(w), ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	a.log.Info("serving /healthz, /metrics and the status page", "addr", ln.Addr().String())
+	err = w.Run(ctx, c.Once)
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if serr := srv.Shutdown(sctx); serr != nil {
+		a.log.Warn("close the status server", "err", serr)
+	}
+	if serr := <-served; serr != nil && !errors.Is(serr, http.ErrServerClosed) {
+		return errors.Join(err, fmt.Errorf("serve %s: %w", c.Listen, serr))
+	}
+	return err
+}
+
+// watchMux routes the status server.
+func watchMux(w *recovery.Watcher) *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/healthz", func(rw http.ResponseWriter, _ *http.Request) {
+		rw.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		io.WriteString(rw, "ok\n")
+	})
+	mux.Handle("/metrics", w.Metrics.Handler())
+	mux.Handle("/", w.StatusHandler())
+	return mux
+}
+
+// watchProbers lets the audit probe the hosts of the inventory's cluster over SSH. The watcher
+// audits every cluster of the database and needs no inventory: without one it probes nothing
+// and the evidence says so.
+func (a *app) watchProbers() func(string) recovery.Prober {
+	inv, err := a.Inventory()
+	if err != nil {
+		a.log.Debug("no inventory: the audit will not probe hosts", "err", err)
+		return nil
+	}
+	cluster, p := a.cluster(), &sshProber{a: a, inv: inv}
+	return func(c string) recovery.Prober {
+		if c != cluster {
+			return nil
+		}
+		return p
+	}
+}
+
+// auditEmitter prints one line per audit action: for people, or a JSON Lines `audit` event.
+type auditEmitter struct {
+	mu   sync.Mutex
+	w    io.Writer
+	json bool
+}
+
+func newAuditEmitter(w io.Writer, asJSON bool) *auditEmitter {
+	return &auditEmitter{w: w, json: asJSON}
+}
+
+// auditEvent is the JSON Lines form (CLI.md: time, event, host, task, then the audit's keys).
+type auditEvent struct {
+	Time           string  `json:"time"`
+	Event          string  `json:"event"`
+	Host           string  `json:"host"`
+	Task           string  `json:"task"`
+	Cluster        string  `json:"cluster"`
+	FromState      string  `json:"from_state"`
+	ToState        *string `json:"to_state"`
+	HostStatus     *string `json:"host_status"`
+	Why            string  `json:"why"`
+	Outcome        string  `json:"outcome"`
+	Msg            string  `json:"msg"`
+	Error          *string `json:"error,omitempty"`
+	FindingClass   *string `json:"finding_class,omitempty"`
+	FindingSummary *string `json:"finding_summary,omitempty"`
+	ProbeError     *string `json:"probe_error,omitempty"`
+	Unreachable    bool    `json:"unreachable,omitempty"`
+}
+
+func (e *auditEmitter) emit(a recovery.Action) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.json {
+		ev := auditEvent{Time: rfc3339(a.Time), Event: "audit", Host: a.Host, Cluster: a.Cluster,
+			FromState: string(a.FromState), ToState: nullable(string(a.ToState)), HostStatus: nullable(string(a.HostStatus)),
+			Why: a.Why, Outcome: a.Outcome, Msg: a.Msg, Error: nullable(a.Error)}
+		if p := a.Probe; p != nil {
+			ev.ProbeError, ev.Unreachable = nullable(p.Error), p.Unreachable
+			if p.Finding != nil {
+				ev.FindingClass, ev.FindingSummary = nullable(p.Finding.Class), nullable(p.Finding.Summary)
+			}
+		}
+		b, _ := json.Marshal(ev)
+		fmt.Fprintf(e.w, "%s\n", b)
+		return
+	}
+	line := fmt.Sprintf("%s audit %s: %s", rfc3339(a.Time), a.Cluster, a.FromState)
+	switch a.Outcome {
+	case recovery.OutcomeFailed:
+		line += " -> " + string(a.ToState)
+		if a.Host != "" {
+			line += fmt.Sprintf(", host %s %s cleared", a.Host, a.HostStatus)
+		}
+	case recovery.OutcomeMovedOn:
+		line += " moved on before the audit wrote: left alone"
+	default:
+		line += " NOT failed: " + a.Error
+	}
+	line += " (" + a.Msg + ")"
+	if p := a.Probe; p != nil && p.Finding != nil {
+		line += "\n    found: " + p.Finding.Summary
+	} else if p != nil && p.Error != "" {
+		line += "\n    probe: " + p.Error
+	}
+	fmt.Fprintln(e.w, line)
+}
