@@ -106,14 +106,15 @@ func (c *Client) shutdown() {
 	})
 }
 
-// connErr explains a failed operation: Closed when the connection is gone (or going).
+// connErr explains an operation that failed with the connection: class Closed, with the
+// reason the connection ended when it is known.
 func (c *Client) connErr(op string, err error) error {
 	c.mu.Lock()
 	lost, closed := c.lost, c.closed
 	c.mu.Unlock()
 	switch {
 	case closed:
-		return fmt.Errorf("%s on %s: connection already closed: %w", op, c.host, err)
+		err = fmt.Errorf("client closed: %w", err)
 	case lost != nil:
 		err = lost
 	}

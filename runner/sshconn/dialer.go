@@ -147,7 +147,7 @@ func (d *Dialer) hop(ctx context.Context, t target, keys hostKeys, via *ssh.Clie
 	defer cancel()
 	fail := func(err error) error {
 		if errors.Is(ctx.Err(), context.Canceled) {
-			return fmt.Errorf("connect to %s (%s): %w", t.name, hp.addr, context.Cause(ctx))
+			return fmt.Errorf("connect to %s (%s): %w", t.name, hp.addr, cause(ctx))
 		}
 		return classify(t.name, hp.addr, err, hopCtx.Err() != nil)
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"golang.org/x/crypto/ssh"
@@ -22,8 +21,8 @@ const (
 // included; err != nil means the outcome is unknown (connection lost, ctx done), and then the
 // command has been signalled and its session closed.
 func (c *Client) Run(ctx context.Context, cmd string, stdin io.Reader, stdout, stderr io.Writer) (exit int, err error) {
-	if err := ctx.Err(); err != nil {
-		return -1, fmt.Errorf("run on %s: %w", c.host, context.Cause(ctx))
+	if ctx.Err() != nil {
+		return -1, fmt.Errorf("run on %s: %w", c.host, cause(ctx))
 	}
 	s, err := c.ssh.NewSession()
 	if err != nil {
@@ -31,18 +30,22 @@ func (c *Client) Run(ctx context.Context, cmd string, stdin io.Reader, stdout, s
 	}
 	defer s.Close()
 	s.Stdout, s.Stderr = stdout, stderr
+	// A pipe rather than s.Stdin, so Wait never waits for a reader that does not end. Without
+	// stdin of its own the command reads /dev/null and the channel's stdin stays open as the
+	// wrapper's lifeline: its end (Close, cancel, lost connection) kills the command.
+	w, err := s.StdinPipe()
+	if err != nil {
+		return -1, c.connErr("open stdin", err)
+	}
+	var stop string
 	if stdin != nil {
-		// A pipe rather than s.Stdin: Wait must not wait for a reader that never ends.
-		w, err := s.StdinPipe()
-		if err != nil {
-			return -1, c.connErr("open stdin", err)
-		}
+		stop = stopDir()
 		go func() {
 			io.Copy(w, stdin) //nolint:errcheck // the command's exit status tells what mattered
 			w.Close()
 		}()
 	}
-	if err := s.Start(wrap(cmd)); err != nil {
+	if err := s.Start(wrap(cmd, stop)); err != nil {
 		return -1, c.connErr("start command", err)
 	}
 	waited := make(chan error, 1)
@@ -51,14 +54,48 @@ func (c *Client) Run(ctx context.Context, cmd string, stdin io.Reader, stdout, s
 	case err := <-waited:
 		return c.exitOf(err)
 	case <-ctx.Done():
-		stop(s, waited)
-		return -1, fmt.Errorf("run on %s: %w", c.host, context.Cause(ctx))
+		if stop == "" {
+			w.Close() // cut the lifeline
+		} else {
+			c.removeStopDir(stop)
+		}
+		end(s, waited)
+		return -1, fmt.Errorf("run on %s: %w", c.host, cause(ctx))
 	}
 }
 
-// stop ends a running command: TERM (the wrapper passes it to the command's process group),
-// KILL if it lingers, then the deferred session close.
-func stop(s *ssh.Session, waited <-chan error) {
+// cause says why ctx ended: its cancel cause when it has one, else its Err.
+func cause(ctx context.Context) error {
+	if err := context.Cause(ctx); err != nil {
+		return err
+	}
+	return ctx.Err()
+}
+
+// removeStopDir asks the wrapper's watchdog to stop the command, through a session of its own:
+// some servers ignore signals (OpenSSH before 9.8 for root logins).
+func (c *Client) removeStopDir(dir string) {
+	s, err := c.ssh.NewSession()
+	if err != nil {
+		return // the connection is gone: the watchdog sees its sshd go too
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.Run("rmdir " + quote(dir)) //nolint:errcheck // nothing better to do if it fails
+	}()
+	t := time.NewTimer(termGrace)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C: // a stalled server: the keepalives will end the connection
+	}
+	s.Close()
+}
+
+// end signals a running command: TERM (the wrapper passes it to the command's process
+// group), KILL if it lingers, then the caller's deferred session close.
+func end(s *ssh.Session, waited <-chan error) {
 	for _, step := range []struct {
 		sig   ssh.Signal
 		grace time.Duration
@@ -97,40 +134,4 @@ func signalNumber(name string) int {
 		return 127
 	}
 	return n
-}
-
-// wrapper runs $1 in a session of its own (so its whole process group can be signalled) and
-// stays its parent. OpenSSH signals only the process it started, so:
-//   - TERM, INT or HUP to the wrapper are passed to the command's process group;
-//   - a watchdog polls every second; if the wrapper dies (the client sent KILL) or its parent
-//     sshd does (the connection was lost), it sends TERM, then KILL, to the group.
-//
-// setsid also keeps sudo's command outside the wrapper's group, so sudo relays those signals.
-// Plain POSIX sh otherwise; without setsid the command shares the wrapper's group.
-// It contains no single quote, so it can be quoted as is.
-const wrapper = `exec 3<&0
-if command -v setsid >/dev/null 2>&1; then setsid sh -c "$1" <&3 3<&- & else sh -c "$1" <&3 3<&- & fi
-c=$! p=$$ pp=$PPID
-exec 3<&-
-k() { kill -$1 -$c 2>/dev/null || kill -$1 $c 2>/dev/null; }
-(trap - TERM INT HUP
-while kill -0 $c 2>/dev/null; do
-if kill -0 $p 2>/dev/null && kill -0 $pp 2>/dev/null; then sleep 1; continue; fi
-k TERM; sleep 1; k KILL; exit
-done) </dev/null >/dev/null 2>&1 &
-trap "k TERM" TERM
-trap "k INT" INT
-trap "k HUP" HUP
-wait $c; s=$?
-while kill -0 $c 2>/dev/null; do wait $c; s=$?; done
-exit $s`
-
-// wrap returns the command line sent to the server: the wrapper under `sh -c`, cmd as $1.
-func wrap(cmd string) string {
-	return "exec sh -c " + quote(wrapper) + " kupgrade " + quote(cmd)
-}
-
-// quote makes s one POSIX shell word.
-func quote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

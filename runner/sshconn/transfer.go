@@ -48,7 +48,7 @@ func (c *Client) Upload(ctx context.Context, r io.Reader, remotePath string, mod
 	}
 	fail := func(op string, err error) error {
 		if ctx.Err() != nil {
-			return fmt.Errorf("upload %s to %s: %w", remotePath, c.host, context.Cause(ctx))
+			return fmt.Errorf("upload %s to %s: %w", remotePath, c.host, cause(ctx))
 		}
 		if c.isDone() {
 			return c.connErr("upload "+remotePath, err)
@@ -151,7 +151,7 @@ func (c *Client) Download(ctx context.Context, remotePath string, w io.Writer) e
 	case err == nil:
 		return nil
 	case ctx.Err() != nil:
-		return fmt.Errorf("download %s from %s: %w", remotePath, c.host, context.Cause(ctx))
+		return fmt.Errorf("download %s from %s: %w", remotePath, c.host, cause(ctx))
 	case c.isDone():
 		return c.connErr("download "+remotePath, err)
 	}

@@ -54,15 +54,32 @@ func (s *Server) Connections() int { return int(s.conns.Load()) }
 // Sessions is how many session channels were opened so far (one per Run, one per SFTP client).
 func (s *Server) Sessions() int { return int(s.sessions.Load()) }
 
-// Freeze makes the server stop reading and writing on every connection, open or future, like
-// a host that vanished from the network without a reset. Thaw undoes it.
-func (s *Server) Freeze() { s.freeze.close() }
+// Freeze makes the server stop answering on every connection, open or future, like a host that
+// vanished from the network without a reset (sshd is stopped with SIGSTOP). Thaw undoes it.
+func (s *Server) Freeze() {
+	if s.sshd != nil {
+		s.signalSSHD(syscall.SIGSTOP, true)
+		return
+	}
+	s.freeze.close()
+}
 
 // Thaw lets frozen connections go on.
-func (s *Server) Thaw() { s.freeze.open() }
+func (s *Server) Thaw() {
+	if s.sshd != nil {
+		s.signalSSHD(syscall.SIGCONT, true)
+		return
+	}
+	s.freeze.open()
+}
 
-// Drop closes every open connection abruptly, like a server that crashed or rebooted.
+// Drop ends every open connection abruptly, like a server that crashed (sshd's per-connection
+// processes are killed).
 func (s *Server) Drop() {
+	if s.sshd != nil {
+		s.signalSSHD(syscall.SIGKILL, false)
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, c := range s.open {

@@ -9,7 +9,9 @@ import (
 	"os/user"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -116,7 +118,9 @@ LogLevel ERROR
 			return fmt.Errorf("sshd did not listen on %s: %s", s.Addr, log.String())
 		}
 	}
+	s.sshd = cmd.Process
 	t.Cleanup(func() {
+		s.signalSSHD(syscall.SIGCONT, true)
 		cmd.Process.Kill() //nolint:errcheck // it may have died
 		<-exited
 		if t.Failed() && log.Len() > 0 {
@@ -124,6 +128,30 @@ LogLevel ERROR
 		}
 	})
 	return nil
+}
+
+// signalSSHD signals sshd's per-connection processes, and the listener itself when
+// withListener is set.
+func (s *Server) signalSSHD(sig syscall.Signal, withListener bool) {
+	if withListener {
+		s.sshd.Signal(sig) //nolint:errcheck // it may have exited
+	}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// Fields after the parenthesised command name: state, ppid, ...
+		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+		if len(f) > 1 && f[1] == strconv.Itoa(s.sshd.Pid) {
+			syscall.Kill(pid, sig) //nolint:errcheck // it may have exited
+		}
+	}
 }
 
 // syncBuffer collects sshd's log from the goroutine os/exec copies it with.

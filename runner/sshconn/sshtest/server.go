@@ -42,7 +42,10 @@ type Server struct {
 	mu       sync.Mutex
 	open     []net.Conn
 	procs    map[int]bool // process groups started, killed at cleanup
-	wg       sync.WaitGroup
+
+	// OpenSSH only
+	sshd *os.Process
+	wg   sync.WaitGroup
 }
 
 // Option changes how a server is set up.
