@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -104,3 +105,5 @@ func run(t *testing.T, d runner.Dialer, inv, pb string, po runner.PlayOptions) (
 func contains(ss []string, s string) bool { return slices.Contains(ss, s) }
 
 func joined(ss []string) string { return strings.Join(ss, "\n") }
+
+func fmtInt(n int) string { return strconv.Itoa(n) }
