@@ -27,6 +27,8 @@ const (
 	KubeletInstallCommand = "/usr/local/sbin/kupgrade-lab-kubelet install"
 	KubeletRestartCommand = "/usr/local/sbin/kupgrade-lab-kubelet restart"
 	KubeadmInstallCommand = "/usr/local/sbin/kupgrade-lab-kubeadm install"
+	// KubeletConfigPath is the kubelet config kubeadm's kubelet-config phase rewrites.
+	KubeletConfigPath = "/var/lib/kubelet/config.yaml"
 )
 
 type clientKey struct {

@@ -115,7 +115,7 @@ type faultCmd struct {
 	Node  string `arg:"" help:"Node name, e.g. controller-1."`
 	After string `help:"Fire when this phase ends (${phases})." xor:"when"`
 	In    string `help:"Fire when this phase starts, before it changes anything." xor:"when"`
-	Exit  int    `help:"Exit with this status." xor:"action" default:"-1"`
+	Exit  *int   `help:"Exit with this status." xor:"action"`
 	Hang  bool   `help:"Hang until signalled or the SSH session is gone." xor:"action"`
 	Drop  bool   `help:"Drop the SSH connection." xor:"action"`
 	Once  bool   `help:"Remove the fault when it fires, so a retry succeeds."`
@@ -143,8 +143,8 @@ func (f faultCmd) Run(ctx context.Context, c *cli) error {
 		fault.Action = lab.Hang
 	case f.Drop:
 		fault.Action = lab.Drop
-	case f.Exit >= 0:
-		fault.Action, fault.Status = lab.Exit, f.Exit
+	case f.Exit != nil:
+		fault.Action, fault.Status = lab.Exit, *f.Exit
 	default:
 		return errors.New("say what the fault does: --exit N, --hang or --drop")
 	}
@@ -170,7 +170,11 @@ func (e execCmd) Run(ctx context.Context, c *cli) error {
 	if node == nil {
 		return fmt.Errorf("no node %q in lab %s", e.Node, l.Name)
 	}
-	out, err := node.Exec(ctx, e.Command...)
+	cmd := e.Command
+	if len(cmd) > 0 && cmd[0] == "--" {
+		cmd = cmd[1:]
+	}
+	out, err := node.Exec(ctx, cmd...)
 	fmt.Print(out)
 	return err
 }

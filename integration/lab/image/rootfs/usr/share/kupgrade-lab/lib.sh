@@ -55,16 +55,16 @@ timestamp_dir() {
     echo "$dir"
 }
 
-lab_log() { echo "$(date +%FT%T) $*" >> /var/log/kupgrade-lab/events.log 2>/dev/null || true; }
+lab_log() { { echo "$(date +%FT%T) $*" >> /var/log/kupgrade-lab/events.log; } 2>/dev/null || true; }
 
 # session_sshd_pids: the sshd processes serving the SSH session this process runs under
-# (nearest first), found by walking the parent chain; empty outside SSH. The listening sshd is
-# not one of them: its command line is not "sshd: user...".
+# (nearest first), found by walking the parent chain; empty outside SSH. The listening sshd
+# ("sshd: /usr/sbin/sshd ... [listener]") is never one of them.
 session_sshd_pids() {
     local pid=$$ stat rest cmd
     while [ "$pid" -gt 1 ] 2>/dev/null; do
         cmd=$(tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null) || return 0
-        case $cmd in "sshd: "*) echo "$pid" ;; esac
+        case $cmd in *"[listener]"*) ;; "sshd: "*) echo "$pid" ;; esac
         stat=$(< "/proc/$pid/stat") || return 0
         rest=${stat##*) }
         set -- $rest
