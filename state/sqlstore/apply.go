@@ -107,7 +107,7 @@ func (s *Store) applyUpgrade(ctx context.Context, tx *sql.Tx, c state.Change, u 
 }
 
 // applyHost checks and moves the status of c.Host with compare-and-set; it returns the status
-// found and the status written, for the event. NULL and '' (a hand edit) are both idle.
+// found and the status written, for the event. NULL and ” (a hand edit) are both idle.
 func (s *Store) applyHost(ctx context.Context, tx *sql.Tx, c state.Change, now time.Time) (from, to state.HostStatus, err error) {
 	var id int64
 	var status sql.NullString

@@ -1,0 +1,125 @@
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"strings"
+	"time"
+
+	driver "github.com/go-sql-driver/mysql"
+
+	"github.com/kupgrade/kupgrade/state"
+	"github.com/kupgrade/kupgrade/state/sqlstore"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// MySQL error numbers the store reacts to.
+const (
+	errDupEntry     = 1062
+	errLockWait     = 1205
+	errLockDeadlock = 1213
+)
+
+func number(err error) uint16 {
+	var e *driver.MySQLError
+	if errors.As(err, &e) {
+		return e.Number
+	}
+	return 0
+}
+
+var dialect = func() *sqlstore.Dialect {
+	sub, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		panic(err)
+	}
+	return &sqlstore.Dialect{
+		Name:       "mysql",
+		Migrations: sub,
+		MigrationsTable: `CREATE TABLE IF NOT EXISTS schema_migrations (
+			version INT NOT NULL PRIMARY KEY, name VARCHAR(255) NOT NULL, applied_at DATETIME(6) NOT NULL
+			) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin`,
+		ForUpdate: " FOR UPDATE",
+		UpsertHost: `INSERT INTO host (cluster, hostname, personality, control_plane_version, kubelet_version)
+			VALUES (?, ?, ?, ?, ?) ON DUPLICATE KEY UPDATE
+			personality = VALUES(personality),
+			control_plane_version = COALESCE(VALUES(control_plane_version), control_plane_version),
+			kubelet_version = COALESCE(VALUES(kubelet_version), kubelet_version)`,
+		Retryable:   func(err error) bool { n := number(err); return n == errLockDeadlock || n == errLockWait },
+		Duplicate:   func(err error) bool { return number(err) == errDupEntry },
+		MigrateLock: migrateLock,
+	}
+}()
+
+// Store is the MySQL state.Store.
+type Store struct {
+	*sqlstore.Store
+}
+
+// Open connects to the database named by dsn (mysql://... or go-sql-driver's form) and
+// migrates it. The database must exist; its tables are created on first use.
+func Open(ctx context.Context, dsn string, opts ...state.Option) (*Store, error) {
+	d, err := state.ParseDSN(dsn)
+	if err != nil {
+		return nil, err
+	}
+	if d.Driver != "mysql" {
+		return nil, fmt.Errorf("%w: open mysql: %s is not a MySQL DSN", state.ErrBadInput, d.Redacted())
+	}
+	cfg, err := config(d)
+	if err != nil {
+		return nil, err
+	}
+	conn, err := driver.NewConnector(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("%w: open mysql %s: %w", state.ErrBadInput, d.Redacted(), err)
+	}
+	db := sql.OpenDB(conn)
+	// Stay below the server's wait_timeout, and keep a few connections warm for the audit.
+	db.SetConnMaxLifetime(5 * time.Minute)
+	db.SetMaxIdleConns(4)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open mysql %s: %w", d.Redacted(), err)
+	}
+	s, err := sqlstore.New(ctx, db, dialect, auditLocker(db, d.Database), opts...)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open mysql %s: %w", d.Redacted(), err)
+	}
+	return &Store{Store: s}, nil
+}
+
+// config turns the parsed DSN into the driver's Config. Parameters go through the driver's own
+// parser (typed options, or session variables such as time_zone); then the settings the store
+// depends on are forced.
+func config(d state.DSN) (*driver.Config, error) {
+	cfg := driver.NewConfig()
+	if len(d.Params) > 0 {
+		var q []string
+		for _, p := range d.Params {
+			q = append(q, p.Key+"="+url.QueryEscape(p.Value))
+		}
+		var err error
+		if cfg, err = driver.ParseDSN("/?" + strings.Join(q, "&")); err != nil {
+			return nil, fmt.Errorf("%w: --db %s: %w", state.ErrBadInput, d.Redacted(), err)
+		}
+	}
+	cfg.User, cfg.Passwd, cfg.Net, cfg.Addr, cfg.DBName = d.User, d.Password, d.Net, d.Addr, d.Database
+	// DATETIME comes back as text and is parsed as UTC by the store, whatever loc says.
+	cfg.ParseTime = false
+	cfg.Loc = time.UTC
+	// RowsAffected must count matched rows, or a compare-and-set that rewrites the same value
+	// would look like a lost race.
+	cfg.ClientFoundRows = true
+	// One round trip per statement instead of prepare, execute, close.
+	cfg.InterpolateParams = true
+	return cfg, nil
+}
