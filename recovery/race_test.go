@@ -77,7 +77,11 @@ func TestAuditRacingRunnerSuccessNeverOverwritesIt(t *testing.T) {
 		go0 := make(chan struct{})
 		wg.Add(2)
 		go func() { defer wg.Done(); <-go0; runErr = succeed(t.Context(), f.st, cluster, owner) }()
-		go func() { defer wg.Done(); <-go0; _, auditErr = recovery.Audit(t.Context(), f.st, recovery.AuditOptions{}) }()
+		go func() {
+			defer wg.Done()
+			<-go0
+			_, auditErr = recovery.Audit(t.Context(), f.st, recovery.AuditOptions{})
+		}()
 		close(go0)
 		wg.Wait()
 		if auditErr != nil {
