@@ -73,7 +73,14 @@ func Classify(before, after Snapshot, target string) Finding {
 			f.Summary = fmt.Sprintf("%s was rewritten with no backup copy and %s: kubeadm got past the kubelet-config phase.", configPath, cp.text)
 		}
 		f.Next = "retry the step: kubeadm skips identical manifests and writes config.yaml again, so a redo is safe; then upgrade the kubelet"
-	case cp.all && cp.n > 0 && !maps.Equal(before.Manifests, after.Manifests):
+	case maps.Equal(before.Manifests, after.Manifests) && len(newOf(after.BackupDirs, before.BackupDirs)) == 0:
+		f.Class = FindingPreflight
+		f.Summary = fmt.Sprintf("Nothing changed on disk: %s is as before and %s; kubeadm stopped before touching the node.", configPath, cp.text)
+		f.Next = "fix the cause shown in the step's output, then retry the step; the host needs no repair"
+		if cp.some && !cp.all {
+			f.Next = "fix the cause shown in the step's output, then retry the step: kubeadm finishes the manifests an earlier run left half swapped"
+		}
+	case cp.all && cp.n > 0:
 		f.Class = FindingControlPlaneDone
 		f.Summary = fmt.Sprintf("%s is unchanged and %s: the control-plane phase finished, kubelet-config was not reached.", configPath, cp.text)
 		f.Next = "retry the step: kubeadm skips the manifests already at " + target + " and goes on to kubelet-config"
