@@ -104,14 +104,18 @@ func sized(src io.Reader, r io.Reader) (io.Reader, bool, error) {
 		}
 	}
 	head := make([]byte, concurrentFrom)
-	n, err := io.ReadFull(src, head)
-	switch err {
-	case io.EOF, io.ErrUnexpectedEOF:
-		return bytes.NewReader(head[:n]), false, nil
-	case nil:
-		return io.MultiReader(bytes.NewReader(head), src), true, nil
+	n := 0
+	for n < len(head) {
+		m, err := src.Read(head[n:])
+		n += m
+		if err == io.EOF {
+			return bytes.NewReader(head[:n]), false, nil
+		}
+		if err != nil {
+			return nil, false, err
+		}
 	}
-	return nil, false, err
+	return io.MultiReader(bytes.NewReader(head), src), true, nil
 }
 
 // rename replaces newpath atomically where the server allows it (OpenSSH's posix-rename);

@@ -1,0 +1,48 @@
+package sshconn_test
+
+import (
+	"bytes"
+	"crypto/rand"
+	"path/filepath"
+	"testing"
+
+	"github.com/kupgrade/kupgrade/runner/sshconn/sshtest"
+)
+
+// BenchmarkRun measures one command over a reused connection (a session each).
+func BenchmarkRun(b *testing.B) {
+	for _, k := range kinds {
+		b.Run(k.name, func(b *testing.B) {
+			srv := k.start(b)
+			c, err := srv.Dialer().Dial(b.Context(), srv.Host("node"))
+			if err != nil {
+				b.Fatalf("Dial: %v", err)
+			}
+			defer c.Close()
+			for b.Loop() {
+				if exit, err := c.Run(b.Context(), "true", nil, nil, nil); err != nil || exit != 0 {
+					b.Fatalf("Run = %d, %v", exit, err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkUpload64MiB measures SFTP upload throughput against the real sshd (MB/s).
+func BenchmarkUpload64MiB(b *testing.B) {
+	srv := sshtest.NewOpenSSH(b)
+	c, err := srv.Dialer().Dial(b.Context(), srv.Host("node"))
+	if err != nil {
+		b.Fatalf("Dial: %v", err)
+	}
+	defer c.Close()
+	data := make([]byte, 64<<20)
+	rand.Read(data)
+	dst := filepath.Join(srv.Dir, "big")
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if err := c.Upload(b.Context(), bytes.NewReader(data), dst, 0o644); err != nil {
+			b.Fatalf("Upload: %v", err)
+		}
+	}
+}
