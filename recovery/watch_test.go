@@ -1,0 +1,141 @@
+package recovery_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kupgrade/kupgrade/recovery"
+	"github.com/kupgrade/kupgrade/state"
+	"github.com/kupgrade/kupgrade/state/sqlite"
+)
+
+// syncBuffer is a log sink read while the watcher writes to it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// eventually polls cond until it holds or the test's patience (10 s) runs out.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatalf("gave up waiting: %s", what)
+}
+
+// A second watcher on the same SQLite file is told, waits, and takes over when the first goes.
+func TestWatcherWaitsForTheAuditLockAndTakesOver(t *testing.T) {
+	f := stuckSecondMaster(t, -time.Second)
+	release, ok, err := f.st.AuditLock(t.Context())
+	if err != nil || !ok {
+		t.Fatalf("first watcher's lock: %v, %v", ok, err)
+	}
+	second, err := sqlite.Open(t.Context(), f.path, state.WithClock(f.clk.Now))
+	if err != nil {
+		t.Fatalf("open second store: %v", err)
+	}
+	t.Cleanup(func() { second.Close() })
+
+	once := &recovery.Watcher{Store: second, Interval: 10 * time.Millisecond}
+	if err := once.Run(t.Context(), true); !isConflict(err) {
+		t.Fatalf("--once while the lock is held: %v, want a conflict", err)
+	}
+
+	var logs syncBuffer
+	w := &recovery.Watcher{Store: second, Interval: 10 * time.Millisecond,
+		Log: slog.New(slog.NewTextHandler(&logs, nil))}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx, false) }()
+	eventually(t, "the waiting message", func() bool { return strings.Contains(logs.String(), "waiting to take over") })
+	if u := f.upgrade(t, "default"); u.State != state.UpgradingSecondMaster {
+		t.Fatalf("state %s while waiting: a waiting watcher audited", u.State)
+	}
+	release() // the first watcher dies
+	eventually(t, "the takeover's pass", func() bool { return f.upgrade(t, "default").State == state.UpgradingSecondMasterFailed })
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("Run after cancel: %v, want nil (graceful shutdown)", err)
+	}
+	rel, ok, err := f.st.AuditLock(t.Context())
+	if err != nil || !ok {
+		t.Fatalf("the stopped watcher kept the audit lock (%v)", err)
+	}
+	rel()
+}
+
+func get(t *testing.T, h http.Handler, path string) string {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	resp, err := http.Get(srv.URL + path)
+	if err != nil {
+		t.Fatalf("GET %s: %v", path, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %s: %s", path, resp.Status, b)
+	}
+	return string(b)
+}
+
+func TestMetricsAndStatusPage(t *testing.T) {
+	f := newFixture(t)
+	f.start(t, "dead")
+	f.move(t, "dead", state.UpgradingSecondMaster, "controller-2", state.UpgradingControlPlane, "gone", 30*time.Second)
+	f.start(t, "busy")
+	f.move(t, "busy", state.UpgradingFirstMaster, "controller-1", state.UpgradingControlPlane, "alive", time.Hour)
+	f.start(t, "idle")
+	f.clk.Add(time.Minute)
+
+	w := &recovery.Watcher{Store: f.st, Metrics: recovery.NewMetrics()}
+	if _, err := w.Pass(t.Context()); err != nil {
+		t.Fatalf("pass: %v", err)
+	}
+	body := get(t, w.Metrics.Handler(), "/metrics")
+	for _, want := range []string{
+		"kupgrade_audit_passes_total 1",
+		`kupgrade_audit_failed_operations_total{state="upgrading-second-master"} 1`,
+		"kupgrade_inflight_operations 1",
+		`kupgrade_inflight_operation_age_seconds{cluster="busy",state="upgrading-first-master"} 60`,
+		`kupgrade_lease_age_seconds{cluster="busy",owner="alive"} 60`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %q:\n%s", want, body)
+		}
+	}
+	if strings.Contains(body, `cluster="dead"`) {
+		t.Error("/metrics still shows the failed cluster as in flight")
+	}
+
+	page := get(t, w.StatusHandler(), "/")
+	for _, want := range []string{"upgrading-second-master-failed", "busy", "alive (control-plane@controller-1", "idle", "kupgrade watch: the lease of gone"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("status page lacks %q", want)
+		}
+	}
+}
