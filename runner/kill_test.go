@@ -7,6 +7,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // assertGone checks that the process whose pid is in pidfile no longer exists.
@@ -23,4 +24,24 @@ func assertGone(t *testing.T, pidfile string) {
 	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
 		t.Errorf("process %d still exists after the timeout (kill -0: %v)", pid, err)
 	}
+}
+
+// waitGone is assertGone for transports that kill asynchronously (the SSH session's watchdog):
+// it polls a few seconds before it reports the process as left behind.
+func waitGone(t *testing.T, pidfile string) {
+	t.Helper()
+	for range 50 {
+		if b, err := os.ReadFile(pidfile); err == nil {
+			pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+			if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+				return
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	assertGone(t, pidfile)
+}
+
+func asUnreachable(err error, u *interface{ Unreachable() bool }) bool {
+	return errors.As(err, u) && (*u).Unreachable()
 }
