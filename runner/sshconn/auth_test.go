@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"golang.org/x/crypto/ssh"
+	"golang.org/x/crypto/ssh/agent"
 
 	"github.com/kupgrade/kupgrade/runner/sshconn"
 	"github.com/kupgrade/kupgrade/runner/sshconn/sshtest"
@@ -119,5 +120,61 @@ func TestPromptPassphraseFromEnv(t *testing.T) {
 	got, err := sshconn.PromptPassphrase("key")
 	if err != nil || string(got) != "from-env" {
 		t.Errorf("PromptPassphrase = %q, %v; want from-env", got, err)
+	}
+}
+
+func TestAgentAuth(t *testing.T) {
+	srv := sshtest.NewServer(t)
+	b, _ := os.ReadFile(srv.KeyFile)
+	raw, err := ssh.ParseRawPrivateKey(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyring := agent.NewKeyring()
+	if err := keyring.Add(agent.AddedKey{PrivateKey: raw}); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(t.TempDir(), "agent.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() { agent.ServeAgent(keyring, c); c.Close() }() //nolint:errcheck // ends with the client
+		}
+	}()
+	t.Setenv("SSH_AUTH_SOCK", sock)
+	t.Setenv("HOME", t.TempDir()) // no default key files to fall back on
+	h := srv.Host("node")
+	delete(h.Vars, "ansible_ssh_private_key_file")
+	tests := []struct {
+		name   string
+		agent  bool
+		wantOK bool
+	}{
+		{name: "agent used", agent: true, wantOK: true},
+		{name: "agent off", agent: false, wantOK: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := srv.Dialer()
+			d.Agent = tt.agent
+			c, err := d.Dial(t.Context(), h)
+			if (err == nil) != tt.wantOK {
+				t.Fatalf("Dial error = %v, want success %v", err, tt.wantOK)
+			}
+			if err != nil && !sshconn.IsClass(err, sshconn.Auth) {
+				t.Errorf("Dial error = %v, want class Auth", err)
+			}
+			if c != nil {
+				c.Close()
+			}
+		})
 	}
 }
