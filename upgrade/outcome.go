@@ -158,3 +158,19 @@ func tail(s string, n int) []string {
 	return lines
 }
 
+// failureFrom reads the runner's evidence for one host: the task, rc and output tails. HostError
+// may be nil-errored (a failed_when or assert); its message then says what failed.
+func failureFrom(hf *runner.HostError) *hostFailure {
+	f := &hostFailure{task: hf.Task, err: hf}
+	if rc, ok := hf.Result["rc"].(int); ok {
+		f.rc = &rc
+	}
+	f.stdout, _ = hf.Result["stdout"].(string)
+	f.stderr, _ = hf.Result["stderr"].(string)
+	if hf.Err == nil {
+		if msg, _ := hf.Result["msg"].(string); msg != "" {
+			f.err = fmt.Errorf("task %q: %s", hf.Task, msg)
+		}
+	}
+	return f
+}

@@ -59,6 +59,13 @@ func (w *Workflow) Abort(ctx context.Context) error {
 	if err := state.CheckStep(u, step); err != nil {
 		return err
 	}
+	hosts, err := w.Store.Hosts(ctx, w.Cluster)
+	if err != nil {
+		return err
+	}
+	if !controlPlaneTouched(u, hosts) {
+		return w.abortUntouched(ctx, u)
+	}
 	cs, err := w.controllerHosts()
 	if err != nil {
 		return err
@@ -68,6 +75,36 @@ func (w *Workflow) Abort(ctx context.Context) error {
 		return err
 	}
 	return w.execute(ctx, &op{step: step, from: u.State, hosts: cs, clusterOnly: true, pb: pb, vars: w.vars(u, nil)})
+}
+
+// controlPlaneTouched: a control-plane step has been started on some controller (its target was
+// set), so its manifests may have moved and abort must restore them.
+func controlPlaneTouched(u state.Upgrade, hosts []state.Host) bool {
+	for _, h := range hosts {
+		if h.Personality == state.Controller && h.TargetVersion == u.ToVersion {
+			return true
+		}
+	}
+	return false
+}
+
+// abortUntouched aborts an upgrade that changed nothing on the hosts: no remote work, two
+// transitions (upgrade-aborting, then upgrade-aborted), each compare-and-set.
+func (w *Workflow) abortUntouched(ctx context.Context, u state.Upgrade) error {
+	reason := "abort: no control plane was touched, nothing to restore"
+	mid, err := w.Store.Apply(ctx, state.Change{Cluster: w.Cluster, Actor: state.ActorCLI, From: u.State,
+		To: state.UpgradeAborting, LeaseNotLive: true, Reason: reason})
+	if err != nil {
+		return err
+	}
+	w.stateChanged("", u.State, mid.State, reason)
+	end, err := w.Store.Apply(ctx, state.Change{Cluster: w.Cluster, Actor: state.ActorCLI, From: mid.State,
+		To: state.UpgradeAborted, LeaseNotLive: true, Reason: reason})
+	if err != nil {
+		return err
+	}
+	w.stateChanged("", mid.State, end.State, reason)
+	return nil
 }
 
 // Complete marks the upgrade complete once every host is upgraded-kubelet, and clears every host

@@ -25,10 +25,10 @@ var shipped = map[string]string{
 
 func (w *Workflow) vars(u state.Upgrade, extra map[string]any) map[string]any {
 	v := map[string]any{
-		"to_version":      u.ToVersion,
-		"from_version":    u.FromVersion,
+		"to_version":       u.ToVersion,
+		"from_version":     u.FromVersion,
 		"kupgrade_cluster": u.Cluster,
-		"kubeadm_timeout": w.kubeadmTimeout().String(),
+		"kubeadm_timeout":  w.kubeadmTimeout().String(),
 	}
 	for k, x := range extra {
 		v[k] = x

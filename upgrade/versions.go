@@ -60,7 +60,7 @@ func (w *Workflow) readHost(ctx context.Context, h *inventory.Host) (Versions, e
 		if err != nil {
 			return v, err
 		}
-		v.ControlPlane = snap.ControlPlaneVersion
+		v.ControlPlane = snap.ControlPlaneVersion()
 	}
 	var stdout, stderr bytes.Buffer
 	rc, err := c.Run(ctx, "kubelet --version", nil, &stdout, &stderr)
@@ -150,11 +150,7 @@ func (w *Workflow) Start(ctx context.Context, to, from string, force bool) (stat
 		nu.Hosts = append(nu.Hosts, state.NewHost{Hostname: h.Name, Personality: personality(h),
 			ControlPlaneVersion: v.ControlPlane, KubeletVersion: v.Kubelet})
 	}
-	u, err := w.Store.CreateUpgrade(ctx, nu)
-	if err == nil {
-		w.stateChanged("", "", u.State, nu.Reason)
-	}
-	return u, err
+	return w.Store.CreateUpgrade(ctx, nu)
 }
 
 func personality(h *inventory.Host) string {

@@ -146,3 +146,10 @@ func (w *Workflow) host(name string) (*inventory.Host, error) {
 	}
 	return h, nil
 }
+
+func (w *Workflow) kubeadmTimeout() time.Duration {
+	if w.KubeadmTimeout <= 0 {
+		return 15 * time.Minute
+	}
+	return w.KubeadmTimeout
+}

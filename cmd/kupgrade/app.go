@@ -1,0 +1,130 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/kupgrade/kupgrade/inventory"
+	"github.com/kupgrade/kupgrade/runner"
+	"github.com/kupgrade/kupgrade/state"
+)
+
+// Globals are the global flags of CLI.md.
+type Globals struct {
+	DB                string        `name:"db" env:"KUPGRADE_DB" default:"sqlite:kupgrade.db" help:"State store: sqlite:PATH or mysql://user:pass@host:port/db."`
+	DBFile            string        `name:"db-file" type:"path" help:"Read the DSN from this file (keeps a password off the command line)."`
+	Inventory         string        `short:"i" env:"KUPGRADE_INVENTORY" default:"inventory.yml" type:"path" help:"Ansible YAML inventory."`
+	Cluster           string        `env:"KUPGRADE_CLUSTER" help:"Cluster name (default: kupgrade_cluster of the inventory, else 'default')."`
+	KnownHosts        string        `name:"known-hosts" env:"KUPGRADE_KNOWN_HOSTS" type:"path" help:"known_hosts to verify host keys against (default ~/.ssh/known_hosts)."`
+	AcceptNewHostKeys bool          `name:"accept-new-host-keys" help:"Trust and record keys of hosts not yet known; a changed key is still refused."`
+	Output            string        `short:"o" enum:"table,json" default:"table" help:"Output: table or json."`
+	LogLevel          string        `name:"log-level" enum:"debug,info,warn,error" default:"info" help:"Diagnostics level (stderr)."`
+	LogFormat         string        `name:"log-format" enum:"text,json" default:"text" help:"Diagnostics format (stderr)."`
+	LeaseTTL          time.Duration `name:"lease-ttl" default:"30s" help:"Lease time-to-live of an operation; a dead kupgrade is noticed after about this long."`
+	KubeadmTimeout    time.Duration `name:"kubeadm-timeout" default:"15m" help:"Time one kubeadm command may take before it is stopped and the step failed."`
+}
+
+// app holds what commands share: flags, writers, and the store and inventory, opened on first use.
+type app struct {
+	g              *Globals
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	log            *slog.Logger
+	store          state.Store
+	inv            *inventory.Inventory
+	run            *runner.Runner
+	secrets        []string
+}
+
+func newApp(g *Globals, stdin io.Reader, stdout, stderr io.Writer) *app {
+	level := map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError}[g.LogLevel]
+	opts := &slog.HandlerOptions{Level: level}
+	var h slog.Handler = slog.NewTextHandler(stderr, opts)
+	if g.LogFormat == "json" {
+		h = slog.NewJSONHandler(stderr, opts)
+	}
+	return &app{g: g, stdin: stdin, stdout: stdout, stderr: stderr, log: slog.New(h)}
+}
+
+func (a *app) close() {
+	if a.run != nil {
+		a.run.Close()
+	}
+	if a.store != nil {
+		a.store.Close()
+	}
+}
+
+func (a *app) json() bool { return a.g.Output == "json" }
+
+// dsn returns the DSN from --db-file when given, else --db / KUPGRADE_DB.
+func (a *app) dsn() (string, error) {
+	if a.g.DBFile == "" {
+		return a.g.DB, nil
+	}
+	b, err := os.ReadFile(a.g.DBFile)
+	if err != nil {
+		return "", fmt.Errorf("read --db-file: %v: %w", err, state.ErrBadInput)
+	}
+	return strings.TrimSpace(string(b)), nil
+}
+
+// Store opens the state store named by the DSN, once.
+func (a *app) Store(ctx context.Context) (state.Store, error) {
+	if a.store != nil {
+		return a.store, nil
+	}
+	raw, err := a.dsn()
+	if err != nil {
+		return nil, err
+	}
+	if d, err := state.ParseDSN(raw); err == nil {
+		a.secrets = append(a.secrets, d.Password)
+	}
+	st, err := openStore(ctx, raw)
+	if err != nil {
+		return nil, err
+	}
+	a.store = st
+	return st, nil
+}
+
+// Inventory loads the inventory, once.
+func (a *app) Inventory() (*inventory.Inventory, error) {
+	if a.inv != nil {
+		return a.inv, nil
+	}
+	inv, err := inventory.Load(a.g.Inventory)
+	if err != nil {
+		return nil, err
+	}
+	a.inv = inv
+	return inv, nil
+}
+
+// cluster is --cluster, else the inventory's kupgrade_cluster (when the inventory loads), else
+// "default".
+func (a *app) cluster() string {
+	if a.g.Cluster != "" {
+		return a.g.Cluster
+	}
+	if inv, err := a.Inventory(); err == nil && inv.Cluster() != "" {
+		return inv.Cluster()
+	}
+	return "default"
+}
+
+// redact removes secrets (a DSN's password) from text meant for people.
+func (a *app) redact(s string) string {
+	for _, sec := range a.secrets {
+		if sec != "" {
+			s = strings.ReplaceAll(s, sec, "*****")
+		}
+	}
+	return s
+}

@@ -1,0 +1,53 @@
+package main
+
+// CLI is kupgrade's grammar (CLI.md): verbs grouped by noun, and StarlingX's `system kube-*`
+// names as hidden aliases at the top level.
+type CLI struct {
+	Globals
+
+	Upgrade   upgradeCmd   `cmd:"" help:"The cluster's upgrade: start, show, run each step, complete, abort."`
+	Host      hostCmd      `cmd:"" help:"Hosts: list them, upgrade one host's control plane or kubelet."`
+	Recover   recoverCmd   `cmd:"" help:"Fail an in-flight operation nobody is running any more, so it can be retried."`
+	Watch     watchCmd     `cmd:"" help:"Audit for stuck operations (expired leases, stale states) in every cluster."`
+	Play      playCmd      `cmd:"" help:"Run a playbook against the inventory (like ansible-playbook)."`
+	Inventory inventoryCmd `cmd:"" help:"Show the resolved inventory."`
+	Version   versionCmd   `cmd:"" help:"Print version, commit and Go version."`
+
+	KubeUpgradeStart          upgradeStartCmd    `cmd:"" name:"kube-upgrade-start" hidden:"" help:"Alias of 'upgrade start'."`
+	KubeUpgradeShow           upgradeShowCmd     `cmd:"" name:"kube-upgrade-show" hidden:"" help:"Alias of 'upgrade show'."`
+	KubeUpgradeDownloadImages stepCmd            `cmd:"" name:"kube-upgrade-download-images" hidden:"" help:"Alias of 'upgrade download-images'." step:"download-images"`
+	KubePreApplicationUpdate  stepCmd            `cmd:"" name:"kube-pre-application-update" hidden:"" help:"Alias of 'upgrade pre-app-update'." step:"pre-app-update"`
+	KubePostApplicationUpdate stepCmd            `cmd:"" name:"kube-post-application-update" hidden:"" help:"Alias of 'upgrade post-app-update'." step:"post-app-update"`
+	KubeUpgradeNetworking     stepCmd            `cmd:"" name:"kube-upgrade-networking" hidden:"" help:"Alias of 'upgrade networking'." step:"networking"`
+	KubeUpgradeStorage        stepCmd            `cmd:"" name:"kube-upgrade-storage" hidden:"" help:"Alias of 'upgrade storage'." step:"storage"`
+	KubeHostUpgradeList       hostListCmd        `cmd:"" name:"kube-host-upgrade-list" hidden:"" help:"Alias of 'host list'."`
+	KubeHostUpgrade           hostUpgradeCmd     `cmd:"" name:"kube-host-upgrade" hidden:"" help:"Alias of 'host upgrade'."`
+	KubeHostCordon            hostCordonCmd      `cmd:"" name:"kube-host-cordon" hidden:"" help:"Alias of 'host cordon'."`
+	KubeHostUncordon          hostUncordonCmd    `cmd:"" name:"kube-host-uncordon" hidden:"" help:"Alias of 'host uncordon'."`
+	KubeUpgradeComplete       upgradeCompleteCmd `cmd:"" name:"kube-upgrade-complete" hidden:"" help:"Alias of 'upgrade complete'."`
+	KubeUpgradeAbort          upgradeAbortCmd    `cmd:"" name:"kube-upgrade-abort" hidden:"" help:"Alias of 'upgrade abort'."`
+	KubeUpgradeDelete         upgradeDeleteCmd   `cmd:"" name:"kube-upgrade-delete" hidden:"" help:"Alias of 'upgrade delete'."`
+	KubeUpgradeFailed         upgradeFailedCmd   `cmd:"" name:"kube-upgrade-failed" hidden:"" help:"Alias of 'upgrade failed'."`
+}
+
+type upgradeCmd struct {
+	Start          upgradeStartCmd    `cmd:"" help:"Check the hosts and create the upgrade to VERSION."`
+	Show           upgradeShowCmd     `cmd:"" help:"Show the upgrade: versions, state, lease."`
+	DownloadImages stepCmd            `cmd:"" name:"download-images" help:"Pull the new control-plane images on the controllers." step:"download-images"`
+	PreAppUpdate   stepCmd            `cmd:"" name:"pre-app-update" help:"Run the pre-application-update hook playbook." step:"pre-app-update"`
+	Networking     stepCmd            `cmd:"" help:"Run the networking step's playbook." step:"networking"`
+	Storage        stepCmd            `cmd:"" help:"Run the storage step's playbook." step:"storage"`
+	PostAppUpdate  stepCmd            `cmd:"" name:"post-app-update" help:"Run the post-application-update hook playbook." step:"post-app-update"`
+	Complete       upgradeCompleteCmd `cmd:"" help:"Mark the upgrade complete once every kubelet is upgraded."`
+	Abort          upgradeAbortCmd    `cmd:"" help:"Abort the upgrade, restoring the control-plane manifests from kubeadm's backups."`
+	Delete         upgradeDeleteCmd   `cmd:"" help:"Delete a completed or aborted upgrade (its history stays)."`
+	Failed         upgradeFailedCmd   `cmd:"" help:"Fail the in-flight operation by hand (the one failing path)."`
+	Run            upgradeRunCmd      `cmd:"" help:"Walk every remaining step in order, resuming from the current state."`
+}
+
+type hostCmd struct {
+	List     hostListCmd     `cmd:"" help:"List the hosts of the upgrade with their versions and status."`
+	Upgrade  hostUpgradeCmd  `cmd:"" help:"Upgrade one host's control plane or kubelet."`
+	Cordon   hostCordonCmd   `cmd:"" help:"Cordon a host (one-controller systems)."`
+	Uncordon hostUncordonCmd `cmd:"" help:"Uncordon a host (one-controller systems)."`
+}

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/kupgrade/kupgrade/state"
+)
+
+// Exit statuses of CLI.md.
+const (
+	exitOK          = 0
+	exitFailed      = 1
+	exitBadInput    = 2
+	exitRefused     = 3
+	exitConflict    = 4
+	exitUnreachable = 5
+	exitInterrupted = 130
+)
+
+// errFailed marks an operation that ran and failed: the state now says *-failed.
+var errFailed = errors.New("failed")
+
+// exitCode maps an error to its exit status: the one place where classes become numbers.
+func exitCode(err error) int {
+	var bad interface{ BadInput() bool }
+	var unreachable interface{ Unreachable() bool }
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &bad) && bad.BadInput(), errors.Is(err, state.ErrBadInput):
+		return exitBadInput
+	case errors.Is(err, state.ErrConflict):
+		return exitConflict
+	case errors.Is(err, state.ErrRefused), errors.Is(err, state.ErrNotFound):
+		return exitRefused
+	case errors.As(err, &unreachable) && unreachable.Unreachable():
+		return exitUnreachable
+	case errors.Is(err, context.Canceled):
+		return exitInterrupted
+	default:
+		return exitFailed
+	}
+}
+
+// report prints err for a person (or as JSON) on stderr and returns its exit status.
+func (a *app) report(err error) int {
+	code := exitCode(err)
+	fmt.Fprintf(a.stderr, "kupgrade: %s\n", a.redact(err.Error()))
+	return code
+}

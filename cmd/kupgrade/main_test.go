@@ -1,0 +1,76 @@
+package main
+
+import (
+	"database/sql"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+	_ "modernc.org/sqlite"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"kupgrade": func() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+	})
+}
+
+// TestScripts runs the CLI scenarios in testdata/*.txtar: the commands as a person types them,
+// their output and exit status.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata",
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("KUPGRADE_DB", "sqlite:"+filepath.Join(env.WorkDir, "kupgrade.db"))
+			env.Setenv("HOME", env.WorkDir)
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// sql DBFILE STATEMENT: an operator's hand edit, as in StarlingX's test plan.
+			"sql": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 2 {
+					ts.Fatalf("usage: sql DBFILE STATEMENT")
+				}
+				db, err := sql.Open("sqlite", ts.MkAbs(args[0]))
+				ts.Check(err)
+				defer db.Close()
+				_, err = db.Exec(args[1])
+				if neg {
+					if err == nil {
+						ts.Fatalf("sql succeeded unexpectedly")
+					}
+					return
+				}
+				ts.Check(err)
+			},
+			// sqlq DBFILE QUERY: prints the rows of a query, tab-separated, to stdout.
+			"sqlq": func(ts *testscript.TestScript, neg bool, args []string) {
+				db, err := sql.Open("sqlite", ts.MkAbs(args[0]))
+				ts.Check(err)
+				defer db.Close()
+				rows, err := db.Query(args[1])
+				ts.Check(err)
+				defer rows.Close()
+				cols, _ := rows.Columns()
+				for rows.Next() {
+					vals := make([]sql.NullString, len(cols))
+					ptrs := make([]any, len(cols))
+					for i := range vals {
+						ptrs[i] = &vals[i]
+					}
+					ts.Check(rows.Scan(ptrs...))
+					out := make([]string, len(vals))
+					for i, v := range vals {
+						out[i] = "NULL"
+						if v.Valid {
+							out[i] = v.String
+						}
+					}
+					ts.Stdout().Write([]byte(strings.Join(out, "\t") + "\n"))
+				}
+			},
+		},
+	})
+}

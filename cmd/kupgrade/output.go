@@ -1,0 +1,134 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"github.com/kupgrade/kupgrade/state"
+)
+
+// rfc3339 prints t in UTC as CLI.md requires.
+func rfc3339(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+// upgradeView is `upgrade show -o json` (CLI.md): stable keys, RFC 3339 UTC times.
+type upgradeView struct {
+	UUID             string     `json:"uuid"`
+	Cluster          string     `json:"cluster"`
+	FromVersion      string     `json:"from_version"`
+	ToVersion        string     `json:"to_version"`
+	State            string     `json:"state"`
+	StateEnteredAt   string     `json:"state_entered_at"`
+	CreatedAt        string     `json:"created_at"`
+	UpdatedAt        string     `json:"updated_at"`
+	RecoveryAttempts int        `json:"recovery_attempts"`
+	Lease            *leaseView `json:"lease"`
+}
+
+type leaseView struct {
+	Owner       string `json:"owner"`
+	Operation   string `json:"operation"`
+	HeartbeatAt string `json:"heartbeat_at"`
+	ExpiresAt   string `json:"expires_at"`
+}
+
+func newUpgradeView(u state.Upgrade, l *state.Lease) upgradeView {
+	v := upgradeView{
+		UUID: u.UUID, Cluster: u.Cluster, FromVersion: u.FromVersion, ToVersion: u.ToVersion,
+		State: string(u.State), StateEnteredAt: rfc3339(u.StateEnteredAt),
+		CreatedAt: rfc3339(u.CreatedAt), UpdatedAt: rfc3339(u.UpdatedAt),
+		RecoveryAttempts: u.RecoveryAttempts,
+	}
+	if l != nil {
+		v.Lease = &leaseView{Owner: l.Owner, Operation: l.Operation,
+			HeartbeatAt: rfc3339(l.HeartbeatAt), ExpiresAt: rfc3339(l.ExpiresAt)}
+	}
+	return v
+}
+
+// writeUpgrade prints the upgrade as a two-column table for people.
+func writeUpgrade(w io.Writer, v upgradeView, now time.Time) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	lease := "-"
+	if v.Lease != nil {
+		exp, _ := time.Parse(time.RFC3339, v.Lease.ExpiresAt)
+		when := "expires in " + exp.Sub(now).Round(time.Second).String()
+		if !now.Before(exp) {
+			when = "EXPIRED " + now.Sub(exp).Round(time.Second).String() + " ago"
+		}
+		lease = fmt.Sprintf("%s (%s, %s)", v.Lease.Owner, v.Lease.Operation, when)
+	}
+	rows := [][2]string{
+		{"uuid", v.UUID}, {"cluster", v.Cluster}, {"from_version", v.FromVersion},
+		{"to_version", v.ToVersion}, {"state", v.State}, {"state_entered_at", v.StateEnteredAt},
+		{"created_at", v.CreatedAt}, {"updated_at", v.UpdatedAt},
+		{"recovery_attempts", fmt.Sprint(v.RecoveryAttempts)}, {"lease", lease},
+	}
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\n", r[0], r[1])
+	}
+	tw.Flush()
+}
+
+// hostView is one element of `host list -o json` (CLI.md).
+type hostView struct {
+	ID                  int64   `json:"id"`
+	Hostname            string  `json:"hostname"`
+	Personality         string  `json:"personality"`
+	TargetVersion       *string `json:"target_version"`
+	ControlPlaneVersion *string `json:"control_plane_version"`
+	KubeletVersion      *string `json:"kubelet_version"`
+	Status              *string `json:"status"`
+	LastFailure         *string `json:"last_failure"`
+}
+
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func newHostViews(hosts []state.Host) []hostView {
+	out := make([]hostView, 0, len(hosts))
+	for _, h := range hosts {
+		out = append(out, hostView{
+			ID: h.ID, Hostname: h.Hostname, Personality: h.Personality,
+			TargetVersion: nullable(h.TargetVersion), ControlPlaneVersion: nullable(h.ControlPlaneVersion),
+			KubeletVersion: nullable(h.KubeletVersion), Status: nullable(string(h.Status)),
+			LastFailure: nullable(h.LastFailure),
+		})
+	}
+	return out
+}
+
+func writeHosts(w io.Writer, hosts []state.Host) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tHOSTNAME\tPERSONALITY\tTARGET\tCONTROL-PLANE\tKUBELET\tSTATUS\tLAST FAILURE")
+	for _, h := range hosts {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", h.ID, h.Hostname, h.Personality,
+			dash(h.TargetVersion), dash(h.ControlPlaneVersion), dash(h.KubeletVersion), h.Status, dash(h.LastFailure))
+	}
+	tw.Flush()
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// writeJSON prints one JSON document.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

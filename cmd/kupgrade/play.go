@@ -1,0 +1,108 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/kupgrade/kupgrade/inventory"
+	"github.com/kupgrade/kupgrade/playbooks"
+	"github.com/kupgrade/kupgrade/runner"
+	"github.com/kupgrade/kupgrade/state"
+	"gopkg.in/yaml.v3"
+)
+
+type playCmd struct {
+	Playbook  string   `arg:"" type:"path" help:"Playbook file (YAML)."`
+	Limit     string   `short:"l" help:"Only hosts matching this pattern (group, host, a:b, a:!b, a:&b, globs)."`
+	Forks     int      `short:"f" default:"50" help:"Hosts worked on at the same time."`
+	Check     bool     `short:"C" help:"Report what would change without changing anything."`
+	Tags      []string `short:"t" sep:"," help:"Only tasks with these tags."`
+	SkipTags  []string `name:"skip-tags" sep:"," help:"Skip tasks with these tags."`
+	ExtraVars []string `short:"e" name:"extra-vars" sep:"none" help:"KEY=VALUE (value read as YAML), repeatable."`
+}
+
+func (c *playCmd) Run(ctx context.Context, a *app) error {
+	pb, err := playbooks.Load(c.Playbook)
+	if err != nil {
+		return err
+	}
+	inv, err := a.Inventory()
+	if err != nil {
+		return err
+	}
+	extra, err := parseExtraVars(c.ExtraVars)
+	if err != nil {
+		return err
+	}
+	r := a.Runner(inv, c.Forks)
+	recap, err := r.Play(ctx, pb, inv, runner.PlayOptions{
+		Limit: c.Limit, Check: c.Check, Tags: c.Tags, SkipTags: c.SkipTags, ExtraVars: extra,
+	})
+	if err != nil {
+		return err
+	}
+	return playOutcome(recap)
+}
+
+// playOutcome: any failed task is exit 1; hosts that were only unreachable are exit 5.
+func playOutcome(recap *runner.Recap) error {
+	var failed, unreachable int
+	for _, h := range recap.Hosts {
+		failed += h.Failed
+		unreachable += h.Unreachable
+	}
+	err := recap.Err()
+	if err == nil {
+		return nil
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d task(s) failed: %w", failed, errFailedPlay{err})
+	}
+	return err
+}
+
+// errFailedPlay hides the unreachable class of some hosts when tasks failed on others (exit 1).
+type errFailedPlay struct{ err error }
+
+func (e errFailedPlay) Error() string { return e.err.Error() }
+
+// parseExtraVars reads -e KEY=VALUE; VALUE is YAML, so -e n=3 is a number and -e 'l=[a, b]' a list.
+func parseExtraVars(kvs []string) (map[string]any, error) {
+	out := map[string]any{}
+	for _, kv := range kvs {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("-e %q: want KEY=VALUE: %w", kv, state.ErrBadInput)
+		}
+		var val any
+		if err := yaml.Unmarshal([]byte(v), &val); err != nil || val == nil {
+			val = v
+		}
+		out[k] = val
+	}
+	return out, nil
+}
+
+type inventoryCmd struct {
+	List inventoryListCmd `cmd:"" help:"The resolved hosts, groups and variables."`
+}
+
+type inventoryListCmd struct {
+	Limit string `short:"l" help:"Only hosts matching this pattern."`
+}
+
+func (c *inventoryListCmd) Run(a *app) error {
+	inv, err := a.Inventory()
+	if err != nil {
+		return err
+	}
+	hosts, err := inv.Select(c.Limit)
+	if err != nil {
+		return err
+	}
+	if a.json() {
+		return writeJSON(a.stdout, inventory.JSON(hosts))
+	}
+	return inventory.WriteTable(a.stdout, hosts)
+}

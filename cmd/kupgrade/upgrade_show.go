@@ -1,0 +1,144 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+
+	"github.com/kupgrade/kupgrade/recovery"
+	"github.com/kupgrade/kupgrade/state"
+	"github.com/kupgrade/kupgrade/upgrade"
+)
+
+type upgradeShowCmd struct{}
+
+func (c *upgradeShowCmd) Run(ctx context.Context, a *app) error {
+	st, err := a.Store(ctx)
+	if err != nil {
+		return err
+	}
+	cluster := a.cluster()
+	u, err := st.Upgrade(ctx, cluster)
+	if errors.Is(err, state.ErrNotFound) {
+		if a.json() {
+			return writeJSON(a.stdout, nil)
+		}
+		fmt.Fprintf(a.stdout, "no upgrade for cluster %q; start one with `kupgrade upgrade start VERSION`\n", cluster)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	l, err := st.Lease(ctx, cluster)
+	if err != nil {
+		return err
+	}
+	v := newUpgradeView(u, l)
+	if a.json() {
+		return writeJSON(a.stdout, v)
+	}
+	writeUpgrade(a.stdout, v, st.Now())
+	return nil
+}
+
+type hostListCmd struct {
+	Refresh bool `help:"Read the live versions over SSH and store them first."`
+}
+
+func (c *hostListCmd) Run(ctx context.Context, a *app) error {
+	st, err := a.Store(ctx)
+	if err != nil {
+		return err
+	}
+	if c.Refresh {
+		if err := a.refreshVersions(ctx); err != nil {
+			return err
+		}
+	}
+	hosts, err := st.Hosts(ctx, a.cluster())
+	if err != nil {
+		return err
+	}
+	if a.json() {
+		return writeJSON(a.stdout, newHostViews(hosts))
+	}
+	if len(hosts) == 0 {
+		fmt.Fprintf(a.stdout, "no hosts recorded for cluster %q; they are recorded by `kupgrade upgrade start`\n", a.cluster())
+		return nil
+	}
+	writeHosts(a.stdout, hosts)
+	return nil
+}
+
+type upgradeFailedCmd struct {
+	Force  bool   `help:"Fail it even though another kupgrade holds a live lease on it."`
+	Reason string `help:"Why, for the event log." default:"failed by hand (kupgrade upgrade failed)"`
+}
+
+func (c *upgradeFailedCmd) Run(ctx context.Context, a *app) error {
+	st, err := a.Store(ctx)
+	if err != nil {
+		return err
+	}
+	res, err := recovery.Fail(ctx, st, recovery.Request{
+		Cluster: a.cluster(), Actor: state.ActorCLI, Reason: c.Reason, Force: c.Force,
+	})
+	if err != nil {
+		return withLeaseHint(ctx, st, a.cluster(), err)
+	}
+	return a.printFail(res)
+}
+
+// printFail tells what the one failing path did.
+func (a *app) printFail(res recovery.Result) error {
+	if a.json() {
+		return writeJSON(a.stdout, map[string]any{
+			"from_state": res.FromState, "to_state": res.ToState, "host": nullable(res.Host),
+			"cleared_host_status": nullable(string(res.HostStatus)), "noop": res.NoOp,
+		})
+	}
+	if res.NoOp {
+		fmt.Fprintf(a.stdout, "state is already %s and no host is in flight: nothing to do\n", res.FromState)
+		return nil
+	}
+	fmt.Fprintf(a.stdout, "state: %s -> %s\n", res.FromState, res.ToState)
+	if res.Host != "" {
+		fmt.Fprintf(a.stdout, "host %s: status %s cleared\n", res.Host, res.HostStatus)
+	}
+	if next := upgrade.RetryCommand(res.ToState, res.Host); next != "" {
+		fmt.Fprintf(a.stdout, "retry with: %s\n", next)
+	}
+	return nil
+}
+
+type upgradeDeleteCmd struct{}
+
+func (c *upgradeDeleteCmd) Run(ctx context.Context, a *app) error {
+	st, err := a.Store(ctx)
+	if err != nil {
+		return err
+	}
+	u, err := st.Upgrade(ctx, a.cluster())
+	if err != nil {
+		return err
+	}
+	if err := state.CheckDelete(u); err != nil {
+		return err
+	}
+	if err := st.DeleteUpgrade(ctx, u.Cluster, u.State, state.ActorCLI, "deleted by kupgrade upgrade delete"); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "upgrade %s of cluster %s deleted (state was %s)\n", u.UUID, u.Cluster, u.State)
+	return nil
+}
+
+type versionCmd struct{}
+
+func (c *versionCmd) Run(a *app) error {
+	if a.json() {
+		return writeJSON(a.stdout, map[string]string{"version": version, "commit": commit, "go": runtime.Version()})
+	}
+	fmt.Fprintf(a.stdout, "kupgrade %s (commit %s, %s)\n", version, commit, runtime.Version())
+	return nil
+}

@@ -1,0 +1,171 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/alecthomas/kong"
+	"github.com/kupgrade/kupgrade/state"
+	"github.com/kupgrade/kupgrade/upgrade"
+)
+
+type upgradeStartCmd struct {
+	Version     string `arg:"" help:"Target version, vMAJOR.MINOR.PATCH."`
+	FromVersion string `name:"from-version" help:"Current version; read from the controllers over SSH when not given."`
+	Force       bool   `help:"Allow a downgrade, a jump of more than one minor version, or controllers that disagree."`
+}
+
+func (c *upgradeStartCmd) Run(ctx context.Context, a *app) error {
+	if _, err := state.ParseVersion(c.Version); err != nil {
+		return err
+	}
+	if c.FromVersion != "" {
+		if _, err := state.ParseVersion(c.FromVersion); err != nil {
+			return err
+		}
+	}
+	w, err := a.workflow(ctx)
+	if err != nil {
+		return err
+	}
+	u, err := w.Start(ctx, c.Version, c.FromVersion, c.Force)
+	if err != nil {
+		return err
+	}
+	return a.showUpgrade(ctx, u)
+}
+
+func (a *app) showUpgrade(ctx context.Context, u state.Upgrade) error {
+	st, err := a.Store(ctx)
+	if err != nil {
+		return err
+	}
+	l, err := st.Lease(ctx, u.Cluster)
+	if err != nil {
+		return err
+	}
+	v := newUpgradeView(u, l)
+	if a.json() {
+		return writeJSON(a.stdout, v)
+	}
+	writeUpgrade(a.stdout, v, st.Now())
+	return nil
+}
+
+// stepCmd runs one cluster step; which one comes from the command's `step` tag.
+type stepCmd struct{}
+
+func (c *stepCmd) Run(ctx context.Context, a *app, kctx *kong.Context) error {
+	w, err := a.workflow(ctx)
+	if err != nil {
+		return err
+	}
+	return a.outcome(w.ClusterStep(ctx, kctx.Selected().Tag.Get("step")))
+}
+
+type hostUpgradeCmd struct {
+	Host  string `arg:"" help:"Host name, as in the inventory."`
+	What  string `arg:"" enum:"control-plane,kubelet" help:"control-plane or kubelet."`
+	Force bool   `help:"Upgrade the kubelet even when it already reports the target."`
+}
+
+func (c *hostUpgradeCmd) Run(ctx context.Context, a *app) error {
+	w, err := a.workflow(ctx)
+	if err != nil {
+		return err
+	}
+	if c.What == "kubelet" {
+		return a.outcome(w.Kubelets(ctx, []string{c.Host}, c.Force))
+	}
+	return a.outcome(w.ControlPlane(ctx, c.Host))
+}
+
+type hostCordonCmd struct {
+	Host string `arg:"" help:"Host name."`
+}
+
+func (c *hostCordonCmd) Run(ctx context.Context, a *app) error {
+	w, err := a.workflow(ctx)
+	if err != nil {
+		return err
+	}
+	return a.outcome(w.Cordon(ctx, c.Host))
+}
+
+type hostUncordonCmd struct {
+	Host string `arg:"" help:"Host name."`
+}
+
+func (c *hostUncordonCmd) Run(ctx context.Context, a *app) error {
+	w, err := a.workflow(ctx)
+	if err != nil {
+		return err
+	}
+	return a.outcome(w.Uncordon(ctx, c.Host))
+}
+
+type upgradeCompleteCmd struct{}
+
+func (c *upgradeCompleteCmd) Run(ctx context.Context, a *app) error {
+	w, err := a.workflow(ctx)
+	if err != nil {
+		return err
+	}
+	u, err := w.Complete(ctx)
+	if err != nil {
+		return err
+	}
+	return a.showUpgrade(ctx, u)
+}
+
+type upgradeAbortCmd struct{}
+
+func (c *upgradeAbortCmd) Run(ctx context.Context, a *app) error {
+	w, err := a.workflow(ctx)
+	if err != nil {
+		return err
+	}
+	return a.outcome(w.Abort(ctx))
+}
+
+type upgradeRunCmd struct {
+	Until       string `help:"Stop once the upgrade reaches this state."`
+	Retries     int    `help:"Retry a failed step this many times before giving up." default:"0"`
+	WorkerBatch int    `name:"worker-batch" help:"Upgrade the workers' kubelets this many at a time." default:"1"`
+}
+
+func (c *upgradeRunCmd) Run(ctx context.Context, a *app) error {
+	w, err := a.workflow(ctx)
+	if err != nil {
+		return err
+	}
+	return a.outcome(w.Run(ctx, upgrade.RunOptions{Until: state.State(c.Until), Retries: c.Retries, WorkerBatch: c.WorkerBatch}))
+}
+
+// outcome prints, for a failed operation, what the probe found on the host and the command that
+// retries it; the error itself then goes to stderr with its exit status.
+func (a *app) outcome(err error) error {
+	var se *upgrade.StepError
+	if err == nil || !errors.As(err, &se) || a.json() {
+		return err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n%s FAILED", se.Step)
+	if se.Host != "" {
+		fmt.Fprintf(&b, " on %s", se.Host)
+	}
+	fmt.Fprintf(&b, ": state is now %s\n", se.State)
+	if se.Finding != nil {
+		fmt.Fprintf(&b, "  found on the host: %s (%s)\n", se.Finding.Summary, se.Finding.Class)
+		if se.Finding.Next != "" {
+			fmt.Fprintf(&b, "  next: %s\n", se.Finding.Next)
+		}
+	}
+	if se.Retry != "" {
+		fmt.Fprintf(&b, "  retry with: %s\n", se.Retry)
+	}
+	fmt.Fprint(a.stdout, b.String())
+	return err
+}

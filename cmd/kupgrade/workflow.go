@@ -1,0 +1,82 @@
+package main
+
+import (
+	"context"
+	"os"
+
+	"github.com/kupgrade/kupgrade/inventory"
+	"github.com/kupgrade/kupgrade/runner"
+	"github.com/kupgrade/kupgrade/runner/sshconn"
+	"github.com/kupgrade/kupgrade/upgrade"
+	"golang.org/x/term"
+)
+
+// dialer adapts *sshconn.Dialer to runner.Dialer.
+type dialer struct{ d *sshconn.Dialer }
+
+func (d dialer) Dial(ctx context.Context, h *inventory.Host) (runner.Conn, error) {
+	return d.d.Dial(ctx, h)
+}
+
+// knownHosts is --known-hosts, else the inventory's kupgrade_known_hosts, else ~/.ssh/known_hosts.
+func (a *app) knownHosts(inv *inventory.Inventory) string {
+	if a.g.KnownHosts != "" {
+		return a.g.KnownHosts
+	}
+	if inv != nil && inv.KnownHosts() != "" {
+		return inv.KnownHosts()
+	}
+	home, _ := os.UserHomeDir()
+	return home + "/.ssh/known_hosts"
+}
+
+// reporter prints events for people (a line per task result) or as JSON Lines.
+func (a *app) reporter() runner.Reporter {
+	if a.json() {
+		return runner.NewJSONReporter(a.stdout)
+	}
+	tty := false
+	if f, ok := a.stdout.(*os.File); ok {
+		tty = term.IsTerminal(int(f.Fd()))
+	}
+	return runner.NewTextReporter(a.stdout, tty)
+}
+
+// Runner builds the runner over SSH for the inventory, once.
+func (a *app) Runner(inv *inventory.Inventory, forks int) *runner.Runner {
+	if a.run != nil {
+		return a.run
+	}
+	d := &sshconn.Dialer{
+		KnownHosts: a.knownHosts(inv),
+		AcceptNew:  a.g.AcceptNewHostKeys,
+		Agent:      true,
+		Passphrase: sshconn.PromptPassphrase,
+	}
+	a.run = runner.New(dialer{d}, runner.Options{Forks: forks, Reporter: a.reporter()})
+	return a.run
+}
+
+// workflow opens what the upgrade workflow needs: the store, the inventory and the runner.
+func (a *app) workflow(ctx context.Context) (*upgrade.Workflow, error) {
+	st, err := a.Store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	inv, err := a.Inventory()
+	if err != nil {
+		return nil, err
+	}
+	return &upgrade.Workflow{
+		Store: st, Runner: a.Runner(inv, 0), Inventory: inv, Cluster: a.cluster(),
+		LeaseTTL: a.g.LeaseTTL, KubeadmTimeout: a.g.KubeadmTimeout, Reporter: a.reporter(), Log: a.log,
+	}, nil
+}
+
+func (a *app) refreshVersions(ctx context.Context) error {
+	w, err := a.workflow(ctx)
+	if err != nil {
+		return err
+	}
+	return w.Refresh(ctx)
+}
