@@ -1,0 +1,76 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// watch --listen serves /healthz and /metrics while it audits, and a cancelled context (SIGTERM)
+// ends it cleanly: the server closes and Run returns nil (exit 0).
+func TestWatchListenServesAndShutsDownGracefully(t *testing.T) {
+	var stdout, stderr lockedBuffer
+	g := &Globals{DB: "sqlite:" + filepath.Join(t.TempDir(), "kupgrade.db"), Inventory: filepath.Join(t.TempDir(), "none.yml"),
+		Output: "table", LogLevel: "info", LogFormat: "text"}
+	a := newApp(g, nil, &stdout, &stderr)
+	t.Cleanup(a.close)
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() {
+		done <- (&watchCmd{Interval: 20 * time.Millisecond, StaleAfter: time.Hour, Listen: "127.0.0.1:0"}).Run(ctx, a)
+	}()
+
+	addrRe := regexp.MustCompile(`addr=(127\.0\.0\.1:\d+)`)
+	var addr string
+	for deadline := time.Now().Add(10 * time.Second); addr == "" && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if m := addrRe.FindStringSubmatch(stderr.String()); m != nil {
+			addr = m[1]
+		}
+	}
+	if addr == "" {
+		t.Fatalf("the server never said where it listens; stderr:\n%s", stderr.String())
+	}
+	for path, want := range map[string]string{"/healthz": "ok", "/metrics": "kupgrade_audit_passes_total", "/": "<h1>kupgrade watch</h1>"} {
+		resp, err := http.Get("http://" + addr + path)
+		if err != nil {
+			t.Fatalf("GET %s: %v", path, err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || !strings.Contains(string(b), want) {
+			t.Errorf("GET %s: %s, body lacks %q:\n%s", path, resp.Status, want, b)
+		}
+	}
+
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("watch after SIGTERM: %v, want nil (exit 0)", err)
+	}
+	if _, err := http.Get("http://" + addr + "/healthz"); err == nil {
+		t.Error("the status server still answers after shutdown")
+	}
+}
