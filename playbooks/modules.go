@@ -89,7 +89,7 @@ var modules = map[string]*module{
 	"fail":           {args: map[string]argType{"msg": tStr}},
 	"assert":         {args: map[string]argType{"that": tList, "fail_msg": tStr, "msg": tStr, "success_msg": tStr, "quiet": tBool}, oneOf: [][]string{{"that"}}},
 	"ping":           {args: map[string]argType{"data": tStr}},
-	"kubelet_config": {args: map[string]argType{"compare_to": tStr, "target": tStr}},
+	"kubelet_config": {args: map[string]argType{"compare_to": tAny, "target": tStr, "root": tStr}},
 }
 
 // moduleNames lists the modules, sorted, for messages and suggestions.
