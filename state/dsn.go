@@ -198,6 +198,9 @@ func hostPort(hp string, col int) (string, error) {
 	if host == "" {
 		return "", dsnError(col, "missing the host before :%s", port)
 	}
+	if strings.ContainsAny(host, "/@?#()[] \t") {
+		return "", dsnError(col, "bad host %q (a name or an IP address)", host)
+	}
 	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
 		return "", dsnError(col+strings.LastIndexByte(hp, ':')+1, "bad port %q (a number from 1 to 65535)", port)
 	}
@@ -237,29 +240,41 @@ func (d *DSN) setParams(query string, col int) error {
 	return nil
 }
 
-// Redacted prints the DSN for logs and errors: the password is replaced by "***".
+// Redacted prints the DSN for logs and errors: the password is replaced by "***". A MySQL DSN
+// comes out as a mysql:// URL, or in go-sql-driver's form for a socket (no URL spelling); both
+// parse back.
 func (d DSN) Redacted() string {
 	if d.Driver == "sqlite" {
 		return "sqlite:" + d.Path
 	}
+	unix := d.Net == "unix"
+	esc := url.PathEscape
+	if unix {
+		esc = func(s string) string { return s }
+	}
 	var b strings.Builder
-	b.WriteString("mysql://")
+	if !unix {
+		b.WriteString("mysql://")
+	}
 	if d.User != "" {
-		b.WriteString(url.PathEscape(d.User))
+		b.WriteString(esc(d.User))
 		if d.Password != "" {
 			b.WriteString(":***")
 		}
 		b.WriteString("@")
 	}
-	if d.Net == "unix" {
+	if unix {
 		b.WriteString("unix(" + d.Addr + ")")
 	} else {
 		b.WriteString(d.Addr)
 	}
-	b.WriteString("/" + d.Database)
+	b.WriteString("/" + esc(d.Database))
 	for i, p := range d.Params {
-		b.WriteString(map[bool]string{true: "?", false: "&"}[i == 0])
-		b.WriteString(p.Key + "=" + url.QueryEscape(p.Value))
+		sep := "&"
+		if i == 0 {
+			sep = "?"
+		}
+		b.WriteString(sep + p.Key + "=" + url.QueryEscape(p.Value))
 	}
 	return b.String()
 }
