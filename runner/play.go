@@ -35,6 +35,7 @@ type playExec struct {
 	order []string        // hosts in the order first seen, for Failures
 	dead  map[string]bool // failed or unreachable in an earlier play: not run again
 	stop  bool            // any_errors_fatal or max_fail_percentage ended the play
+	jobs  chan func()     // the play's workers (startWorkers)
 }
 
 // Play runs every play of pb. The returned error is non-nil when the playbook could not run
@@ -72,6 +73,7 @@ func (e *playExec) runPlay(ctx context.Context, p *playbooks.Play) error {
 	if err := e.buildVars(p, states); err != nil {
 		return &badInputError{err}
 	}
+	defer e.startWorkers(len(states))()
 	e.dialAll(ctx, states)
 	if p.GatherFacts {
 		e.step(ctx, states, factsTask)
@@ -154,22 +156,38 @@ func (e *playExec) unreachable(h *hostState, task string, err error) {
 	e.r.report(Event{Event: EventHostUnreachable, Host: h.name, Task: task, Msg: err.Error()})
 }
 
-// parallel runs fn for every host, at most Forks at a time, and returns when all are done.
+// parallel runs fn for every host on the play's workers (Forks of them at most) and returns
+// when all are done.
 func (e *playExec) parallel(hosts []*hostState, fn func(*hostState)) {
 	if len(hosts) == 1 {
 		fn(hosts[0])
 		return
 	}
-	sem := make(chan struct{}, e.r.forks)
 	var wg sync.WaitGroup
+	wg.Add(len(hosts))
 	for _, h := range hosts {
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
+		e.jobs <- func() {
+			defer wg.Done()
 			fn(h)
-		})
+		}
 	}
 	wg.Wait()
+}
+
+// startWorkers starts the goroutines that run hosts' tasks for one play. They live as long as
+// the play, so their stacks, grown once by templating and the transport, are reused by every
+// task instead of being grown again by a fresh goroutine per host and task.
+func (e *playExec) startWorkers(n int) (stop func()) {
+	n = max(1, min(n, e.r.forks))
+	e.jobs = make(chan func())
+	for range n {
+		go func() {
+			for job := range e.jobs {
+				job()
+			}
+		}()
+	}
+	return func() { close(e.jobs) }
 }
 
 // serialBatches splits hosts by the play's serial sizes ("2", "30%"); the last size repeats.

@@ -1,0 +1,79 @@
+package runner_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kupgrade/kupgrade/runner"
+)
+
+func TestJSONReporter(t *testing.T) {
+	var b bytes.Buffer
+	r := runner.NewJSONReporter(&b)
+	rc := 2
+	loc := time.FixedZone("CET", 3600)
+	r.Report(runner.Event{Time: time.Date(2024, 5, 1, 12, 0, 0, 0, loc), Event: runner.EventTaskFailed, Host: "h1",
+		Task: "kubeadm", RC: &rc, Msg: "non-zero return code", Stderr: "boom", Duration: 1500 * time.Millisecond})
+	r.Report(runner.Event{Event: runner.EventStateChanged, Host: "h1", FromState: "a", ToState: "b"})
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("want one line per event:\n%s", b.String())
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(lines[0]), &m); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"time": "2024-05-01T11:00:00Z", "event": "task_failed", "host": "h1", "task": "kubeadm",
+		"rc": 2.0, "msg": "non-zero return code", "stderr": "boom", "duration": 1.5}
+	for k, v := range want {
+		if m[k] != v {
+			t.Errorf("%s = %v, want %v", k, m[k], v)
+		}
+	}
+	if _, ok := m["changed"]; ok {
+		t.Error("unset optional keys must be left out")
+	}
+	var s map[string]any
+	json.Unmarshal([]byte(lines[1]), &s)
+	if s["task"] != "" || s["from_state"] != "a" || s["to_state"] != "b" {
+		t.Errorf("state event = %v: time, event, host and task are always present", s)
+	}
+}
+
+func TestTextReporter(t *testing.T) {
+	rc := 1
+	events := []runner.Event{
+		{Event: runner.EventPlayStart, Msg: "Upgrade", Data: map[string]any{"host_tasks": 4}},
+		{Event: runner.EventTaskStart, Host: "controller-0", Task: "Pull images"},
+		{Event: runner.EventTaskOK, Host: "controller-0", Task: "Pull images", Duration: 400 * time.Millisecond},
+		{Event: runner.EventTaskChanged, Host: "controller-1", Task: "Pull images", Changed: true, Duration: time.Second},
+		{Event: runner.EventTaskFailed, Host: "controller-1", Task: "kubeadm", Msg: "non-zero return code", RC: &rc,
+			Stderr: "line1\nline2\n[ERROR] addon phase failed"},
+		{Event: runner.EventPlayRecap, Recap: map[string]*runner.HostRecap{"controller-0": {OK: 1}, "controller-1": {OK: 1, Changed: 1, Failed: 1}}},
+	}
+	for _, tty := range []bool{false, true} {
+		var b bytes.Buffer
+		r := runner.NewTextReporter(&b, tty)
+		for _, e := range events {
+			r.Report(e)
+		}
+		out := b.String()
+		for _, want := range []string{
+			"ok: [controller-0] Pull images (0.4s)\n",
+			"changed: [controller-1] Pull images (1.0s)\n",
+			"failed: [controller-1] kubeadm: non-zero return code\n  rc: 1\n",
+			"  | [ERROR] addon phase failed\n",
+			"controller-1 : ok=1    changed=1    unreachable=0    failed=1",
+		} {
+			if !strings.Contains(out, want) {
+				t.Errorf("tty=%v: output lacks %q:\n%s", tty, want, out)
+			}
+		}
+		if bar := strings.Contains(out, "\r\x1b[K") || strings.Contains(out, "3/4"); bar != tty {
+			t.Errorf("tty=%v: progress bar shown = %v:\n%q", tty, bar, out)
+		}
+	}
+}
