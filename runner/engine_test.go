@@ -1,11 +1,13 @@
 package runner_test
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kupgrade/kupgrade/runner"
 	"github.com/kupgrade/kupgrade/runner/runnertest"
@@ -292,5 +294,55 @@ func TestConnectionsAreReusedAcrossPlays(t *testing.T) {
 		if n := d.Dials(h); n != 1 {
 			t.Errorf("%s dialed %d times, want 1", h, n)
 		}
+	}
+}
+
+func TestCancelStopsThePlayAndTheCommand(t *testing.T) {
+	dir := t.TempDir()
+	pidfile := filepath.Join(dir, "pid")
+	i, p := setup(t, "all:\n  hosts:\n    h1:\n", `- hosts: all
+  gather_facts: false
+  tasks:
+    - name: slow
+      shell: echo $$ > `+pidfile+`; exec sleep 60
+    - name: never
+      command: "true"
+`)
+	ctx, cancel := context.WithCancel(t.Context())
+	rec := &recorder{}
+	r := runner.New(&runnertest.LocalDialer{}, runner.Options{Reporter: rec})
+	defer r.Close()
+	go func() {
+		for {
+			if b, _ := os.ReadFile(pidfile); strings.HasSuffix(string(b), "\n") {
+				cancel()
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	_, err := r.Play(ctx, p, i, runner.PlayOptions{})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled in the chain (exit 130)", err)
+	}
+	if _, ran := rec.find("h1", "never"); ran {
+		t.Error("the play went on after cancellation")
+	}
+	assertGone(t, pidfile)
+}
+
+func TestGatherFacts(t *testing.T) {
+	recap, err, _ := run(t, &runnertest.LocalDialer{}, "all:\n  hosts:\n    h1:\n", `- hosts: all
+  gather_facts: true
+  tasks:
+    - name: show
+      set_fact:
+        summary: "{{ ansible_kernel != '' && ansible_architecture != '' && ansible_hostname != '' && ansible_facts.os_family == ansible_os_family }}"
+`, runner.PlayOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := recap.Registered["h1"]["summary"]; got != true {
+		t.Errorf("facts incomplete: summary = %v, registered %v", got, recap.Registered["h1"])
 	}
 }

@@ -31,11 +31,13 @@ func (e *playExec) finish(h *hostState, t *ctask, res map[string]any, cause erro
 	changed := truth(res["changed"])
 	switch {
 	case h.conn != nil && h.conn.lost != nil || truth(res["unreachable"]):
-		err := h.conn.lost
-		if err == nil {
-			err = errors.New(str(res["msg"]))
+		err := errors.New(str(res["msg"]))
+		if h.conn != nil {
+			if h.conn.lost != nil {
+				err = h.conn.lost
+			}
+			e.r.drop(h.name, h.conn.Conn)
 		}
-		e.r.drop(h.name, h.conn.Conn)
 		e.unreachable(h, t.name, err)
 		return
 	case truth(res["failed"]):
