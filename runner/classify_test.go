@@ -33,7 +33,9 @@ var (
 	noCP   = [3]string{}
 )
 
-func withBackup(s *Snapshot) { s.BackupDirs = append(s.BackupDirs, tmp+"kubeadm-backup-manifests-2024") }
+func withBackup(s *Snapshot) {
+	s.BackupDirs = append(s.BackupDirs, tmp+"kubeadm-backup-manifests-2024")
+}
 func withUpgraded(s *Snapshot) {
 	s.UpgradedManifestsDirs = append(s.UpgradedManifestsDirs, tmp+"kubeadm-upgraded-manifests42")
 }

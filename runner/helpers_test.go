@@ -30,7 +30,9 @@ const threeHosts = `all:
 `
 
 // setup writes an inventory and a playbook into a temporary folder and loads both.
-func setup(t *testing.T, inv, pb string) (*inventory.Inventory, *playbooks.Playbook) { return setupB(t, inv, pb) }
+func setup(t *testing.T, inv, pb string) (*inventory.Inventory, *playbooks.Playbook) {
+	return setupB(t, inv, pb)
+}
 
 func setupB(t testing.TB, inv, pb string) (*inventory.Inventory, *playbooks.Playbook) {
 	t.Helper()

@@ -81,8 +81,8 @@ func modTemplate(ctx context.Context, m *modCtx, args map[string]any) (map[strin
 }
 
 type remoteFile struct {
-	path                string
-	exists              bool
+	path                    string
+	exists                  bool
 	sha, mode, owner, group string
 }
 

@@ -16,10 +16,10 @@ import (
 // check"). Paths are the host's paths; lists of folders are newest first.
 type Snapshot struct {
 	// Taken is when the probe ran (UTC); zero means "no snapshot".
-	Taken         time.Time `json:"taken"`
-	ConfigExists  bool      `json:"config_exists"`
-	ConfigSHA256  string    `json:"config_sha256,omitempty"`
-	ConfigMtime   time.Time `json:"config_mtime,omitzero"`
+	Taken        time.Time `json:"taken"`
+	ConfigExists bool      `json:"config_exists"`
+	ConfigSHA256 string    `json:"config_sha256,omitempty"`
+	ConfigMtime  time.Time `json:"config_mtime,omitzero"`
 	// Manifests maps a static-pod component (kube-apiserver, kube-controller-manager,
 	// kube-scheduler, etcd) to its image tag; components without a manifest are absent.
 	Manifests             map[string]string `json:"manifests"`

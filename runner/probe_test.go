@@ -90,8 +90,8 @@ func FuzzParseProbe(f *testing.F) {
 
 func TestImageTag(t *testing.T) {
 	cases := map[string]string{
-		"image: registry.k8s.io/kube-apiserver:v1.30.2":          "v1.30.2",
-		"  image: 'localhost:5000/kube-apiserver:v1.30.2'":       "v1.30.2",
+		"image: registry.k8s.io/kube-apiserver:v1.30.2":           "v1.30.2",
+		"  image: 'localhost:5000/kube-apiserver:v1.30.2'":        "v1.30.2",
 		"image: localhost:5000/kube-apiserver":                    "",
 		"image: reg/kube-apiserver:v1.30.2@sha256:0123456789abcd": "v1.30.2",
 	}
