@@ -13,6 +13,7 @@ UNIT_PKGS = $(shell $(GO) list ./... | grep -v /integration)
 # gives the unit tests and `make bench` a real sshd (never started as a service here).
 DEB_PKGS := debootstrap openssh-server openssh-client
 DB       ?= sqlite
+KEEP_LAB ?= 0
 
 .PHONY: help deps build test unit integration lint bench demo lab lab-down clean
 
@@ -45,5 +46,16 @@ lint: ## gofmt and go vet
 	@test -z "$$(gofmt -l .)" || { gofmt -l .; echo "run gofmt -w on the files above"; exit 1; }
 	$(GO) vet ./...
 
+demo: build ## walk the seed story in a lab (DB=mysql for MariaDB, KEEP_LAB=1 to keep it)
+	@$(LABBIN) image >/dev/null 2>lab-image.log || { cat lab-image.log; exit 1; }
+	@rm -f lab-image.log
+	DB=$(DB) KEEP_LAB=$(KEEP_LAB) integration/demo/demo.sh
+
+lab: build ## start a lab (2 controllers, 1 worker) and write lab/inventory.yml and lab/known_hosts
+	@$(LABBIN) --dir lab up --controllers 2 --workers 1
+
+lab-down: build ## remove the lab started by `make lab`
+	@$(LABBIN) --dir lab down
+
 clean: ## remove build outputs
-	rm -rf bin kupgrade.db kupgrade.db-*
+	rm -rf bin kupgrade.db kupgrade.db-* lab-demo
