@@ -43,6 +43,7 @@ trap "k INT" INT
 trap "k HUP" HUP
 wait $c; s=$?
 while kill -0 $c 2>/dev/null; do wait $c; s=$?; done
+[ "$2" = l ] || rmdir "$2" 2>/dev/null
 exit $s`
 
 // wrap returns the command line sent to the server: the wrapper under `sh -c`, cmd as $1, and

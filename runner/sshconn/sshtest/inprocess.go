@@ -173,6 +173,11 @@ func (s *Server) close() {
 	s.freeze.open()
 	s.mu.Lock()
 	for pgid := range s.procs {
+		// A command's children may have process groups of their own (kupgrade's wrapper
+		// puts the command in one): kill those first, while they can still be found.
+		for _, child := range children(pgid) {
+			syscall.Kill(-child, syscall.SIGKILL) //nolint:errcheck // most are gone already
+		}
 		syscall.Kill(-pgid, syscall.SIGKILL) //nolint:errcheck // most are gone already
 	}
 	s.mu.Unlock()

@@ -136,9 +136,17 @@ func (s *Server) signalSSHD(sig syscall.Signal, withListener bool) {
 	if withListener {
 		s.sshd.Signal(sig) //nolint:errcheck // it may have exited
 	}
+	for _, pid := range children(s.sshd.Pid) {
+		syscall.Kill(pid, sig) //nolint:errcheck // it may have exited
+	}
+}
+
+// children lists the processes whose parent is pid.
+func children(pid int) []int {
+	var out []int
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
+		child, err := strconv.Atoi(e.Name())
 		if err != nil {
 			continue
 		}
@@ -148,10 +156,11 @@ func (s *Server) signalSSHD(sig syscall.Signal, withListener bool) {
 		}
 		// Fields after the parenthesised command name: state, ppid, ...
 		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
-		if len(f) > 1 && f[1] == strconv.Itoa(s.sshd.Pid) {
-			syscall.Kill(pid, sig) //nolint:errcheck // it may have exited
+		if len(f) > 1 && f[1] == strconv.Itoa(pid) {
+			out = append(out, child)
 		}
 	}
+	return out
 }
 
 // syncBuffer collects sshd's log from the goroutine os/exec copies it with.
