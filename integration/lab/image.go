@@ -161,6 +161,7 @@ func buildImage(ctx context.Context, client *docker.Client, tag string, log io.W
 		return fmt.Errorf("tag %s: %w", tag, err)
 	}
 	removeBuildTags(client)
+	removeOldImages(client, tag)
 	fmt.Fprintf(log, "lab: built image %s in %s\n", tag, time.Since(start).Round(time.Second))
 	return nil
 }
@@ -193,6 +194,22 @@ func removeBuildTags(client *docker.Client) {
 	for _, img := range images {
 		for _, ref := range img.RepoTags {
 			if strings.HasPrefix(ref, buildRepository+":") {
+				_ = client.RemoveImage(ref)
+			}
+		}
+	}
+}
+
+// removeOldImages drops lab images of older recipes (each is about 500 MB). One still used by a
+// container is kept: removal without force refuses it.
+func removeOldImages(client *docker.Client, keep string) {
+	images, err := client.ListImages(docker.ListImagesOptions{Filter: ImageRepository})
+	if err != nil {
+		return
+	}
+	for _, img := range images {
+		for _, ref := range img.RepoTags {
+			if strings.HasPrefix(ref, ImageRepository+":") && ref != keep {
 				_ = client.RemoveImage(ref)
 			}
 		}

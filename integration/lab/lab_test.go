@@ -123,7 +123,7 @@ func TestLab(t *testing.T) {
 	t.Run("hang ends when its process group gets SIGTERM", func(t *testing.T) {
 		client, s := startHanging(t, w0)
 		defer client.Close()
-		mustExec(t, w0, "sh", "-c", `kill -TERM -- -$(ps -o pgid= -p $(pgrep -f "sudo kubeadm upgrade") | tr -d ' ')`)
+		mustExec(t, w0, "sh", "-c", `/usr/bin/kill -TERM -- -$(ps -o pgid= -p "$(pgrep -f '^/bin/bash /usr/bin/kubeadm upgrade')" | tr -d ' ')`)
 		var exit *ssh.ExitError
 		if err := s.Wait(); !errors.As(err, &exit) || exit.ExitStatus() == 0 {
 			t.Fatalf("session ended with %v, want a non-zero exit status", err)
