@@ -109,8 +109,8 @@ func Audit(ctx context.Context, st AuditStore, opts AuditOptions) (AuditReport, 
 }
 
 // judge says why op is stuck at now ("" when it is not). A host upgrading-kubelet lives inside
-// the long-lived upgrading-kubelets, so without a lease its age is taken from the upgrade's last
-// write (the move of that host into upgrading-kubelet, or later): never older than the truth.
+// the long-lived upgrading-kubelets (and a host status left behind lives in a settled state), so
+// without a lease its age is taken from the upgrade's last write: never older than the truth.
 func judge(op state.InFlightOp, now time.Time, staleAfter time.Duration) (why, msg string) {
 	u, l := op.Upgrade, op.Lease
 	switch {
@@ -120,7 +120,7 @@ func judge(op state.InFlightOp, now time.Time, staleAfter time.Duration) (why, m
 		return WhyLeaseExpired, fmt.Sprintf("the lease of %s for %s expired %s ago", l.Owner, l.Operation, age(now, l.ExpiresAt))
 	}
 	since := u.StateEnteredAt
-	if u.State == state.UpgradingKubelets {
+	if !u.State.InFlight() { // upgrading-kubelets, or a host left in flight by a settled state
 		since = u.UpdatedAt
 	}
 	if a := age(now, since); a > staleAfter {

@@ -67,8 +67,8 @@ func Fail(ctx context.Context, st Store, req Request) (Result, error) {
 	case inFlight:
 	case u.State == state.UpgradingKubelets && status == state.UpgradingKubelet:
 		to = u.State // the cluster stays in upgrading-kubelets; only the host is failed
-	case u.State.Failed() && status.InFlight():
-		to = u.State // a failed state whose host status was left behind (hand edit, older tool)
+	case status.InFlight():
+		to = u.State // a host status left behind by a settled or failed state (hand edit, older tool)
 	case u.State.Failed() || u.State == state.UpgradingKubelets:
 		return Result{NoOp: true, FromState: u.State, ToState: u.State, Upgrade: u}, nil
 	default:

@@ -131,13 +131,12 @@ func stuckHosts(s state.State, hosts []state.Host) (bool, []state.Host) {
 			out = append(out, h)
 		}
 	}
-	switch {
-	case s.InFlight():
+	if s.InFlight() {
 		return true, out
-	case s == state.UpgradingKubelets, s.Failed():
-		return len(out) > 0, out
 	}
-	return false, nil
+	// upgrading-kubelets with a host upgrading-kubelet, or a host status left behind by a settled
+	// or failed state (hand edit, older tool): it blocks the retry just the same.
+	return len(out) > 0, out
 }
 
 // wouldBe is the state a dry run predicts.

@@ -156,7 +156,8 @@ type Store interface {
 	// gone or held by another owner (the caller must stop: someone failed its operation).
 	RenewLease(ctx context.Context, cluster, owner string, ttl time.Duration) (Lease, error)
 
-	// InFlight returns every in-flight operation of every cluster (for the audit).
+	// InFlight returns every in-flight operation of every cluster (for the audit): in-flight
+	// states, and any upgrade with a host whose status is in flight, whatever its state.
 	InFlight(ctx context.Context) ([]InFlightOp, error)
 	// Upgrades returns the upgrades of every cluster, ordered by cluster.
 	Upgrades(ctx context.Context) ([]Upgrade, error)

@@ -190,12 +190,14 @@ func (s *Store) InFlight(ctx context.Context) ([]state.InFlightOp, error) {
 			args = append(args, string(st))
 		}
 	}
-	args = append(args, string(state.UpgradingKubelets), string(state.UpgradingKubelet))
+	// Any upgrade with a host left in flight is audited too, whatever its state: a host status
+	// that outlived its operation (hand edit, older tool) blocks the retry just the same.
+	args = append(args, string(state.UpgradingControlPlane), string(state.UpgradingKubelet))
 	rows, err := s.db.QueryContext(ctx, "SELECT "+upgradeCols+", "+leaseCols+
 		` FROM kube_upgrade u LEFT JOIN kube_upgrade_lease l ON l.cluster = u.cluster
 		WHERE u.state IN (`+strings.Join(inflight, ",")+`)
-		   OR (u.state = ? AND EXISTS (SELECT 1 FROM host h JOIN kube_host_upgrade hu ON hu.host_id = h.id
-		                               WHERE h.cluster = u.cluster AND hu.status = ?))
+		   OR EXISTS (SELECT 1 FROM host h JOIN kube_host_upgrade hu ON hu.host_id = h.id
+		              WHERE h.cluster = u.cluster AND hu.status IN (?, ?))
 		ORDER BY u.cluster`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list in-flight upgrades: %w", err)
