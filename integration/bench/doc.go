@@ -1,0 +1,34 @@
+// Command bench measures `kupgrade play` against ansible-playbook and a Go lower bound, side by
+// side in one run, on N real OpenSSH servers on 127.0.0.1 (issue 3, "Performance";
+// design/PERFORMANCE.md).
+//
+//	go run ./integration/bench -n 5,20,50 -ansible-n 5,20
+//
+// For each N it starts N sshd processes (/usr/sbin/sshd -D -e -f CONFIG, each with its own
+// folder, config and ed25519 host key, on a free port), writes one inventory, known_hosts,
+// ansible.cfg and playbook that every tool uses, and runs:
+//
+//   - sshconn (lower bound): the playbook's commands over runner/sshconn's Client, one
+//     connection per host, no playbook machinery; the "vs bound" column divides by it;
+//   - kupgrade play: a kupgrade binary built from ./cmd/kupgrade (or -kupgrade PATH);
+//   - bare x/crypto/ssh: the same with x/crypto/ssh and pkg/sftp alone, to show what sshconn's
+//     guarantees (the command wrapper that kills cancelled commands) cost;
+//   - ansible-playbook (Debian's ansible-core), forks = N, pipelining, ControlPersist, only at
+//     the N of -ansible-n because it takes minutes.
+//
+// The playbook: gather_facts false, 10 × `command: /bin/true`, a 1 MiB copy to a per-host
+// destination, a stat. The destination folder is emptied before every run, so every copy
+// transfers. The Go clients run -runs times each, interleaved, and the table shows medians.
+//
+// Fairness: the servers log in as the current user with a throwaway key and `SetEnv SHLVL=1`,
+// which makes the login bash skip ~/.bashrc for commands sent over SSH (root's runs pyenv
+// init here, about 0.6 s a command); every tool goes through the same servers. ssh-agent is
+// hidden from every tool. Client CPU is the child's rusage for kupgrade and ansible-playbook;
+// the benchmark is a child subreaper, so the ControlPersist masters ansible's ssh leaves
+// behind are reaped and their CPU counted too. The in-process clients count getrusage(self).
+//
+// A run that fails (exit status, or a host not ok in the recap) prints FAILED and its output.
+// Last, it uploads 64 MiB to one server with sshconn (on a new connection, then reused) and
+// with `sftp -b`, in MB/s. It never asserts anything: these machines drift 15–35 % an hour,
+// so read ratios within one run. It needs openssh-server and, for the comparison, ansible-core.
+package main
