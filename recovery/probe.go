@@ -2,6 +2,7 @@ package recovery
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"time"
 
@@ -29,10 +30,11 @@ type ProbeResult struct {
 
 // probe runs p on host with a timeout. A failed probe is a result, never an error: the host that
 // was being worked on is often the one that died, and the operation must still be failed.
-func probe(ctx context.Context, p Prober, host, target string, timeout time.Duration) *ProbeResult {
+func probe(ctx context.Context, st Store, cluster string, p Prober, host, target string, timeout time.Duration) *ProbeResult {
 	if p == nil || host == "" {
 		return nil
 	}
+	before := beforeSnapshot(ctx, st, cluster, host)
 	if timeout <= 0 {
 		timeout = defaultProbeTimeout
 	}
@@ -44,7 +46,47 @@ func probe(ctx context.Context, p Prober, host, target string, timeout time.Dura
 		return &ProbeResult{Error: err.Error(),
 			Unreachable: (errors.As(err, &u) && u.Unreachable()) || errors.Is(err, context.DeadlineExceeded)}
 	}
+	if before != nil {
+		// The runner recorded the host before kubeadm ran: compare with it, which tells a late
+		// failure (config.yaml rewritten) from an early one, instead of judging the after alone.
+		f = runner.Classify(*before, f.After, target)
+	}
 	return &ProbeResult{Finding: &f}
+}
+
+// eventReader is the store's event log, when the store has one (every real store does).
+type eventReader interface {
+	Events(ctx context.Context, cluster string, limit int) ([]state.Event, error)
+}
+
+// beforeSnapshot finds the snapshot the runner took of host just before it put the host in
+// flight (stored in that event's evidence as "before"), or nil.
+func beforeSnapshot(ctx context.Context, st Store, cluster, host string) *runner.Snapshot {
+	er, ok := st.(eventReader)
+	if !ok {
+		return nil
+	}
+	evs, err := er.Events(ctx, cluster, 50)
+	if err != nil {
+		return nil
+	}
+	for _, e := range evs { // newest first
+		if e.Hostname != host || !e.ToHostStatus.InFlight() {
+			continue
+		}
+		var ev struct {
+			Before json.RawMessage `json:"before"`
+		}
+		if json.Unmarshal(e.Evidence, &ev) != nil || len(ev.Before) == 0 {
+			return nil
+		}
+		snap, err := runner.SnapshotFromValue(string(ev.Before))
+		if err != nil || snap.Taken.IsZero() {
+			return nil
+		}
+		return &snap
+	}
+	return nil
 }
 
 // Evidence is what recover and the audit store in the failure event. Its keys finding and

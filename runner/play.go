@@ -61,6 +61,8 @@ func (e *playExec) runPlay(ctx context.Context, p *playbooks.Play) error {
 	}
 	tasks := compileTasks(p.Tasks, inherited{become: p.Become, becomeUser: p.BecomeUser})
 	handlers := compileTasks(p.Handlers, inherited{become: p.Become, becomeUser: p.BecomeUser})
+	renameTasks(tasks, p, e.po.ExtraVars)
+	renameTasks(handlers, p, e.po.ExtraVars)
 	var states []*hostState
 	for _, h := range hosts {
 		if e.dead[h.Name] {
@@ -68,8 +70,9 @@ func (e *playExec) runPlay(ctx context.Context, p *playbooks.Play) error {
 		}
 		states = append(states, e.newHost(h))
 	}
-	e.r.report(Event{Event: EventPlayStart, Msg: p.Name, Data: map[string]any{
-		"play": p.Name, "hosts": len(states), "host_tasks": len(states) * countTasks(tasks)}})
+	name := displayName(p.Name, p, e.po.ExtraVars)
+	e.r.report(Event{Event: EventPlayStart, Msg: name, Data: map[string]any{
+		"play": name, "hosts": len(states), "host_tasks": len(states) * countTasks(tasks)}})
 	if err := e.buildVars(p, states); err != nil {
 		return &badInputError{err}
 	}

@@ -66,7 +66,11 @@ func (r *textReporter) Report(e Event) {
 		r.done++
 		fmt.Fprintf(&b, "unreachable: [%s] %s: %s\n", e.Host, e.Task, e.Msg)
 	case EventStateChanged:
-		fmt.Fprintf(&b, "state: [%s] %s -> %s", e.Host, e.FromState, e.ToState)
+		if e.Host != "" {
+			fmt.Fprintf(&b, "state: [%s] %s -> %s", e.Host, e.FromState, e.ToState)
+		} else {
+			fmt.Fprintf(&b, "state: %s -> %s", e.FromState, e.ToState)
+		}
 		if e.Msg != "" {
 			fmt.Fprintf(&b, " (%s)", e.Msg)
 		}

@@ -2,6 +2,7 @@ package upgrade
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -72,14 +73,14 @@ func (w *Workflow) execute(ctx context.Context, o *op) error {
 			return err
 		}
 		if o.kubeadm {
-			snap, err := runner.Probe(ctx, c, true)
+			snap, err := w.probe(ctx, c)
 			if err != nil {
 				return fmt.Errorf("probe %s before %s: %w", h.Name, o.step.Name, err)
 			}
 			before[h.Name] = &snap
 		}
 	}
-	if err := w.begin(ctx, o); err != nil {
+	if err := w.begin(ctx, o, before); err != nil {
 		return err
 	}
 	work, k := keepLease(ctx, w.Store, w.Cluster, w.owner(), w.ttl())
@@ -109,7 +110,7 @@ func (w *Workflow) execute(ctx context.Context, o *op) error {
 }
 
 // begin moves the state into flight and takes the lease, in one transaction per host.
-func (w *Workflow) begin(ctx context.Context, o *op) error {
+func (w *Workflow) begin(ctx context.Context, o *op, before map[string]*runner.Snapshot) error {
 	c := state.Change{
 		Cluster: w.Cluster, Actor: state.ActorRunner, From: o.from, To: o.step.Running,
 		Reason:       "start " + o.operation(),
@@ -129,6 +130,14 @@ func (w *Workflow) begin(ctx context.Context, o *op) error {
 		}
 		from, to := o.hostFrom[h.Name], o.hostTo
 		hc.Host, hc.HostFrom, hc.HostTo, hc.Target = h.Name, &from, &to, o.target
+		if snap := before[h.Name]; snap != nil {
+			// recover and watch compare the host with this after a crash of this process.
+			ev, err := json.Marshal(map[string]any{"before": snap})
+			if err != nil {
+				return fmt.Errorf("encode snapshot of %s: %w", h.Name, err)
+			}
+			hc.Evidence = ev
+		}
 		if _, err := w.Store.Apply(ctx, hc); err != nil {
 			if i > 0 { // give back what the first hosts took, through the one failing path
 				w.failHosts(ctx, o, o.hosts[:i], fmt.Errorf("could not start the batch: %w", err))

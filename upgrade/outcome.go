@@ -108,7 +108,7 @@ func (w *Workflow) probeAfter(ctx context.Context, h *inventory.Host, before *ru
 	if err != nil {
 		return runner.Finding{}, fmt.Errorf("reconnect to %s to probe: %w", h.Name, err)
 	}
-	after, err := runner.Probe(ctx, c, true)
+	after, err := w.probe(ctx, c)
 	if err != nil {
 		return runner.Finding{}, fmt.Errorf("probe %s: %w", h.Name, err)
 	}
@@ -158,8 +158,8 @@ func tail(s string, n int) []string {
 	return lines
 }
 
-// failureFrom reads the runner's evidence for one host: the task, rc and output tails. HostError
-// may be nil-errored (a failed_when or assert); its message then says what failed.
+// failureFrom reads the runner's evidence for one host: the task, rc and output tails, and a
+// one-line reason that names the task, its exit status and the line of its output that says why.
 func failureFrom(hf *runner.HostError) *hostFailure {
 	f := &hostFailure{task: hf.Task, err: hf}
 	if rc, ok := hf.Result["rc"].(int); ok {
@@ -167,10 +167,44 @@ func failureFrom(hf *runner.HostError) *hostFailure {
 	}
 	f.stdout, _ = hf.Result["stdout"].(string)
 	f.stderr, _ = hf.Result["stderr"].(string)
-	if hf.Err == nil {
-		if msg, _ := hf.Result["msg"].(string); msg != "" {
-			f.err = fmt.Errorf("task %q: %s", hf.Task, msg)
-		}
+	var u interface{ Unreachable() bool }
+	if errors.As(hf.Err, &u) || errors.Is(hf.Err, context.Canceled) || errors.Is(hf.Err, context.DeadlineExceeded) {
+		return f // the runner's own message says it best
+	}
+	msg, _ := hf.Result["msg"].(string)
+	why := reasonLine(f.stderr)
+	if why == "" {
+		why = reasonLine(f.stdout)
+	}
+	switch {
+	case f.rc != nil && *f.rc != 0 && why != "":
+		f.err = fmt.Errorf("task %q exited %d: %s", hf.Task, *f.rc, why)
+	case f.rc != nil && *f.rc != 0:
+		f.err = fmt.Errorf("task %q exited %d", hf.Task, *f.rc)
+	case msg != "":
+		f.err = fmt.Errorf("task %q: %s", hf.Task, msg)
 	}
 	return f
+}
+
+// reasonLine picks the line of a failed command's output that says why: the last one that
+// mentions an error or a failure (kubeadm ends with a hint about --v=5, which says nothing),
+// else the last line.
+func reasonLine(out string) string {
+	var lines []string
+	for _, l := range tail(out, 20) {
+		if !strings.HasPrefix(strings.TrimSpace(l), "To see the stack trace") {
+			lines = append(lines, l)
+		}
+	}
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := strings.ToLower(lines[i])
+		if strings.Contains(l, "error") || strings.Contains(l, "fail") || strings.Contains(l, "fatal") {
+			return strings.TrimSpace(lines[i])
+		}
+	}
+	if len(lines) > 0 {
+		return strings.TrimSpace(lines[len(lines)-1])
+	}
+	return ""
 }

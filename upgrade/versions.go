@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/kupgrade/kupgrade/inventory"
-	"github.com/kupgrade/kupgrade/runner"
 	"github.com/kupgrade/kupgrade/state"
 )
 
@@ -56,7 +55,7 @@ func (w *Workflow) readHost(ctx context.Context, h *inventory.Host) (Versions, e
 	}
 	var v Versions
 	if h.Personality() == state.Controller {
-		snap, err := runner.Probe(ctx, c, true)
+		snap, err := w.probe(ctx, c)
 		if err != nil {
 			return v, err
 		}

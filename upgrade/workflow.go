@@ -41,6 +41,16 @@ type Workflow struct {
 	KubeadmTimeout time.Duration
 	Reporter       runner.Reporter
 	Log            *slog.Logger
+	// Probe reads a host's kubelet config and manifests (default runner.Probe under become);
+	// tests replace it.
+	Probe func(ctx context.Context, c runner.Conn) (runner.Snapshot, error)
+}
+
+func (w *Workflow) probe(ctx context.Context, c runner.Conn) (runner.Snapshot, error) {
+	if w.Probe != nil {
+		return w.Probe(ctx, c)
+	}
+	return runner.Probe(ctx, c, true)
 }
 
 // ErrFailed marks an operation that ran and failed; the state now records it (exit 1).

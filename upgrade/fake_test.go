@@ -1,0 +1,206 @@
+package upgrade_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kupgrade/kupgrade/inventory"
+	"github.com/kupgrade/kupgrade/playbooks"
+	"github.com/kupgrade/kupgrade/runner"
+	"github.com/kupgrade/kupgrade/runner/runnertest"
+	"github.com/kupgrade/kupgrade/state"
+	"github.com/kupgrade/kupgrade/state/sqlite"
+	"github.com/kupgrade/kupgrade/upgrade"
+)
+
+const twoPlusOne = `all:
+  children:
+    controllers:
+      hosts:
+        controller-0:
+        controller-1:
+    workers:
+      hosts:
+        worker-0:
+`
+
+// cluster is a simulated cluster behind a fake runner: what each host reports, and what each
+// playbook does to it. Tests script failures through onPlay.
+type cluster struct {
+	mu      sync.Mutex
+	target  string
+	snaps   map[string]runner.Snapshot // what the probe reads
+	kubelet map[string]string          // what `kubelet --version` prints
+	plays   []string                   // "playbook@limit", in order
+	down    map[string]error           // hosts that cannot be reached
+	// onPlay runs before the default behaviour; handled=true skips it.
+	onPlay func(ctx context.Context, name, limit string) (recap *runner.Recap, err error, handled bool)
+}
+
+func newCluster(from string) *cluster {
+	c := &cluster{snaps: map[string]runner.Snapshot{}, kubelet: map[string]string{}, down: map[string]error{}}
+	for _, h := range []string{"controller-0", "controller-1"} {
+		c.snaps[h] = snapAt(from, "sha-old", false)
+	}
+	c.snaps["worker-0"] = runner.Snapshot{Taken: time.Now(), ConfigExists: true, ConfigSHA256: "sha-old"}
+	for _, h := range []string{"controller-0", "controller-1", "worker-0"} {
+		c.kubelet[h] = from
+	}
+	return c
+}
+
+// snapAt is a controller whose manifests are at v; backup says kubeadm backed config.yaml up.
+func snapAt(v, sha string, backup bool) runner.Snapshot {
+	s := runner.Snapshot{Taken: time.Now(), ConfigExists: true, ConfigSHA256: sha, Manifests: map[string]string{
+		"kube-apiserver": v, "kube-controller-manager": v, "kube-scheduler": v}}
+	if backup {
+		s.BackupDirs = []string{"/etc/kubernetes/tmp/kubeadm-backup-manifests-x"}
+		s.KubeletConfigBackups = []runner.KubeletBackup{{Path: "/etc/kubernetes/tmp/kubeadm-kubelet-config-x", HasConfig: true}}
+	}
+	return s
+}
+
+type hostConn struct {
+	*runnertest.FakeConn
+	host string
+}
+
+func (c *cluster) Conn(ctx context.Context, h *inventory.Host) (runner.Conn, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.down[h.Name]; err != nil {
+		return nil, err
+	}
+	fc := &runnertest.FakeConn{Results: map[string]runnertest.Result{
+		"kubelet --version": {Stdout: "Kubernetes " + c.kubelet[h.Name] + "\n"}}}
+	return hostConn{fc, h.Name}, nil
+}
+
+func (c *cluster) probe(ctx context.Context, conn runner.Conn) (runner.Snapshot, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.snaps[conn.(hostConn).host], nil
+}
+
+func (c *cluster) Play(ctx context.Context, pb *playbooks.Playbook, inv *inventory.Inventory, po runner.PlayOptions) (*runner.Recap, error) {
+	name := strings.TrimSuffix(filepath.Base(pb.File), ".yml")
+	c.mu.Lock()
+	c.plays = append(c.plays, name+"@"+po.Limit)
+	onPlay := c.onPlay
+	c.mu.Unlock()
+	if onPlay != nil {
+		if recap, err, handled := onPlay(ctx, name, po.Limit); handled {
+			return recap, err
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	to := po.ExtraVars["to_version"].(string)
+	for _, h := range strings.Split(po.Limit, ":") {
+		switch name {
+		case "control-plane":
+			c.snaps[h] = snapAt(to, "sha-new", true)
+		case "kubelet":
+			c.kubelet[h] = to
+		}
+	}
+	return &runner.Recap{Hosts: map[string]*runner.HostRecap{}}, nil
+}
+
+func (c *cluster) played() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.plays...)
+}
+
+// failed is the recap of a kubeadm task that exited rc on host.
+func failed(host string, rc int, stderr string) *runner.Recap {
+	return &runner.Recap{
+		Hosts: map[string]*runner.HostRecap{host: {Failed: 1}},
+		Failures: []*runner.HostError{{Host: host, Task: "kubeadm upgrade",
+			Result: map[string]any{"rc": rc, "stderr": stderr, "stdout": ""}}},
+	}
+}
+
+type fixture struct {
+	st  *sqlite.Store
+	c   *cluster
+	w   *upgrade.Workflow
+	inv *inventory.Inventory
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "inventory.yml")
+	if err := os.WriteFile(path, []byte(twoPlusOne), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	inv, err := inventory.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := sqlite.Open(t.Context(), filepath.Join(dir, "kupgrade.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	c := newCluster("v1.29.4")
+	w := &upgrade.Workflow{Store: st, Runner: c, Inventory: inv, Cluster: "default",
+		LeaseTTL: 2 * time.Second, Probe: c.probe}
+	return &fixture{st: st, c: c, w: w, inv: inv}
+}
+
+// at walks the fixture's upgrade to state s through the workflow itself.
+func (f *fixture) at(t *testing.T, s state.State) {
+	t.Helper()
+	if _, err := f.w.Start(t.Context(), "v1.30.1", "", false); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.w.Run(t.Context(), upgrade.RunOptions{Until: s}); err != nil {
+		t.Fatal(err)
+	}
+	f.wantState(t, s)
+}
+
+func (f *fixture) wantState(t *testing.T, want state.State) state.Upgrade {
+	t.Helper()
+	u, err := f.st.Upgrade(context.Background(), "default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.State != want {
+		t.Fatalf("state is %s, want %s", u.State, want)
+	}
+	return u
+}
+
+func (f *fixture) host(t *testing.T, name string) state.Host {
+	t.Helper()
+	hosts, err := f.st.Hosts(context.Background(), "default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range hosts {
+		if h.Hostname == name {
+			return h
+		}
+	}
+	t.Fatalf("no host %s", name)
+	return state.Host{}
+}
+
+func (f *fixture) lastEvent(t *testing.T) state.Event {
+	t.Helper()
+	evs, err := f.st.Events(context.Background(), "default", 1)
+	if err != nil || len(evs) == 0 {
+		t.Fatalf("no event (%v)", err)
+	}
+	return evs[0]
+}
+
