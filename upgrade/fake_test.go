@@ -203,4 +203,3 @@ func (f *fixture) lastEvent(t *testing.T) state.Event {
 	}
 	return evs[0]
 }
-
