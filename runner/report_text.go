@@ -45,6 +45,9 @@ func (r *textReporter) Report(e Event) {
 			word = "changed"
 		}
 		fmt.Fprintf(&b, "%s: [%s] %s%s\n", word, e.Host, e.Task, seconds(e.Duration))
+		if e.Msg != "" { // debug's msg, and what a module says it did
+			fmt.Fprintf(&b, "  msg: %s\n", e.Msg)
+		}
 	case EventTaskSkipped:
 		r.done++
 		fmt.Fprintf(&b, "skipping: [%s] %s\n", e.Host, e.Task)
