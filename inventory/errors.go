@@ -3,6 +3,8 @@ package inventory
 import (
 	"fmt"
 	"strings"
+
+	"github.com/hbollon/go-edlib"
 )
 
 // Error is a mistake in the inventory, in a host_vars/group_vars file or in a --limit pattern.
@@ -61,33 +63,12 @@ func closest(s string, candidates []string) string {
 // editDistance is the optimal-string-alignment distance: a swap of two neighbours ("hsots")
 // counts as one edit, the commonest typo.
 func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	if len(ra) > 64 || len(rb) > 64 {
+	if len(a) > 64 || len(b) > 64 {
 		// Long strings are never typos of our short keywords; avoid quadratic work on fuzz input.
 		if a == b {
 			return 0
 		}
 		return 64
 	}
-	d := make([][]int, len(ra)+1)
-	for i := range d {
-		d[i] = make([]int, len(rb)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(ra)][len(rb)]
+	return edlib.OSADamerauLevenshteinDistance(a, b)
 }
