@@ -23,9 +23,10 @@
 // Fairness: the servers log in as the current user with a throwaway key and `SetEnv SHLVL=1`,
 // which makes the login bash skip ~/.bashrc for commands sent over SSH (root's runs pyenv
 // init here, about 0.6 s a command); every tool goes through the same servers. ssh-agent is
-// hidden from every tool. Client CPU is the child's rusage for kupgrade and ansible-playbook;
-// the benchmark is a child subreaper, so the ControlPersist masters ansible's ssh leaves
-// behind are reaped and their CPU counted too. The in-process clients count getrusage(self).
+// hidden from every tool. Client CPU is the child's rusage for kupgrade and ansible-playbook,
+// plus, for ansible, the CPU time (from /proc) of the ControlPersist masters its ssh leaves
+// behind, which are then ended so every run starts cold. The in-process clients count
+// getrusage(self).
 //
 // A run that fails (exit status, or a host not ok in the recap) prints FAILED and its output.
 // Last, it uploads 64 MiB to one server with sshconn (on a new connection, then reused) and

@@ -72,9 +72,6 @@ func parseNs(s string) ([]int, error) {
 }
 
 func run(ctx context.Context, o options, out, log io.Writer) error {
-	if err := becomeSubreaper(); err != nil {
-		return err
-	}
 	if _, err := os.Stat(sshdPath); err != nil {
 		return fmt.Errorf("%s missing: apt-get install -y openssh-server", sshdPath)
 	}
@@ -128,8 +125,8 @@ func run(ctx context.Context, o options, out, log io.Writer) error {
 }
 
 const setupNote = `Each host: 10 x command /bin/true, copy 1 MiB, stat; forks = N; one sshd per host on 127.0.0.1
-(SetEnv SHLVL=1: the login bash skips ~/.bashrc for every tool). Client CPU: child rusage, with the
-ControlPersist masters ansible leaves behind reaped and counted; in-process rows: getrusage self.`
+(SetEnv SHLVL=1: the login bash skips ~/.bashrc for every tool). Client CPU: child rusage, plus /proc
+CPU of the ControlPersist masters ansible leaves behind; in-process rows: getrusage self.`
 
 func writeClientKey(path string) (ssh.PublicKey, error) {
 	pub, priv, err := ed25519.GenerateKey(rand.Reader)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -10,59 +9,70 @@ import (
 	"time"
 )
 
-// prSetChildSubreaper is prctl's PR_SET_CHILD_SUBREAPER (linux/prctl.h).
-const prSetChildSubreaper = 36
+// clockTick is USER_HZ, the unit of the CPU times in /proc/PID/stat (100 on Linux).
+const clockTick = 10 * time.Millisecond
 
-// becomeSubreaper makes processes orphaned by a tool (ssh ControlPersist masters detach from
-// ansible-playbook) become children of the benchmark rather than of init, so their CPU time
-// can be counted as the tool's.
-func becomeSubreaper() error {
-	if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0); errno != 0 {
-		return fmt.Errorf("prctl PR_SET_CHILD_SUBREAPER: %w", errno)
-	}
-	return nil
-}
-
-// reapOrphans ends every child of this process not in keep (the sshd servers), waits for it
-// and returns the CPU time it and its descendants used. Called between runs, when the only
-// other children are the servers.
-func reapOrphans(keep map[int]bool) time.Duration {
+// mastersCPU finds the ssh ControlPersist masters whose sockets are in controlDir (ansible's
+// ssh detaches them, so the child's rusage misses the SSH crypto they did), adds up their CPU
+// time from /proc and ends them, so the next run starts without warm connections.
+//
+// Why not make the benchmark a child subreaper and reap them: then the processes the sshd
+// servers orphan (the remote commands' leftovers) would be reaped and counted as the
+// client's too.
+func mastersCPU(controlDir string) time.Duration {
 	var total time.Duration
-	for range 5 { // a dying master may leave one more orphan behind
-		pids := childPIDs(keep)
-		if len(pids) == 0 {
-			break
+	var pids []int
+	for _, pid := range procPIDs() {
+		cmdline, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+		if err != nil || !bytes.HasPrefix(cmdline, []byte("ssh: ")) || !bytes.Contains(cmdline, []byte(controlDir+"/")) {
+			continue
 		}
+		total += procCPU(pid)
+		syscall.Kill(pid, syscall.SIGTERM) //nolint:errcheck // it may have exited
+		pids = append(pids, pid)
+	}
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		alive := 0
 		for _, pid := range pids {
-			syscall.Kill(pid, syscall.SIGTERM) //nolint:errcheck // it may be a zombie already
-			total += waitCPU(pid)
+			if syscall.Kill(pid, 0) == nil {
+				alive++
+			}
+		}
+		if alive == 0 {
+			break
 		}
 	}
 	return total
 }
 
-// waitCPU waits for pid (killing it after 5 s) and returns its rusage CPU time.
-func waitCPU(pid int) time.Duration {
-	done := make(chan syscall.Rusage, 1)
-	go func() {
-		var ru syscall.Rusage
-		var ws syscall.WaitStatus
-		for {
-			_, err := syscall.Wait4(pid, &ws, 0, &ru)
-			if err != syscall.EINTR {
-				break
-			}
-		}
-		done <- ru
-	}()
-	var ru syscall.Rusage
-	select {
-	case ru = <-done:
-	case <-time.After(5 * time.Second):
-		syscall.Kill(pid, syscall.SIGKILL) //nolint:errcheck // best effort
-		ru = <-done
+// procCPU is pid's user and system time plus that of its waited-for children.
+func procCPU(pid int) time.Duration {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
 	}
-	return cpuOf(ru)
+	// Fields after the parenthesised command name start at state (field 3); utime, stime,
+	// cutime and cstime are fields 14 to 17.
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	var ticks int64
+	for _, i := range []int{14, 15, 16, 17} {
+		if len(f) > i-3 {
+			n, _ := strconv.ParseInt(f[i-3], 10, 64)
+			ticks += n
+		}
+	}
+	return time.Duration(ticks) * clockTick
+}
+
+func procPIDs() []int {
+	entries, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range entries {
+		if pid, err := strconv.Atoi(e.Name()); err == nil {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }
 
 func cpuOf(ru syscall.Rusage) time.Duration {
@@ -76,27 +86,4 @@ func selfCPU() time.Duration {
 		return 0
 	}
 	return cpuOf(ru)
-}
-
-// childPIDs lists this process's children that are not in keep, from /proc.
-func childPIDs(keep map[int]bool) []int {
-	self := strconv.Itoa(os.Getpid())
-	entries, _ := os.ReadDir("/proc")
-	var pids []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || keep[pid] {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		// Fields after the parenthesised command name: state, ppid, ...
-		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
-		if len(f) > 1 && f[1] == self {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
 }

@@ -14,39 +14,37 @@ import (
 )
 
 // fleet starts n servers in a folder of their own and writes the inventory, known_hosts and
-// ansible.cfg for them. stop ends the servers; keep holds their process ids.
-func fleet(ctx context.Context, w *workspace, n int, clientPub ssh.PublicKey) (hosts []*inventory.Host, keep map[int]bool, stop func(), err error) {
+// ansible.cfg for them. stop ends the servers.
+func fleet(ctx context.Context, w *workspace, n int, clientPub ssh.PublicKey) (hosts []*inventory.Host, stop func(), err error) {
 	dir := filepath.Join(w.Dir, fmt.Sprintf("n%d", n))
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, nil, nil, fmt.Errorf("create %s: %w", dir, err)
+		return nil, nil, fmt.Errorf("create %s: %w", dir, err)
 	}
 	servers, err := startFleet(ctx, dir, n, clientPub)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	stop = func() { stopFleet(servers) }
-	keep = map[int]bool{}
 	targets := make([]target, n)
 	for i, s := range servers {
-		keep[s.cmd.Process.Pid] = true
 		targets[i] = target{Name: s.Name, Port: s.Port, HostKey: s.HostKey}
 	}
 	if err := w.writeHosts(targets, currentUser()); err != nil {
 		stop()
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	inv, err := inventory.Load(w.Inventory)
 	if err != nil {
 		stop()
-		return nil, nil, nil, fmt.Errorf("load the benchmark inventory: %w", err)
+		return nil, nil, fmt.Errorf("load the benchmark inventory: %w", err)
 	}
-	return inv.Hosts, keep, stop, nil
+	return inv.Hosts, stop, nil
 }
 
 // measureN runs every tool against n fresh servers, back to back: the Go clients o.runs times
 // each, interleaved so drift hits them alike, then ansible-playbook once.
 func measureN(ctx context.Context, o options, w *workspace, n int, clientPub ssh.PublicKey, log io.Writer) ([]row, error) {
-	hosts, keep, stop, err := fleet(ctx, w, n, clientPub)
+	hosts, stop, err := fleet(ctx, w, n, clientPub)
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +58,7 @@ func measureN(ctx context.Context, o options, w *workspace, n int, clientPub ssh
 		run  func() measure
 	}{
 		{toolBound, func() measure { return runBound(ctx, w, hosts, payload) }},
-		{toolKupgrade, func() measure { return runKupgrade(ctx, o.kupgrade, w, n, keep) }},
+		{toolKupgrade, func() measure { return runKupgrade(ctx, o.kupgrade, w, n) }},
 		{toolBare, func() measure { return runBare(ctx, w, hosts, payload) }},
 	}
 	runs := map[string][]measure{}
@@ -82,7 +80,7 @@ func measureN(ctx context.Context, o options, w *workspace, n int, clientPub ssh
 		if err := w.freshDest(); err != nil {
 			return nil, err
 		}
-		m := runAnsible(ctx, w, n, keep)
+		m := runAnsible(ctx, w, n)
 		report(log, n, toolAnsible, 1, m)
 		rows = append(rows, summarize(n, toolAnsible, []measure{m}))
 	}
@@ -102,7 +100,7 @@ func report(log io.Writer, n int, tool string, i int, m measure) {
 
 // sftpOnce measures the 64 MiB upload against one fresh server.
 func sftpOnce(ctx context.Context, w *workspace, clientPub ssh.PublicKey) ([]transfer, error) {
-	hosts, keep, stop, err := fleet(ctx, w, 1, clientPub)
+	hosts, stop, err := fleet(ctx, w, 1, clientPub)
 	if err != nil {
 		return nil, err
 	}
@@ -110,5 +108,5 @@ func sftpOnce(ctx context.Context, w *workspace, clientPub ssh.PublicKey) ([]tra
 	if err := w.freshDest(); err != nil {
 		return nil, err
 	}
-	return measureSFTP(ctx, w, hosts[0], keep), nil
+	return measureSFTP(ctx, w, hosts[0]), nil
 }

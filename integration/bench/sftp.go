@@ -29,7 +29,7 @@ func (t transfer) mbps() float64 { return float64(bigSize) / 1e6 / t.Dur.Seconds
 
 // measureSFTP uploads a 64 MiB file to one server with sshconn (on a new connection, dial
 // included, then again on the same connection) and with the sftp command-line client.
-func measureSFTP(ctx context.Context, w *workspace, h *inventory.Host, keep map[int]bool) []transfer {
+func measureSFTP(ctx context.Context, w *workspace, h *inventory.Host) []transfer {
 	big := filepath.Join(w.Dir, "big.bin")
 	if err := writeRandom(big, bigSize); err != nil {
 		return []transfer{{Label: "prepare", Err: err}}
@@ -58,7 +58,7 @@ func measureSFTP(ctx context.Context, w *workspace, h *inventory.Host, keep map[
 		"-o", "UserKnownHostsFile="+w.KnownHosts, "-o", "StrictHostKeyChecking=yes",
 		"-o", "IdentitiesOnly=yes", "-o", "BatchMode=yes", h.User()+"@"+h.Address())
 	cmd.Env = childEnv()
-	m, _ := runChild(ctx, cmd, keep)
+	m, _ := runChild(ctx, cmd)
 	return append(out, transfer{Label: "sftp -b (connect included)", Dur: m.Wall, Err: checkSize(dest, m.Err)})
 }
 

@@ -28,11 +28,9 @@ type measure struct {
 	Err       error
 }
 
-// runChild runs a tool as a child process and measures it. Its CPU time is the child's rusage
-// (its own and its waited-for descendants'), plus that of every process it left behind
-// (Ansible's ControlPersist masters, which do its SSH crypto): the benchmark is their
-// subreaper, so they are reaped and counted when the run is over.
-func runChild(ctx context.Context, cmd *exec.Cmd, keep map[int]bool) (measure, []byte) {
+// runChild runs a tool as a child process and measures it. Its CPU time is the child's rusage:
+// its own and that of the descendants it waited for.
+func runChild(ctx context.Context, cmd *exec.Cmd) (measure, []byte) {
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	start := time.Now()
@@ -41,7 +39,6 @@ func runChild(ctx context.Context, cmd *exec.Cmd, keep map[int]bool) (measure, [
 	if cmd.ProcessState != nil {
 		m.CPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	}
-	m.CPU += reapOrphans(keep)
 	if err != nil {
 		m.Err = fmt.Errorf("%s: %w\n%s", cmd.Args[0], err, tail(out.String(), 2000))
 	}
@@ -70,11 +67,11 @@ func childEnv(extra ...string) []string {
 	return append(env, extra...)
 }
 
-func runKupgrade(ctx context.Context, bin string, w *workspace, n int, keep map[int]bool) measure {
+func runKupgrade(ctx context.Context, bin string, w *workspace, n int) measure {
 	cmd := exec.CommandContext(ctx, bin, "-i", w.Inventory, "--known-hosts", w.KnownHosts,
 		"play", w.Playbook, "--forks", strconv.Itoa(n), "-o", "json")
 	cmd.Env = childEnv()
-	m, out := runChild(ctx, cmd, keep)
+	m, out := runChild(ctx, cmd)
 	if m.Err == nil {
 		m.Err = checkKupgradeRecap(out, n)
 	}
@@ -111,10 +108,13 @@ func checkKupgradeRecap(out []byte, n int) error {
 	return fmt.Errorf("kupgrade: no play_recap event in its output:\n%s", tail(string(out), 2000))
 }
 
-func runAnsible(ctx context.Context, w *workspace, n int, keep map[int]bool) measure {
+// runAnsible runs ansible-playbook; its CPU time includes the ssh ControlPersist masters it
+// leaves behind, which do its SSH crypto.
+func runAnsible(ctx context.Context, w *workspace, n int) measure {
 	cmd := exec.CommandContext(ctx, "ansible-playbook", "-i", w.Inventory, "--forks", strconv.Itoa(n), w.Playbook)
 	cmd.Env = childEnv("ANSIBLE_CONFIG="+w.AnsibleCfg, "ANSIBLE_NOCOLOR=1")
-	m, out := runChild(ctx, cmd, keep)
+	m, out := runChild(ctx, cmd)
+	m.CPU += mastersCPU(w.ControlDir)
 	if m.Err == nil {
 		m.Err = checkAnsibleRecap(out, n)
 	}
