@@ -24,15 +24,7 @@ func (w *Workflow) Kubelets(ctx context.Context, hostnames []string, force bool)
 	if err := w.refresh(ctx, hs); err != nil {
 		return err
 	}
-	u, err := w.Store.Upgrade(ctx, w.Cluster)
-	if err != nil {
-		return err
-	}
-	hosts, err := w.Store.Hosts(ctx, w.Cluster)
-	if err != nil {
-		return err
-	}
-	lease, err := w.Store.Lease(ctx, w.Cluster)
+	u, hosts, lease, err := w.read(ctx)
 	if err != nil {
 		return err
 	}

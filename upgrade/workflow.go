@@ -163,3 +163,17 @@ func (w *Workflow) kubeadmTimeout() time.Duration {
 	}
 	return w.KubeadmTimeout
 }
+
+// read returns what the pre-checks look at: the upgrade, its hosts and the cluster's lease.
+func (w *Workflow) read(ctx context.Context) (state.Upgrade, []state.Host, *state.Lease, error) {
+	u, err := w.Store.Upgrade(ctx, w.Cluster)
+	if err != nil {
+		return u, nil, nil, err
+	}
+	hosts, err := w.Store.Hosts(ctx, w.Cluster)
+	if err != nil {
+		return u, nil, nil, err
+	}
+	lease, err := w.Store.Lease(ctx, w.Cluster)
+	return u, hosts, lease, err
+}

@@ -30,16 +30,7 @@ func (c *upgradeShowCmd) Run(ctx context.Context, a *app) error {
 	if err != nil {
 		return err
 	}
-	l, err := st.Lease(ctx, cluster)
-	if err != nil {
-		return err
-	}
-	v := newUpgradeView(u, l)
-	if a.json() {
-		return writeJSON(a.stdout, v)
-	}
-	writeUpgrade(a.stdout, v, st.Now())
-	return nil
+	return a.showUpgrade(ctx, u)
 }
 
 type hostListCmd struct {
