@@ -96,7 +96,11 @@ func (w *Workflow) fail(ctx, dctx context.Context, o *op, host string, f *hostFa
 		return se
 	}
 	se.State = res.ToState
-	se.Retry = RetryCommand(res.ToState, host)
+	hint := host
+	if hint == "" && len(o.hosts) == 1 { // cordon, uncordon: the host the step ran on
+		hint = o.hosts[0].Name
+	}
+	se.Retry = RetryCommand(res.ToState, hint)
 	w.stateChanged(host, res.FromState, res.ToState, "failed: "+f.err.Error())
 	return se
 }

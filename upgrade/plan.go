@@ -25,6 +25,9 @@ type Plan struct {
 	Storage       bool
 	PostAppUpdate bool
 	WorkerBatch   int // workers' kubelets upgraded this many at a time (default 1)
+	// Uncordon: the controller was cordoned before its control plane (one-controller systems),
+	// so it is uncordoned once every kubelet is upgraded, before complete.
+	Uncordon bool
 }
 
 // Next returns the step that follows from u and its hosts, or done when nothing is left. A
@@ -120,6 +123,9 @@ func (p Plan) kubelets(u state.Upgrade, hosts []state.Host) (Action, bool, error
 		workers = append(workers, h.Hostname)
 	}
 	if len(workers) == 0 {
+		if p.Uncordon && u.State == state.UpgradingKubelets {
+			return Action{Step: state.StepUncordon}, false, nil
+		}
 		return Action{Step: state.StepComplete}, false, nil
 	}
 	n := max(p.WorkerBatch, 1)

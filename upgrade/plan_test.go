@@ -45,6 +45,8 @@ func TestPlanNext(t *testing.T) {
 		{"kubelets: controllers first", upgrade.Plan{}, state.UpgradedSecondMaster, hostsAt(to, to, to), "kubelets [controller-0]", nil},
 		{"kubelets: workers in batches", upgrade.Plan{WorkerBatch: 2}, state.UpgradingKubelets, hostsAt(to, to, to, ok, ok), "kubelets [worker-0 worker-1]", nil},
 		{"every kubelet done: complete", upgrade.Plan{}, state.UpgradingKubelets, hostsAt(to, to, to, ok, ok, ok, ok), "complete", nil},
+		{"cordoned: uncordon before complete", upgrade.Plan{Uncordon: true}, state.UpgradingKubelets, hostsAt(to, to, to, ok, ok, ok, ok), "uncordon", nil},
+		{"uncordoned: complete", upgrade.Plan{Uncordon: true}, state.UncordonComplete, hostsAt(to, to, to, ok, ok, ok, ok), "complete", nil},
 		{"complete, no hook: done", upgrade.Plan{}, state.UpgradeComplete, nil, "", nil},
 		{"in flight is refused", upgrade.Plan{}, state.UpgradingSecondMaster, nil, "", state.ErrRefused},
 	}

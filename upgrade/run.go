@@ -24,11 +24,15 @@ func (w *Workflow) Run(ctx context.Context, opts RunOptions) error {
 	if opts.Until != "" && !opts.Until.Valid() {
 		return fmt.Errorf("--until %q is not a state of STATES.md: %w", opts.Until, state.ErrBadInput)
 	}
+	var err error
 	plan := Plan{
 		PreAppUpdate:  w.userPlaybook(state.StepPreAppUpdate) != "",
 		Storage:       w.userPlaybook(state.StepStorage) != "",
 		PostAppUpdate: w.userPlaybook(state.StepPostAppUpdate) != "",
 		WorkerBatch:   opts.WorkerBatch,
+	}
+	if plan.Uncordon, err = w.cordoned(ctx); err != nil {
+		return err
 	}
 	tries := map[string]int{}
 	for range maxActions {
@@ -68,10 +72,34 @@ func (w *Workflow) do(ctx context.Context, act Action) error {
 		return w.ControlPlane(ctx, act.Hosts[0])
 	case state.StepKubelets:
 		return w.Kubelets(ctx, act.Hosts, false)
+	case state.StepCordon, state.StepUncordon: // one-controller systems: that controller
+		cs, err := w.controllerHosts()
+		if err != nil {
+			return err
+		}
+		return w.hostStep(ctx, act.Step, cs[0].Name)
 	case state.StepComplete:
 		_, err := w.Complete(ctx)
 		return err
 	default:
 		return w.ClusterStep(ctx, act.Step)
 	}
+}
+
+// cordoned reports whether this upgrade cordoned its controller (an event entered cordon-complete).
+func (w *Workflow) cordoned(ctx context.Context) (bool, error) {
+	u, err := w.Store.Upgrade(ctx, w.Cluster)
+	if err != nil {
+		return false, err
+	}
+	evs, err := w.Store.Events(ctx, w.Cluster, 1000)
+	if err != nil {
+		return false, err
+	}
+	for _, e := range evs {
+		if e.UpgradeUUID == u.UUID && e.ToState == state.CordonComplete {
+			return true, nil
+		}
+	}
+	return false, nil
 }

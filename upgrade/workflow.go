@@ -21,6 +21,7 @@ type Store interface {
 	CreateUpgrade(ctx context.Context, nu state.NewUpgrade) (state.Upgrade, error)
 	RenewLease(ctx context.Context, cluster, owner string, ttl time.Duration) (state.Lease, error)
 	SetVersions(ctx context.Context, cluster, hostname, controlPlane, kubelet string, at time.Time) error
+	Events(ctx context.Context, cluster string, limit int) ([]state.Event, error)
 }
 
 // Runner is the slice of runner.Runner the workflow uses.

@@ -152,6 +152,18 @@ func TestLab(t *testing.T) {
 		}
 	})
 
+	t.Run("kubectl cordon and uncordon, with the flags the shipped playbooks pass", func(t *testing.T) {
+		kc := "kubectl --kubeconfig /etc/kubernetes/admin.conf "
+		out, status, err := sshRun(t, w0, "sudo "+kc+"cordon worker-0 && "+kc+"get nodes worker-0")
+		if err != nil || status != 0 || !strings.Contains(out, "Ready,SchedulingDisabled") {
+			t.Fatalf("cordon: status %d err %v out:\n%s", status, err, out)
+		}
+		out, status, err = sshRun(t, w0, "sudo "+kc+"uncordon worker-0 && "+kc+"get nodes worker-0")
+		if err != nil || status != 0 || strings.Contains(out, "SchedulingDisabled") {
+			t.Fatalf("uncordon: status %d err %v out:\n%s", status, err, out)
+		}
+	})
+
 	t.Run("stop and start keep port and host key; a cut network refuses logins", func(t *testing.T) {
 		ctx := t.Context()
 		if err := w0.CutNetwork(ctx); err != nil {
