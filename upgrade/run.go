@@ -24,15 +24,11 @@ func (w *Workflow) Run(ctx context.Context, opts RunOptions) error {
 	if opts.Until != "" && !opts.Until.Valid() {
 		return fmt.Errorf("--until %q is not a state of STATES.md: %w", opts.Until, state.ErrBadInput)
 	}
-	var err error
 	plan := Plan{
 		PreAppUpdate:  w.userPlaybook(state.StepPreAppUpdate) != "",
 		Storage:       w.userPlaybook(state.StepStorage) != "",
 		PostAppUpdate: w.userPlaybook(state.StepPostAppUpdate) != "",
 		WorkerBatch:   opts.WorkerBatch,
-	}
-	if plan.Uncordon, err = w.cordoned(ctx); err != nil {
-		return err
 	}
 	tries := map[string]int{}
 	for range maxActions {
@@ -46,6 +42,11 @@ func (w *Workflow) Run(ctx context.Context, opts RunOptions) error {
 		hosts, err := w.Store.Hosts(ctx, w.Cluster)
 		if err != nil {
 			return err
+		}
+		if u.State == state.UpgradingKubelets {
+			if plan.Uncordon, err = w.cordoned(ctx, u); err != nil {
+				return err
+			}
 		}
 		act, done, err := plan.Next(u, hosts)
 		if err != nil || done {
@@ -87,11 +88,7 @@ func (w *Workflow) do(ctx context.Context, act Action) error {
 }
 
 // cordoned reports whether this upgrade cordoned its controller (an event entered cordon-complete).
-func (w *Workflow) cordoned(ctx context.Context) (bool, error) {
-	u, err := w.Store.Upgrade(ctx, w.Cluster)
-	if err != nil {
-		return false, err
-	}
+func (w *Workflow) cordoned(ctx context.Context, u state.Upgrade) (bool, error) {
 	evs, err := w.Store.Events(ctx, w.Cluster, 1000)
 	if err != nil {
 		return false, err
