@@ -20,19 +20,16 @@ import (
 
 const target = "v1.30.2"
 
-// kupgrade is the binary under test, built once per test into a temporary folder.
+// kupgrade is the binary under test (built once per test binary, see binaries) pointed at one
+// lab and one database.
 type kupgrade struct {
 	bin string
 	env []string
 }
 
-func buildKupgrade(t *testing.T, l *lab.Lab, dbPath string) *kupgrade {
+func buildKupgrade(t testing.TB, l *lab.Lab, dbPath string) *kupgrade {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "kupgrade")
-	out, err := exec.CommandContext(t.Context(), "go", "build", "-o", bin, "github.com/kupgrade/kupgrade/cmd/kupgrade").CombinedOutput()
-	if err != nil {
-		t.Fatalf("build kupgrade: %v\n%s", err, out)
-	}
+	bin := filepath.Join(binaries(t), "kupgrade")
 	return &kupgrade{bin: bin, env: append(os.Environ(), "KUPGRADE_DB=sqlite:"+dbPath, "KUPGRADE_INVENTORY="+l.Inventory(), "HOME="+t.TempDir())}
 }
 
