@@ -2,8 +2,11 @@ package main
 
 import (
 	"database/sql"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -44,6 +47,25 @@ func TestScripts(t *testing.T) {
 					return
 				}
 				ts.Check(err)
+			},
+			// status N CMD ARGS...: runs CMD like exec and requires exit status N (CLI.md's codes).
+			"status": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) < 2 {
+					ts.Fatalf("usage: status N CMD ARGS...")
+				}
+				want, err := strconv.Atoi(args[0])
+				ts.Check(err)
+				err = ts.Exec(args[1], args[2:]...)
+				got := 0
+				var ee *exec.ExitError
+				if errors.As(err, &ee) {
+					got = ee.ExitCode()
+				} else if err != nil {
+					ts.Fatalf("%v", err)
+				}
+				if got != want {
+					ts.Fatalf("exit status %d, want %d", got, want)
+				}
 			},
 			// sqlq DBFILE QUERY: prints the rows of a query, tab-separated, to stdout.
 			"sqlq": func(ts *testscript.TestScript, neg bool, args []string) {

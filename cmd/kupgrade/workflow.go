@@ -59,11 +59,11 @@ func (a *app) Runner(inv *inventory.Inventory, forks int) *runner.Runner {
 
 // workflow opens what the upgrade workflow needs: the store, the inventory and the runner.
 func (a *app) workflow(ctx context.Context) (*upgrade.Workflow, error) {
-	st, err := a.Store(ctx)
+	inv, err := a.Inventory() // bad input first: a broken inventory must not create a database
 	if err != nil {
 		return nil, err
 	}
-	inv, err := a.Inventory()
+	st, err := a.Store(ctx)
 	if err != nil {
 		return nil, err
 	}
