@@ -1,6 +1,7 @@
 package integration_test
 
 import (
+	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -59,16 +60,25 @@ func binaries(t testing.TB) string {
 
 // exit runs kupgrade and returns its exit status and combined output; only a failure to run it
 // at all fails the test.
+// A kupgrade that never ends (a kubeadm hang nobody times out) is stopped after commandLimit, so
+// that the test fails with its output instead of holding the whole suite.
 func (k *kupgrade) exit(t *testing.T, args ...string) (int, string) {
 	t.Helper()
-	c, out := k.cmd(t.Context(), args...)
+	ctx, cancel := context.WithTimeout(t.Context(), commandLimit)
+	defer cancel()
+	c, out := k.cmd(ctx, args...)
 	err := c.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("kupgrade %s still ran after %s:\n%s", strings.Join(args, " "), commandLimit, out)
+	}
 	var ee *exec.ExitError
 	if err != nil && !errors.As(err, &ee) {
 		t.Fatalf("kupgrade %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 	return c.ProcessState.ExitCode(), out.String()
 }
+
+const commandLimit = 3 * time.Minute
 
 // wantExit runs kupgrade and fails the test unless it exits with want.
 func (k *kupgrade) wantExit(t *testing.T, want int, args ...string) string {

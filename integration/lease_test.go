@@ -106,7 +106,7 @@ func TestOneOperationAtATime(t *testing.T) {
 		// Past the lease's expiry the operation is orphaned: recover fails it through the one path.
 		// (upgrade show prints expires_at in whole seconds, hence the second added.)
 		time.Sleep(time.Until(show.Lease.ExpiresAt) + 1200*time.Millisecond)
-		u.k.must(t, "recover")
+		u.k.wantExit(t, 0, "recover")
 		if got := u.k.show(t); got.State != "upgrading-second-master-failed" || got.Lease != nil {
 			t.Errorf("after recover: state %s, lease %+v; want upgrading-second-master-failed, no lease", got.State, got.Lease)
 		}
@@ -116,7 +116,7 @@ func TestOneOperationAtATime(t *testing.T) {
 		if ev := newestFailure(t, u.db); ev.Actor != "recover" || ev.FromHostStatus != "upgrading-control-plane" {
 			t.Errorf("newest event by %s clearing %q, want recover clearing upgrading-control-plane", ev.Actor, ev.FromHostStatus)
 		}
-		u.k.must(t, "host", "upgrade", "controller-1", "control-plane")
+		u.k.wantExit(t, 0, "host", "upgrade", "controller-1", "control-plane")
 		if got := u.k.show(t).State; got != "upgraded-second-master" {
 			t.Errorf("after the retry the state is %s, want upgraded-second-master", got)
 		}

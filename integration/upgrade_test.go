@@ -22,7 +22,7 @@ func startLab(t *testing.T, opts lab.Options) *labUnderTest {
 	dbPath := filepath.Join(t.TempDir(), "kupgrade.db")
 	k := buildKupgrade(t, l, dbPath)
 	// The database exists once kupgrade has opened it; upgrade show opens it and writes nothing.
-	k.must(t, "upgrade", "show")
+	k.wantExit(t, 0, "upgrade", "show")
 	return &labUnderTest{lab: l, k: k, db: openDB(t, dbPath)}
 }
 
@@ -31,10 +31,10 @@ func startLab(t *testing.T, opts lab.Options) *labUnderTest {
 func (u *labUnderTest) begin(t *testing.T, version, until string) {
 	t.Helper()
 	if u.k.show(t).State == "upgrade-complete" {
-		u.k.must(t, "upgrade", "delete")
+		u.k.wantExit(t, 0, "upgrade", "delete")
 	}
-	u.k.must(t, "upgrade", "start", version)
-	u.k.must(t, "upgrade", "run", "--until", until)
+	u.k.wantExit(t, 0, "upgrade", "start", version)
+	u.k.wantExit(t, 0, "upgrade", "run", "--until", until)
 	if got := u.k.show(t).State; got != until {
 		t.Fatalf("after upgrade run --until %s the state is %s", until, got)
 	}
@@ -43,7 +43,7 @@ func (u *labUnderTest) begin(t *testing.T, version, until string) {
 // finish runs the rest of the upgrade and checks it on the nodes.
 func (u *labUnderTest) finish(t *testing.T, version string) {
 	t.Helper()
-	u.k.must(t, "upgrade", "run")
+	u.k.wantExit(t, 0, "upgrade", "run")
 	if got := u.k.show(t).State; got != "upgrade-complete" {
 		t.Fatalf("after upgrade run the state is %s, want upgrade-complete", got)
 	}
@@ -97,7 +97,7 @@ func (u *labUnderTest) failThenRetry(t *testing.T, f failure, running, done stri
 	}
 	requireNoKubeadm(t, node)
 
-	u.k.must(t, "host", "upgrade", f.host, "control-plane")
+	u.k.wantExit(t, 0, "host", "upgrade", f.host, "control-plane")
 	if got := u.k.show(t).State; got != done {
 		t.Errorf("after the retry the state is %s, want %s", got, done)
 	}
@@ -110,8 +110,8 @@ func TestUpgradeTwoControllers(t *testing.T) {
 	u := startLab(t, lab.Options{Controllers: 2, Workers: 1})
 
 	ok := t.Run("whole upgrade", func(t *testing.T) {
-		u.k.must(t, "upgrade", "start", "v1.30.1")
-		u.k.must(t, "upgrade", "run")
+		u.k.wantExit(t, 0, "upgrade", "start", "v1.30.1")
+		u.k.wantExit(t, 0, "upgrade", "run")
 		if got := u.k.show(t).State; got != "upgrade-complete" {
 			t.Fatalf("state %s, want upgrade-complete", got)
 		}
@@ -163,8 +163,8 @@ func TestUpgradeTwoControllers(t *testing.T) {
 // TestUpgradeOneController: a one-controller, one-worker lab goes all the way with upgrade run.
 func TestUpgradeOneController(t *testing.T) {
 	u := startLab(t, lab.Options{Controllers: 1, Workers: 1})
-	u.k.must(t, "upgrade", "start", "v1.30.1")
-	out := u.k.must(t, "upgrade", "run")
+	u.k.wantExit(t, 0, "upgrade", "start", "v1.30.1")
+	out := u.k.wantExit(t, 0, "upgrade", "run")
 	if strings.Contains(out, "second-master") {
 		t.Errorf("a one-controller upgrade went through second-master:\n%s", out)
 	}
