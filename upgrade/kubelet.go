@@ -54,7 +54,9 @@ func (w *Workflow) Kubelets(ctx context.Context, hostnames []string, force bool)
 		step: step, from: u.State, hosts: run,
 		hostFrom: statuses(hosts), hostTo: state.UpgradingKubelet, hostDone: state.UpgradedKubelet,
 		target: u.ToVersion, pb: pb, kubeadm: true, vars: w.vars(u, nil),
-		verify: func(ctx context.Context, h *inventory.Host) error { return w.verifyKubelet(ctx, h, u.ToVersion) },
+		verify: func(ctx context.Context, h *inventory.Host, reg map[string]any) error {
+			return w.verifyKubelet(ctx, h, u.ToVersion, reg)
+		},
 	})
 }
 

@@ -30,8 +30,9 @@ type op struct {
 	// clusterOnly: hosts only limit where the playbook runs; no host status changes (cordon,
 	// uncordon, abort).
 	clusterOnly bool
-	// verify runs after the playbook succeeded on h; an error fails h.
-	verify func(ctx context.Context, h *inventory.Host) error
+	// verify runs after the playbook succeeded on h, given what the playbook registered on h;
+	// an error fails h.
+	verify func(ctx context.Context, h *inventory.Host, reg map[string]any) error
 }
 
 // Evidence is what a failure event stores.
@@ -88,7 +89,11 @@ func (w *Workflow) execute(ctx context.Context, o *op) error {
 	failed := hostFailures(o, recap, playErr)
 	for _, h := range o.hosts {
 		if o.perHost() && failed[h.Name] == nil && o.verify != nil {
-			if err := o.verify(work, h); err != nil {
+			var reg map[string]any
+			if recap != nil {
+				reg = recap.Registered[h.Name]
+			}
+			if err := o.verify(work, h, reg); err != nil {
 				failed[h.Name] = &hostFailure{err: err}
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/kupgrade/kupgrade/inventory"
 	"github.com/kupgrade/kupgrade/recovery"
@@ -82,6 +83,8 @@ func (w *Workflow) fail(ctx, dctx context.Context, o *op, host string, f *hostFa
 				ev.ProbeError = err.Error()
 			} else {
 				ev.Finding = &finding
+				// host list shows how far kubeadm got, not the version from before the step.
+				_ = w.Store.SetVersions(dctx, w.Cluster, host, finding.After.ControlPlaneVersion(), "", time.Now().UTC())
 			}
 		}
 	}

@@ -38,6 +38,9 @@ func (w *Workflow) hostStep(ctx context.Context, name, hostname string) error {
 	if err != nil {
 		return err
 	}
+	if err := w.leaseFree(ctx); err != nil {
+		return err
+	}
 	if err := state.CheckStep(u, step); err != nil {
 		return err
 	}
@@ -54,6 +57,9 @@ func (w *Workflow) Abort(ctx context.Context) error {
 	step, _ := state.StepNamed(state.StepAbort)
 	u, err := w.Store.Upgrade(ctx, w.Cluster)
 	if err != nil {
+		return err
+	}
+	if err := w.leaseFree(ctx); err != nil {
 		return err
 	}
 	if err := state.CheckStep(u, step); err != nil {
@@ -116,6 +122,9 @@ func (w *Workflow) Complete(ctx context.Context) (state.Upgrade, error) {
 	}
 	hosts, err := w.Store.Hosts(ctx, w.Cluster)
 	if err != nil {
+		return u, err
+	}
+	if err := w.leaseFree(ctx); err != nil {
 		return u, err
 	}
 	if err := state.CheckComplete(u, hosts); err != nil {

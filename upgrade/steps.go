@@ -47,6 +47,9 @@ func (w *Workflow) ClusterStep(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
+	if err := w.leaseFree(ctx); err != nil {
+		return err
+	}
 	if err := state.CheckStep(u, step); err != nil {
 		return err
 	}
@@ -89,8 +92,10 @@ func (w *Workflow) ControlPlane(ctx context.Context, hostname string) error {
 		step: step, from: u.State, hosts: []*inventory.Host{h},
 		hostFrom: statuses(hosts), hostTo: state.UpgradingControlPlane, hostDone: state.HostIdle,
 		target: u.ToVersion, pb: pb, kubeadm: true,
-		vars:   w.vars(u, map[string]any{"first_controller": first, "redo": redo}),
-		verify: func(ctx context.Context, h *inventory.Host) error { return w.verifyControlPlane(ctx, h, u.ToVersion) },
+		vars: w.vars(u, map[string]any{"first_controller": first, "redo": redo}),
+		verify: func(ctx context.Context, h *inventory.Host, reg map[string]any) error {
+			return w.verifyControlPlane(ctx, h, u.ToVersion, reg)
+		},
 	})
 }
 

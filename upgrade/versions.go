@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kupgrade/kupgrade/inventory"
+	"github.com/kupgrade/kupgrade/runner"
 	"github.com/kupgrade/kupgrade/state"
 )
 
@@ -92,9 +93,13 @@ func (w *Workflow) refresh(ctx context.Context, hs []*inventory.Host) error {
 // Refresh reads the live versions of every inventory host and stores them (host list --refresh).
 func (w *Workflow) Refresh(ctx context.Context) error { return w.refresh(ctx, w.Inventory.Hosts) }
 
-func (w *Workflow) verifyControlPlane(ctx context.Context, h *inventory.Host, target string) error {
-	v, err := w.readHost(ctx, h)
-	if err != nil {
+// verifyControlPlane checks that h's manifests carry target: from what the playbook registered as
+// kcfg_after when it did (the shipped playbook reads them right after kubeadm), else over SSH.
+func (w *Workflow) verifyControlPlane(ctx context.Context, h *inventory.Host, target string, reg map[string]any) error {
+	var v Versions
+	if snap, err := runner.SnapshotFromValue(reg["kcfg_after"]); err == nil && !snap.Taken.IsZero() {
+		v.ControlPlane = snap.ControlPlaneVersion()
+	} else if v, err = w.readHost(ctx, h); err != nil {
 		return fmt.Errorf("verify %s: %w", h.Name, err)
 	}
 	if v.ControlPlane != target {
@@ -103,10 +108,19 @@ func (w *Workflow) verifyControlPlane(ctx context.Context, h *inventory.Host, ta
 	return w.Store.SetVersions(ctx, w.Cluster, h.Name, v.ControlPlane, v.Kubelet, time.Now().UTC())
 }
 
-func (w *Workflow) verifyKubelet(ctx context.Context, h *inventory.Host, target string) error {
-	v, err := w.readHost(ctx, h)
-	if err != nil {
-		return fmt.Errorf("verify %s: %w", h.Name, err)
+// verifyKubelet checks that h's kubelet reports target: from the playbook's registered
+// kubelet_version when there is one, else over SSH.
+func (w *Workflow) verifyKubelet(ctx context.Context, h *inventory.Host, target string, reg map[string]any) error {
+	var v Versions
+	out, _ := reg["kubelet_version"].(map[string]any)
+	stdout, _ := out["stdout"].(string)
+	if m := kubeletVersionRE.FindStringSubmatch(stdout); m != nil {
+		v.Kubelet = m[1]
+	} else {
+		var err error
+		if v, err = w.readHost(ctx, h); err != nil {
+			return fmt.Errorf("verify %s: %w", h.Name, err)
+		}
 	}
 	if v.Kubelet != target {
 		return fmt.Errorf("verify %s: `kubelet --version` reports %s, want %s", h.Name, v.Kubelet, target)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -95,6 +96,9 @@ func TestLateFailureIsRecordedAndRetried(t *testing.T) {
 	}
 	if l, _ := f.st.Lease(t.Context(), "default"); l != nil {
 		t.Errorf("the failure kept the lease: %+v", l)
+	}
+	if h := f.host(t, "controller-1"); h.ControlPlaneVersion != "v1.30.1" {
+		t.Errorf("host list shows control plane %s; the probe found the manifests at v1.30.1", h.ControlPlaneVersion)
 	}
 	if err := f.w.ControlPlane(t.Context(), "controller-1"); err != nil {
 		t.Fatalf("retry: %v", err)
@@ -190,9 +194,34 @@ func TestConcurrentStepsOneWins(t *testing.T) {
 	if !errors.Is(err, state.ErrConflict) {
 		t.Errorf("second upgrade: %v, want a conflict", err)
 	}
+	// Nothing else starts under a live lease either (exit 4, not a refusal of the state).
+	if err := second.ClusterStep(t.Context(), state.StepNetworking); !errors.Is(err, state.ErrConflict) {
+		t.Errorf("networking under a live lease: %v, want a conflict", err)
+	}
+	if err := second.Abort(t.Context()); !errors.Is(err, state.ErrConflict) {
+		t.Errorf("abort under a live lease: %v, want a conflict", err)
+	}
 	close(release)
 	if err := <-errc; err != nil {
 		t.Fatalf("first upgrade: %v", err)
 	}
 	f.wantState(t, state.UpgradedSecondMaster)
+}
+
+// The playbook's own reading of the manifests after kubeadm must show the target, or the step
+// fails even though kubeadm exited 0.
+func TestVerifyFailsTheStepWhenManifestsAreNotAtTarget(t *testing.T) {
+	f := newFixture(t)
+	f.at(t, state.UpgradedFirstMaster)
+	f.c.onPlay = func(ctx context.Context, name, limit string) (*runner.Recap, error, bool) {
+		old := snapAt("v1.29.4", "sha-old", false)
+		return &runner.Recap{Hosts: map[string]*runner.HostRecap{limit: {OK: 3}},
+			Registered: map[string]map[string]any{limit: {"kcfg_after": old.Map()}}}, nil, true
+	}
+	err := f.w.ControlPlane(t.Context(), "controller-1")
+	var se *upgrade.StepError
+	if !errors.As(err, &se) || !strings.Contains(se.Cause.Error(), "manifests report v1.29.4, want v1.30.1") {
+		t.Fatalf("err = %v, want the verification to fail the step", err)
+	}
+	f.wantState(t, state.UpgradingSecondMasterFailed)
 }
