@@ -50,12 +50,12 @@ bench: deps ## kupgrade play vs ansible-playbook vs a Go lower bound on N local 
 	@command -v ansible-playbook >/dev/null 2>&1 || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ansible-core >/dev/null)
 	$(GO) run ./integration/bench -n 5,20,50 -ansible-n 5,20
 
-demo: build ## walk the seed story in a lab (DB=mysql for MariaDB, KEEP_LAB=1 to keep it)
+demo: deps build ## walk the seed story in a lab (DB=mysql for MariaDB, KEEP_LAB=1 to keep it)
 	@$(LABBIN) image >/dev/null 2>lab-image.log || { cat lab-image.log; exit 1; }
 	@rm -f lab-image.log
 	DB=$(DB) KEEP_LAB=$(KEEP_LAB) integration/demo/demo.sh
 
-lab: build ## start a lab (2 controllers, 1 worker) and write lab/inventory.yml and lab/known_hosts
+lab: deps build ## start a lab (2 controllers, 1 worker) and write lab/inventory.yml and lab/known_hosts
 	@$(LABBIN) --dir lab up --controllers 2 --workers 1
 
 lab-down: build ## remove the lab started by `make lab`
