@@ -1,11 +1,20 @@
 // Package recovery is the one path that fails an in-flight upgrade operation (STATES.md, "Failing
-// an operation: one path"). The runner after a failed step, `kupgrade upgrade failed`,
-// `kupgrade recover` and the `kupgrade watch` audit all call Fail; nothing else writes a
-// `*-failed` state.
+// an operation: one path"), and the two ways of finding operations nobody runs any more:
+// `kupgrade recover` (Recover) and the `kupgrade watch` audit (Audit, Watcher).
 //
-// Guarantees: Fail moves the cluster state to its failed twin (state.FailedTwin), clears the
-// in-flight status of the host being worked on so the retry's pre-check passes, releases the
-// lease and writes one event with the evidence, all in one compare-and-set transaction. When the
-// state moved underneath, nothing is written and the error wraps state.ErrConflict. Failing a
-// state that is already failed (with no host left in flight) is a no-op that succeeds.
+// Fail moves the cluster state to its failed twin (state.FailedTwin), clears the in-flight status
+// of the host being worked on so the retry's pre-check passes, releases the lease and writes one
+// event with the evidence, all in one compare-and-set transaction. When the state moved
+// underneath, nothing is written and the error wraps state.ErrConflict. Failing a state that is
+// already failed (with no host left in flight) is a no-op that succeeds. The runner after a failed
+// step, `upgrade failed`, Recover and Audit all call Fail; nothing else writes a `*-failed` state.
+//
+// Recover and Audit judge an operation stuck by its lease first (expired: the owner died) and by
+// age second (no lease at all: older than --stale-after, measured from state_entered_at). A live
+// lease is never touched without --force. Before failing they probe the host that was worked on
+// and compare it with the snapshot the runner recorded before kubeadm ran, so the evidence says
+// how far kubeadm got; an unreachable host is reported, never fatal. Audit passes every write
+// through Fail with the state it read, so a runner finishing at the same moment wins. Watcher
+// runs one audit at a time across processes (state.Store.AuditLock) and serves metrics and a
+// status page.
 package recovery
