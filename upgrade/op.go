@@ -27,6 +27,9 @@ type op struct {
 	pb       *playbooks.Playbook
 	vars     map[string]any
 	kubeadm  bool // probe the hosts before and after a failure
+	// before names the playbook variable that receives the snapshot taken before (one host
+	// only), so that the playbook does not probe the host a second time.
+	before string
 	// clusterOnly: hosts only limit where the playbook runs; no host status changes (cordon,
 	// uncordon, abort).
 	clusterOnly bool
@@ -80,6 +83,9 @@ func (w *Workflow) execute(ctx context.Context, o *op) error {
 			}
 			before[h.Name] = &snap
 		}
+	}
+	if o.before != "" && len(o.hosts) == 1 && before[o.hosts[0].Name] != nil {
+		o.vars[o.before] = before[o.hosts[0].Name].Map()
 	}
 	if err := w.begin(ctx, o, before); err != nil {
 		return err

@@ -92,7 +92,8 @@ func (w *Workflow) ControlPlane(ctx context.Context, hostname string) error {
 		step: step, from: u.State, hosts: []*inventory.Host{h},
 		hostFrom: statuses(hosts), hostTo: state.UpgradingControlPlane, hostDone: state.HostIdle,
 		target: u.ToVersion, pb: pb, kubeadm: true,
-		vars: w.vars(u, map[string]any{"first_controller": first, "redo": redo}),
+		vars:   w.vars(u, map[string]any{"first_controller": first, "redo": redo}),
+		before: "kcfg_before",
 		verify: func(ctx context.Context, h *inventory.Host, reg map[string]any) error {
 			return w.verifyControlPlane(ctx, h, u.ToVersion, reg)
 		},

@@ -100,8 +100,7 @@ bold "\$ kup host upgrade controller-1 control-plane &   # then kill -9 it"
 kupgrade "${DBFLAG[@]}" host upgrade controller-1 control-plane >"$DIR/killed.log" 2>&1 &
 UPGRADE_PID=$!
 for _ in $(seq 1 120); do
-	grep -q 'Record kubelet config' "$DIR/killed.log" 2>/dev/null &&
-		kupgrade-lab --dir "$DIR" exec controller-1 -- pgrep -f 'kubeadm upgrade' >/dev/null 2>&1 && break
+	kupgrade-lab --dir "$DIR" exec controller-1 -- pgrep -f 'kubeadm upgrade' >/dev/null 2>&1 && break
 	sleep 0.5
 done
 kill -9 "$UPGRADE_PID"
