@@ -21,7 +21,7 @@ func (w *Workflow) Kubelets(ctx context.Context, hostnames []string, force bool)
 		hs = append(hs, h)
 	}
 	// Read what the kubelets report now: the skip decision must not trust a stale record.
-	if err := w.refresh(ctx, hs); err != nil {
+	if err := w.refresh(ctx, hs, false); err != nil {
 		return err
 	}
 	u, hosts, lease, err := w.read(ctx)

@@ -26,7 +26,7 @@ type Versions struct {
 var kubeletVersionRE = regexp.MustCompile(`Kubernetes (v\d+\.\d+\.\d+)`)
 
 // ReadVersions reads the versions of hs over SSH, all hosts at once.
-func (w *Workflow) ReadVersions(ctx context.Context, hs []*inventory.Host) (map[string]Versions, error) {
+func (w *Workflow) ReadVersions(ctx context.Context, hs []*inventory.Host, controlPlane bool) (map[string]Versions, error) {
 	var mu sync.Mutex
 	out := make(map[string]Versions, len(hs))
 	errs := make([]error, len(hs))
@@ -35,7 +35,7 @@ func (w *Workflow) ReadVersions(ctx context.Context, hs []*inventory.Host) (map[
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			v, err := w.readHost(ctx, h)
+			v, err := w.readHost(ctx, h, controlPlane)
 			if err != nil {
 				errs[i] = fmt.Errorf("read versions of %s: %w", h.Name, err)
 				return
@@ -49,13 +49,14 @@ func (w *Workflow) ReadVersions(ctx context.Context, hs []*inventory.Host) (map[
 	return out, errors.Join(errs...)
 }
 
-func (w *Workflow) readHost(ctx context.Context, h *inventory.Host) (Versions, error) {
+// readHost reads `kubelet --version` and, when controlPlane, the manifests of a controller.
+func (w *Workflow) readHost(ctx context.Context, h *inventory.Host, controlPlane bool) (Versions, error) {
 	c, err := w.Runner.Conn(ctx, h)
 	if err != nil {
 		return Versions{}, err
 	}
 	var v Versions
-	if h.Personality() == state.Controller {
+	if controlPlane && h.Personality() == state.Controller {
 		snap, err := w.probe(ctx, c)
 		if err != nil {
 			return v, err
@@ -75,9 +76,9 @@ func (w *Workflow) readHost(ctx context.Context, h *inventory.Host) (Versions, e
 	return v, nil
 }
 
-// refresh reads the versions of hs and records them.
-func (w *Workflow) refresh(ctx context.Context, hs []*inventory.Host) error {
-	vs, err := w.ReadVersions(ctx, hs)
+// refresh reads the versions of hs (the control plane's too when controlPlane) and records them.
+func (w *Workflow) refresh(ctx context.Context, hs []*inventory.Host, controlPlane bool) error {
+	vs, err := w.ReadVersions(ctx, hs, controlPlane)
 	if err != nil {
 		return err
 	}
@@ -91,7 +92,7 @@ func (w *Workflow) refresh(ctx context.Context, hs []*inventory.Host) error {
 }
 
 // Refresh reads the live versions of every inventory host and stores them (host list --refresh).
-func (w *Workflow) Refresh(ctx context.Context) error { return w.refresh(ctx, w.Inventory.Hosts) }
+func (w *Workflow) Refresh(ctx context.Context) error { return w.refresh(ctx, w.Inventory.Hosts, true) }
 
 // verifyControlPlane checks that h's manifests carry target: from what the playbook registered as
 // kcfg_after when it did (the shipped playbook reads them right after kubeadm), else over SSH.
@@ -99,7 +100,7 @@ func (w *Workflow) verifyControlPlane(ctx context.Context, h *inventory.Host, ta
 	var v Versions
 	if snap, err := runner.SnapshotFromValue(reg["kcfg_after"]); err == nil && !snap.Taken.IsZero() {
 		v.ControlPlane = snap.ControlPlaneVersion()
-	} else if v, err = w.readHost(ctx, h); err != nil {
+	} else if v, err = w.readHost(ctx, h, true); err != nil {
 		return fmt.Errorf("verify %s: %w", h.Name, err)
 	}
 	if v.ControlPlane != target {
@@ -118,7 +119,7 @@ func (w *Workflow) verifyKubelet(ctx context.Context, h *inventory.Host, target 
 		v.Kubelet = m[1]
 	} else {
 		var err error
-		if v, err = w.readHost(ctx, h); err != nil {
+		if v, err = w.readHost(ctx, h, false); err != nil {
 			return fmt.Errorf("verify %s: %w", h.Name, err)
 		}
 	}
@@ -142,7 +143,7 @@ func (w *Workflow) Start(ctx context.Context, to, from string, force bool) (stat
 	}
 	var vs map[string]Versions
 	if from == "" {
-		if vs, err = w.ReadVersions(ctx, w.Inventory.Hosts); err != nil {
+		if vs, err = w.ReadVersions(ctx, w.Inventory.Hosts, true); err != nil {
 			return state.Upgrade{}, err
 		}
 		if from, err = agreedVersion(cs, vs, force); err != nil {
