@@ -33,22 +33,7 @@ func (w *Workflow) hostStep(ctx context.Context, name, hostname string) error {
 	if err != nil {
 		return err
 	}
-	step, _ := state.StepNamed(name)
-	u, err := w.Store.Upgrade(ctx, w.Cluster)
-	if err != nil {
-		return err
-	}
-	if err := w.leaseFree(ctx); err != nil {
-		return err
-	}
-	if err := state.CheckStep(u, step); err != nil {
-		return err
-	}
-	pb, err := w.playbook(name, shipped[name])
-	if err != nil {
-		return err
-	}
-	return w.execute(ctx, &op{step: step, from: u.State, hosts: []*inventory.Host{h}, clusterOnly: true, pb: pb, vars: w.vars(u, nil)})
+	return w.stepOn(ctx, name, []*inventory.Host{h})
 }
 
 // Abort restores the control-plane manifests from kubeadm's backups on the controllers and ends
@@ -76,11 +61,7 @@ func (w *Workflow) Abort(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	pb, err := w.playbook(step.Name, shipped[step.Name])
-	if err != nil {
-		return err
-	}
-	return w.execute(ctx, &op{step: step, from: u.State, hosts: cs, clusterOnly: true, pb: pb, vars: w.vars(u, nil)})
+	return w.stepOn(ctx, state.StepAbort, cs)
 }
 
 // controlPlaneTouched: a control-plane step has been started on some controller (its target was

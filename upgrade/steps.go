@@ -37,8 +37,18 @@ func (w *Workflow) vars(u state.Upgrade, extra map[string]any) map[string]any {
 }
 
 // ClusterStep runs a step that is not about one host: download-images, pre-app-update,
-// networking, storage, post-app-update.
+// networking, storage, post-app-update. It runs on the controllers.
 func (w *Workflow) ClusterStep(ctx context.Context, name string) error {
+	cs, err := w.controllerHosts()
+	if err != nil {
+		return err
+	}
+	return w.stepOn(ctx, name, cs)
+}
+
+// stepOn runs the step called name on hosts, with no host status of its own (cluster steps,
+// cordon, uncordon, abort): lease and state pre-checks, then the step's playbook.
+func (w *Workflow) stepOn(ctx context.Context, name string, hosts []*inventory.Host) error {
 	step, ok := state.StepNamed(name)
 	if !ok || step.Running == "" {
 		return fmt.Errorf("unknown step %q: %w", name, state.ErrBadInput)
@@ -53,15 +63,11 @@ func (w *Workflow) ClusterStep(ctx context.Context, name string) error {
 	if err := state.CheckStep(u, step); err != nil {
 		return err
 	}
-	cs, err := w.controllerHosts()
-	if err != nil {
-		return err
-	}
 	pb, err := w.playbook(name, shipped[name])
 	if err != nil {
 		return err
 	}
-	return w.execute(ctx, &op{step: step, from: u.State, hosts: cs, clusterOnly: true, pb: pb, vars: w.vars(u, nil)})
+	return w.execute(ctx, &op{step: step, from: u.State, hosts: hosts, clusterOnly: true, pb: pb, vars: w.vars(u, nil)})
 }
 
 // ControlPlane upgrades HOST's control plane: `kubeadm upgrade apply` on the first controller,
