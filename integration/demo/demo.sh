@@ -29,8 +29,13 @@ run() {
 	shift
 	printf '\n'
 	bold "\$ $*"
-	"$@"
+	# In the background and waited for, so that a SIGTERM reaches the trap at once (bash runs
+	# traps only between foreground commands) and the cleanup can stop the command.
+	"$@" &
+	CHILD=$!
+	wait "$CHILD"
 	local rc=$?
+	CHILD=""
 	if [ "$rc" != "$want" ]; then
 		echo "demo: \`$*\` exited $rc, expected $want" >&2
 		exit 1
@@ -40,6 +45,7 @@ run() {
 cleanup() {
 	local rc=$?
 	if [ -n "${UPGRADE_PID:-}" ]; then kill -9 "$UPGRADE_PID" 2>/dev/null; fi
+	if [ -n "${CHILD:-}" ]; then pkill -TERM -P "$CHILD" 2>/dev/null; kill -TERM "$CHILD" 2>/dev/null; wait "$CHILD" 2>/dev/null; fi
 	if [ "$KEEP_LAB" = 1 ]; then
 		echo "KEEP_LAB=1: the lab stays; remove it with: kupgrade-lab down --dir $DIR"
 	else
@@ -99,10 +105,21 @@ run 0 kupgrade-lab --dir "$DIR" fault controller-1 --after control-plane --hang 
 bold "\$ kup host upgrade controller-1 control-plane &   # then kill -9 it"
 kupgrade "${DBFLAG[@]}" host upgrade controller-1 control-plane >"$DIR/killed.log" 2>&1 &
 UPGRADE_PID=$!
-for _ in $(seq 1 120); do
-	kupgrade-lab --dir "$DIR" exec controller-1 -- pgrep -f 'kubeadm upgrade' >/dev/null 2>&1 && break
+# The one-shot fault file disappears when it fires: kubeadm is then hanging after its
+# control-plane phase (a process list would also match the command line kupgrade sent).
+fired=0
+for _ in $(seq 1 240); do
+	if ! kupgrade-lab --dir "$DIR" exec controller-1 -- test -e /etc/kupgrade-lab/fault >/dev/null 2>&1; then
+		fired=1
+		break
+	fi
 	sleep 0.5
 done
+if [ "$fired" != 1 ]; then
+	echo "demo: kubeadm never reached its control-plane phase on controller-1:" >&2
+	cat "$DIR/killed.log" >&2
+	exit 1
+fi
 kill -9 "$UPGRADE_PID"
 wait "$UPGRADE_PID" 2>/dev/null
 echo "killed kupgrade (pid $UPGRADE_PID) in the middle of kubeadm upgrade node"
@@ -115,6 +132,7 @@ sleep 6
 run 0 kup recover
 
 say "The retry succeeds"
+kupgrade-lab --dir "$DIR" fault controller-1 --clear >/dev/null
 run 0 kup host upgrade controller-1 control-plane
 
 say "The kubelets, controllers first, then upgrade complete"
