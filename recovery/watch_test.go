@@ -1,39 +1,20 @@
 package recovery_test
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/kupgrade/kupgrade/recovery"
+	"github.com/kupgrade/kupgrade/runner/runnertest"
 	"github.com/kupgrade/kupgrade/state"
 	"github.com/kupgrade/kupgrade/state/sqlite"
 )
-
-// syncBuffer is a log sink read while the watcher writes to it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // eventually polls cond until it holds or the test's patience (10 s) runs out.
 func eventually(t *testing.T, what string, cond func() bool) {
@@ -64,7 +45,7 @@ func TestWatcherWaitsForTheAuditLockAndTakesOver(t *testing.T) {
 		t.Fatalf("--once while the lock is held: %v, want a conflict", err)
 	}
 
-	var logs syncBuffer
+	var logs runnertest.Buffer
 	w := &recovery.Watcher{Store: second, Interval: 10 * time.Millisecond,
 		Log: slog.New(slog.NewTextHandler(&logs, nil))}
 	ctx, cancel := context.WithCancel(t.Context())

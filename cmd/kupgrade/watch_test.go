@@ -1,39 +1,22 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"net/http"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/kupgrade/kupgrade/runner/runnertest"
 )
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // watch --listen serves /healthz and /metrics while it audits, and a cancelled context (SIGTERM)
 // ends it cleanly: the server closes and Run returns nil (exit 0).
 func TestWatchListenServesAndShutsDownGracefully(t *testing.T) {
-	var stdout, stderr lockedBuffer
+	var stdout, stderr runnertest.Buffer
 	g := &Globals{DB: "sqlite:" + filepath.Join(t.TempDir(), "kupgrade.db"), Inventory: filepath.Join(t.TempDir(), "none.yml"),
 		Output: "table", LogLevel: "info", LogFormat: "text"}
 	a := newApp(g, nil, &stdout, &stderr)

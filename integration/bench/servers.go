@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
@@ -18,6 +17,8 @@ import (
 	"time"
 
 	"golang.org/x/crypto/ssh"
+
+	"github.com/kupgrade/kupgrade/runner/runnertest"
 )
 
 const sshdPath = "/usr/sbin/sshd"
@@ -29,7 +30,7 @@ type server struct {
 	HostKey ssh.PublicKey
 	cmd     *exec.Cmd
 	exited  chan struct{}
-	log     *lockedBuffer
+	log     *runnertest.Buffer
 }
 
 // sshdConfig is the config of every benchmark server. SetEnv SHLVL=1 makes bash, the login
@@ -112,7 +113,7 @@ func startServer(ctx context.Context, dir, name, authorized string) (*server, er
 		if err := os.WriteFile(cfg, []byte(sshdConfig(port, keyFile, authorized)), 0o600); err != nil {
 			return nil, fmt.Errorf("write sshd_config: %w", err)
 		}
-		s := &server{Name: name, Port: port, HostKey: hostKey, exited: make(chan struct{}), log: &lockedBuffer{}}
+		s := &server{Name: name, Port: port, HostKey: hostKey, exited: make(chan struct{}), log: &runnertest.Buffer{}}
 		if lastErr = s.start(ctx, cfg); lastErr == nil {
 			return s, nil
 		}
@@ -184,22 +185,4 @@ func writePrivateKey(path string, key ed25519.PrivateKey) error {
 		return fmt.Errorf("write key: %w", err)
 	}
 	return nil
-}
-
-// lockedBuffer collects sshd's log from the goroutine os/exec copies it with.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }

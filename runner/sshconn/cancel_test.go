@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kupgrade/kupgrade/runner/runnertest"
 	"github.com/kupgrade/kupgrade/runner/sshconn"
 )
 
@@ -50,7 +51,7 @@ func TestCancelLeavesNothingRunning(t *testing.T) {
 					cmd := strings.ReplaceAll(tt.cmd, "%P", pidFile)
 					ctx, cancel := context.WithCancelCause(t.Context())
 					defer cancel(nil)
-					out := &lockedBuffer{}
+					out := &runnertest.Buffer{}
 					done := make(chan error, 1)
 					go func() {
 						var stdin io.Reader

@@ -1,11 +1,9 @@
 package sshconn_test
 
 import (
-	"bytes"
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -31,24 +29,6 @@ func dial(t *testing.T, srv *sshtest.Server) *sshconn.Client {
 	}
 	t.Cleanup(func() { c.Close() })
 	return c
-}
-
-// lockedBuffer is a bytes.Buffer a Run may write to while the test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
 
 // waitFor polls cond for up to a generous bound; it is a liveness check, not a timing one.

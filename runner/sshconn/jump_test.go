@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kupgrade/kupgrade/runner/runnertest"
 	"github.com/kupgrade/kupgrade/runner/sshconn"
 	"github.com/kupgrade/kupgrade/runner/sshconn/sshtest"
 )
@@ -74,7 +75,7 @@ func TestKeepaliveDetectsDeadServer(t *testing.T) {
 			}
 			pidFile := srv.Dir + "/frozen.pid"
 			done := make(chan error, 1)
-			out := &lockedBuffer{}
+			out := &runnertest.Buffer{}
 			go func() {
 				_, err := c.Run(t.Context(), "echo $$ > "+pidFile+"; echo started; exec sleep 1000", nil, out, nil)
 				done <- err

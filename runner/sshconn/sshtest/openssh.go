@@ -10,12 +10,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"golang.org/x/crypto/ssh"
+
+	"github.com/kupgrade/kupgrade/runner/runnertest"
 )
 
 // SSHD is where NewOpenSSH looks for the OpenSSH server.
@@ -95,7 +96,7 @@ LogLevel ERROR
 	if err := os.WriteFile(cfg, []byte(conf), 0o600); err != nil {
 		return err
 	}
-	log := &syncBuffer{}
+	log := &runnertest.Buffer{}
 	cmd := exec.Command(SSHD, "-D", "-e", "-f", cfg)
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
@@ -161,28 +162,4 @@ func children(pid int) []int {
 		}
 	}
 	return out
-}
-
-// syncBuffer collects sshd's log from the goroutine os/exec copies it with.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
-func (b *syncBuffer) Len() int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Len()
 }
