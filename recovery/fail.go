@@ -57,6 +57,16 @@ func Fail(ctx context.Context, st Store, req Request) (Result, error) {
 	if req.Expect != "" && u.State != req.Expect {
 		return Result{}, fmt.Errorf("fail %s: the state is now %s: %w", req.Expect, u.State, state.ErrConflict)
 	}
+	if req.LeaseOwner == "" && !req.Force { // Apply checks it again, in its transaction
+		l, err := st.Lease(ctx, req.Cluster)
+		if err != nil {
+			return Result{}, err
+		}
+		if now := st.Now(); l.Live(now) {
+			return Result{}, fmt.Errorf("fail %s of cluster %s: %s; if that process is gone, wait for the lease to expire or pass --force: %w",
+				u.State, req.Cluster, l.Holder(now), state.ErrConflict)
+		}
+	}
 	hosts, err := st.Hosts(ctx, req.Cluster)
 	if err != nil {
 		return Result{}, err

@@ -71,9 +71,8 @@ func Recover(ctx context.Context, st Store, opts RecoverOptions) (Recovery, erro
 	now := st.Now()
 	rec.LeaseLive = rec.Lease.Live(now)
 	if rec.LeaseLive && !opts.Force {
-		l := rec.Lease
-		return rec, fmt.Errorf("recover %s of cluster %s: %s holds a live lease for %s until %s (in %s): it is slow, not stuck; wait, or pass --force if that process is gone: %w",
-			u.State, opts.Cluster, l.Owner, l.Operation, l.ExpiresAt.UTC().Format(time.RFC3339), l.ExpiresAt.Sub(now).Round(time.Second), state.ErrConflict)
+		return rec, fmt.Errorf("recover %s of cluster %s: %s: it is slow, not stuck; wait, or pass --force if that process is gone: %w",
+			u.State, opts.Cluster, rec.Lease.Holder(now), state.ErrConflict)
 	}
 	rec.Forced = rec.LeaseLive
 	by := "recover"

@@ -96,13 +96,14 @@ func CheckComplete(u Upgrade, hosts []Host) error {
 	return nil
 }
 
-// checkLease refuses (ErrConflict) while another operation holds a live lease on the cluster.
-func checkLease(u Upgrade, lease *Lease, now time.Time) error {
+// CheckLease refuses (ErrConflict) while another operation holds a live lease on the cluster:
+// nothing else may start meanwhile, whatever the state allows.
+func CheckLease(u Upgrade, lease *Lease, now time.Time) error {
 	if !lease.Live(now) {
 		return nil
 	}
-	return fmt.Errorf("%w: upgrade of cluster %q is in state %s and %s holds the lease for %s until %s; wait for it, or if it is stuck, run `kupgrade recover` once the lease has expired",
-		ErrConflict, u.Cluster, u.State, lease.Owner, lease.Operation, lease.ExpiresAt.UTC().Format(time.RFC3339))
+	return fmt.Errorf("%w: upgrade of cluster %q is in state %s and %s; wait for it, or if it is stuck, run `kupgrade recover` once the lease has expired",
+		ErrConflict, u.Cluster, u.State, lease.Holder(now))
 }
 
 // checkHost finds hostname and refuses it while work on it is in flight.

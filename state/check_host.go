@@ -19,7 +19,7 @@ func CheckControlPlane(u Upgrade, hosts []Host, hostname string, lease *Lease, n
 		return "", false, fmt.Errorf("%w: host %s is a %s, not a controller: it has no control plane to upgrade; next for it: `kupgrade host upgrade %s kubelet`",
 			ErrRefused, hostname, h.Personality, hostname)
 	}
-	if err := checkLease(u, lease, now); err != nil {
+	if err := CheckLease(u, lease, now); err != nil {
 		return "", false, err
 	}
 	if running, err = controlPlaneGate(u, controllers(hosts), h); err != nil {
@@ -88,7 +88,7 @@ func CheckKubelet(u Upgrade, hosts []Host, hostname string, lease *Lease, now ti
 	if herr != nil && h.Hostname == "" {
 		return false, herr
 	}
-	if err := checkLease(u, lease, now); err != nil {
+	if err := CheckLease(u, lease, now); err != nil {
 		return false, err
 	}
 	ctrls := controllers(hosts)

@@ -3,6 +3,7 @@ package state
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"time"
 )
 
@@ -48,6 +49,13 @@ type Lease struct {
 
 // Live reports whether the lease has not expired at now.
 func (l *Lease) Live(now time.Time) bool { return l != nil && now.Before(l.ExpiresAt) }
+
+// Holder says, for people, who holds the lease, for what and until when: every refusal on a live
+// lease names it the same way.
+func (l *Lease) Holder(now time.Time) string {
+	return fmt.Sprintf("%s holds a live lease for %s until %s (in %s)", l.Owner, l.Operation,
+		l.ExpiresAt.UTC().Format(time.RFC3339), l.ExpiresAt.Sub(now).Round(time.Second))
+}
 
 // Event is a kube_upgrade_event row: the append-only history.
 type Event struct {

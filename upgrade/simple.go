@@ -44,7 +44,7 @@ func (w *Workflow) Abort(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := w.leaseFree(ctx); err != nil {
+	if err := w.leaseFree(ctx, u); err != nil {
 		return err
 	}
 	if err := state.CheckStep(u, step); err != nil {
@@ -105,7 +105,7 @@ func (w *Workflow) Complete(ctx context.Context) (state.Upgrade, error) {
 	if err != nil {
 		return u, err
 	}
-	if err := w.leaseFree(ctx); err != nil {
+	if err := w.leaseFree(ctx, u); err != nil {
 		return u, err
 	}
 	if err := state.CheckComplete(u, hosts); err != nil {

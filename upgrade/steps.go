@@ -57,7 +57,7 @@ func (w *Workflow) stepOn(ctx context.Context, name string, hosts []*inventory.H
 	if err != nil {
 		return err
 	}
-	if err := w.leaseFree(ctx); err != nil {
+	if err := w.leaseFree(ctx, u); err != nil {
 		return err
 	}
 	if err := state.CheckStep(u, step); err != nil {

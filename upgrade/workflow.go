@@ -179,17 +179,12 @@ func (w *Workflow) read(ctx context.Context) (state.Upgrade, []state.Host, *stat
 	return u, hosts, lease, err
 }
 
-// leaseFree refuses (ErrConflict, exit 4) while another operation holds a live lease on the
-// cluster: nothing else may start meanwhile, whatever the state says.
-func (w *Workflow) leaseFree(ctx context.Context) error {
+// leaseFree refuses (state.ErrConflict, exit 4) while another operation holds a live lease on
+// the cluster of u.
+func (w *Workflow) leaseFree(ctx context.Context, u state.Upgrade) error {
 	l, err := w.Store.Lease(ctx, w.Cluster)
 	if err != nil {
 		return err
 	}
-	now := w.Store.Now()
-	if !l.Live(now) {
-		return nil
-	}
-	return fmt.Errorf("%s holds the lease of cluster %s for %s until %s (in %s); wait for it, or if that process is gone, run `kupgrade recover` once the lease expires: %w",
-		l.Owner, w.Cluster, l.Operation, l.ExpiresAt.UTC().Format(time.RFC3339), l.ExpiresAt.Sub(now).Round(time.Second), state.ErrConflict)
+	return state.CheckLease(u, l, w.Store.Now())
 }

@@ -76,7 +76,7 @@ func (c *upgradeFailedCmd) Run(ctx context.Context, a *app) error {
 		Cluster: a.cluster(), Actor: state.ActorCLI, Reason: c.Reason, Force: c.Force,
 	})
 	if err != nil {
-		return withLeaseHint(ctx, st, a.cluster(), err)
+		return err
 	}
 	return a.printFail(res)
 }
