@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/kupgrade/kupgrade/inventory"
 	"github.com/kupgrade/kupgrade/playbooks"
@@ -70,19 +71,9 @@ func (o *op) operation() string {
 
 // execute runs o: see the package comment for what it guarantees.
 func (w *Workflow) execute(ctx context.Context, o *op) error {
-	before := map[string]*runner.Snapshot{}
-	for _, h := range o.hosts { // unreachable hosts are refused before anything is written (exit 5)
-		c, err := w.Runner.Conn(ctx, h)
-		if err != nil {
-			return err
-		}
-		if o.kubeadm {
-			snap, err := w.probe(ctx, c)
-			if err != nil {
-				return fmt.Errorf("probe %s before %s: %w", h.Name, o.step.Name, err)
-			}
-			before[h.Name] = &snap
-		}
+	before, err := w.reach(ctx, o)
+	if err != nil {
+		return err
 	}
 	if o.before != "" && len(o.hosts) == 1 && before[o.hosts[0].Name] != nil {
 		o.vars[o.before] = before[o.hosts[0].Name].Map()
@@ -118,6 +109,40 @@ func (w *Workflow) execute(ctx context.Context, o *op) error {
 		}
 	}
 	return w.finish(ctx, o, failed, before)
+}
+
+// reach connects to every host of o at once (unreachable hosts are refused before anything is
+// written: exit 5) and, for a kubeadm step, records each one's kubelet config and manifests.
+func (w *Workflow) reach(ctx context.Context, o *op) (map[string]*runner.Snapshot, error) {
+	snaps := make([]*runner.Snapshot, len(o.hosts))
+	errs := make([]error, len(o.hosts))
+	var wg sync.WaitGroup
+	for i, h := range o.hosts {
+		wg.Go(func() {
+			c, err := w.Runner.Conn(ctx, h)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			if o.kubeadm {
+				snap, err := w.probe(ctx, c)
+				if err != nil {
+					errs[i] = fmt.Errorf("probe %s before %s: %w", h.Name, o.step.Name, err)
+					return
+				}
+				snaps[i] = &snap
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	before := make(map[string]*runner.Snapshot, len(o.hosts))
+	for i, h := range o.hosts {
+		before[h.Name] = snaps[i]
+	}
+	return before, nil
 }
 
 // begin moves the state into flight and takes the lease, in one transaction per host.

@@ -43,7 +43,7 @@ func (w *Workflow) Run(ctx context.Context, opts RunOptions) error {
 		if err != nil {
 			return err
 		}
-		if u.State == state.UpgradingKubelets {
+		if u.State == state.UpgradingKubelets && !plan.Uncordon { // history: once true, stays true
 			if plan.Uncordon, err = w.cordoned(ctx, u); err != nil {
 				return err
 			}
