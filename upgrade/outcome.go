@@ -126,30 +126,40 @@ func (w *Workflow) probeAfter(ctx context.Context, h *inventory.Host, before *ru
 	return runner.Classify(b, after, target), nil
 }
 
-// hostFailures turns the runner's recap into one failure per host that did not succeed.
+// hostFailures turns the runner's recap into one failure per host that did not succeed; for a
+// step without host statuses, into one failure of the step ("") when anything failed.
 func hostFailures(o *op, recap *runner.Recap, playErr error) map[string]*hostFailure {
+	if recap == nil {
+		recap = &runner.Recap{}
+	}
 	failed := map[string]*hostFailure{}
-	if recap != nil {
-		for _, hf := range recap.Failures {
-			failed[hf.Host] = failureFrom(hf)
+	for _, hf := range recap.Failures {
+		failed[hf.Host] = failureFrom(hf)
+	}
+	if playErr != nil && len(recap.Failures) == 0 {
+		// The play ended with no task failure of its own (cancelled, bad input): no host can be
+		// counted as done.
+		for _, h := range o.hosts {
+			failed[h.Name] = &hostFailure{err: playErr}
 		}
 	}
 	if playErr != nil {
-		if !o.perHost() {
-			failed[""] = &hostFailure{err: playErr}
-		}
-		for _, h := range o.hosts {
-			if failed[h.Name] == nil && (recap == nil || recap.Hosts[h.Name] == nil || recap.Hosts[h.Name].Failed+recap.Hosts[h.Name].Unreachable > 0 || len(recap.Failures) == 0) {
+		for _, h := range o.hosts { // hosts the play never finished (any_errors_fatal stopped it)
+			if hr := recap.Hosts[h.Name]; failed[h.Name] == nil && (hr == nil || hr.Failed+hr.Unreachable > 0) {
 				failed[h.Name] = &hostFailure{err: playErr}
 			}
 		}
 	}
-	if !o.perHost() && len(failed) > 0 && failed[""] == nil {
-		var errs []error
-		for _, f := range failed {
-			errs = append(errs, f.err)
+	if !o.perHost() && (len(failed) > 0 || playErr != nil) {
+		err := playErr // the runner's error already joins the hosts' failures
+		if err == nil {
+			var errs []error
+			for _, f := range failed {
+				errs = append(errs, f.err)
+			}
+			err = errors.Join(errs...)
 		}
-		failed[""] = &hostFailure{err: errors.Join(errs...)}
+		return map[string]*hostFailure{"": {err: err}}
 	}
 	return failed
 }
