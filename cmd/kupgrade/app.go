@@ -38,6 +38,7 @@ type app struct {
 	store          state.Store
 	inv            *inventory.Inventory
 	run            *runner.Runner
+	rep            runner.Reporter
 	secrets        []string
 }
 

@@ -30,8 +30,16 @@ func (a *app) knownHosts(inv *inventory.Inventory) string {
 	return home + "/.ssh/known_hosts"
 }
 
-// reporter prints events for people (a line per task result) or as JSON Lines.
+// reporter prints events for people (a line per task result) or as JSON Lines. One per process:
+// the runner and the workflow share it, and with it the progress bar's line.
 func (a *app) reporter() runner.Reporter {
+	if a.rep == nil {
+		a.rep = a.newReporter()
+	}
+	return a.rep
+}
+
+func (a *app) newReporter() runner.Reporter {
 	if a.json() {
 		return runner.NewJSONReporter(a.stdout)
 	}
