@@ -19,9 +19,6 @@ const (
 	exitInterrupted = 130
 )
 
-// errFailed marks an operation that ran and failed: the state now says *-failed.
-var errFailed = errors.New("failed")
-
 // exitCode maps an error to its exit status: the one place where classes become numbers.
 func exitCode(err error) int {
 	var bad interface{ BadInput() bool }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -39,22 +40,20 @@ func (c *playCmd) Run(ctx context.Context, a *app) error {
 	recap, err := r.Play(ctx, pb, inv, runner.PlayOptions{
 		Limit: c.Limit, Check: c.Check, Tags: c.Tags, SkipTags: c.SkipTags, ExtraVars: extra,
 	})
-	if err != nil {
-		return err
-	}
-	return playOutcome(recap)
+	return playOutcome(recap, err)
 }
 
-// playOutcome: any failed task is exit 1; hosts that were only unreachable are exit 5.
-func playOutcome(recap *runner.Recap) error {
-	var failed, unreachable int
+// playOutcome maps a play's end to CLI.md's classes: bad input and an interruption keep theirs;
+// any failed task is exit 1, even when other hosts were unreachable; hosts that were only
+// unreachable are exit 5.
+func playOutcome(recap *runner.Recap, err error) error {
+	var bad interface{ BadInput() bool }
+	if err == nil || recap == nil || errors.As(err, &bad) || errors.Is(err, context.Canceled) {
+		return err
+	}
+	failed := 0
 	for _, h := range recap.Hosts {
 		failed += h.Failed
-		unreachable += h.Unreachable
-	}
-	err := recap.Err()
-	if err == nil {
-		return nil
 	}
 	if failed > 0 {
 		return fmt.Errorf("%d task(s) failed: %w", failed, errFailedPlay{err})
