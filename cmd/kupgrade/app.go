@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"strings"
@@ -114,8 +116,13 @@ func (a *app) cluster() string {
 	if a.g.Cluster != "" {
 		return a.g.Cluster
 	}
-	if inv, err := a.Inventory(); err == nil && inv.Cluster() != "" {
+	inv, err := a.Inventory()
+	switch {
+	case err == nil && inv.Cluster() != "":
 		return inv.Cluster()
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		// Commands that only read the database still work, but say why the cluster may be wrong.
+		a.log.Warn("inventory unreadable, using cluster \"default\" (pass --cluster)", "err", err)
 	}
 	return "default"
 }
