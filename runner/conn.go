@@ -14,7 +14,7 @@ import (
 // Conn is the transport to one host. runner/sshconn satisfies it without importing runner.
 type Conn interface {
 	// Run runs cmd with the remote user's shell (`sh -c` semantics), no become (runner wraps
-	// `sudo -n -u USER -- sh -c '...'` itself). exit is the remote exit status when the command
+	// `exec sudo -n -u USER -- sh -c '...'` itself). exit is the remote exit status when the command
 	// ran to its end (non-zero is NOT an error). err != nil means the outcome is unknown:
 	// connection lost, ctx cancelled or deadline: then the remote command has been signalled and
 	// its session closed, so nothing keeps running on the host.

@@ -143,14 +143,14 @@ func TestCopyUnderBecomeInstalls(t *testing.T) {
 	if len(calls) != 3 {
 		t.Fatalf("calls = %q, want stat, upload, install", calls)
 	}
-	if !strings.HasPrefix(calls[0], "sudo -n -u root -- sh -c ") || !strings.Contains(calls[0], "sha256sum") {
+	if !strings.HasPrefix(calls[0], "exec sudo -n -u root -- sh -c ") || !strings.Contains(calls[0], "sha256sum") {
 		t.Errorf("first call = %s", calls[0])
 	}
 	if !strings.HasPrefix(calls[1], "upload /tmp/.kupgrade-") {
 		t.Errorf("second call = %s", calls[1])
 	}
 	tmpName := strings.TrimPrefix(calls[1], "upload ")
-	if want := "install -m 0600 -o root " + tmpName + " /etc/kubernetes/admin.conf"; !strings.HasPrefix(calls[2], "sudo -n -u root -- sh -c ") ||
+	if want := "install -m 0600 -o root " + tmpName + " /etc/kubernetes/admin.conf"; !strings.HasPrefix(calls[2], "exec sudo -n -u root -- sh -c ") ||
 		!strings.Contains(calls[2], want) {
 		t.Errorf("third call = %s\nwant %s", calls[2], want)
 	}

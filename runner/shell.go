@@ -24,7 +24,8 @@ func unsafeRune(r rune) bool {
 }
 
 // wrap turns a script into the command line sent to the host: environment first (inside sudo, so
-// sudo's env_reset cannot drop it), then become.
+// sudo's env_reset cannot drop it), then become. Each wrapper is exec-ed, as sh -c would do with
+// a last command anyway; sshconn runs such an `exec WORD...` line without a shell of its own.
 func wrap(script string, env map[string]string, become bool, user string) string {
 	if len(env) > 0 {
 		keys := make([]string, 0, len(env))
@@ -33,7 +34,7 @@ func wrap(script string, env map[string]string, become bool, user string) string
 		}
 		slices.Sort(keys)
 		var b strings.Builder
-		b.WriteString("env")
+		b.WriteString("exec env")
 		for _, k := range keys {
 			b.WriteByte(' ')
 			b.WriteString(quote(k + "=" + env[k]))
@@ -46,7 +47,7 @@ func wrap(script string, env map[string]string, become bool, user string) string
 		if user == "" {
 			user = "root"
 		}
-		script = "sudo -n -u " + quote(user) + " -- sh -c " + quote(script)
+		script = "exec sudo -n -u " + quote(user) + " -- sh -c " + quote(script)
 	}
 	return script
 }
