@@ -24,6 +24,10 @@ type Client struct {
 	sftpMu sync.Mutex
 	sftp   *sftp.Client
 
+	agentMu sync.Mutex
+	idle    []*agentSession // agent sessions waiting for a command
+	noAgent bool            // the server's shell cannot run one: a session per command
+
 	mu       sync.Mutex
 	lost     error // why the connection ended, when it ended on its own
 	closed   bool

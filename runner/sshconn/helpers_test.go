@@ -20,6 +20,21 @@ var kinds = []struct {
 	{"openssh", sshtest.NewOpenSSH},
 }
 
+// eachMode runs f against each kind of server in each agent mode (sshconn.AgentModes).
+func eachMode(t *testing.T, f func(t *testing.T, srv *sshtest.Server)) {
+	for _, k := range kinds {
+		t.Run(k.name, func(t *testing.T) {
+			srv := k.start(t)
+			for _, mode := range sshconn.AgentModes {
+				t.Run(mode, func(t *testing.T) {
+					sshconn.SetAgentMode(t, mode)
+					f(t, srv)
+				})
+			}
+		})
+	}
+}
+
 // dial connects to srv and closes the client at the end of the test.
 func dial(t *testing.T, srv *sshtest.Server) *sshconn.Client {
 	t.Helper()

@@ -16,14 +16,32 @@ const (
 	killGrace = time.Second
 )
 
-// Run runs cmd with `sh -c` semantics in a session of its own, streaming its output to stdout
-// and stderr (nil discards). exit is the command's status when it ran to its end, non-zero
-// included; err != nil means the outcome is unknown (connection lost, ctx done), and then the
-// command has been signalled and its session closed.
+// Run runs cmd with `sh -c` semantics, streaming its output to stdout and stderr (nil
+// discards). exit is the command's status when it ran to its end, non-zero included; err !=
+// nil means the outcome is unknown (connection lost, ctx done), and then the command has been
+// signalled and stopped.
+//
+// A command without stdin runs through an agent session (agentScript), reused from one command
+// to the next; a command with stdin, or any command on a server whose shell cannot run the
+// agent, runs in a session of its own under the wrapper.
 func (c *Client) Run(ctx context.Context, cmd string, stdin io.Reader, stdout, stderr io.Writer) (exit int, err error) {
 	if ctx.Err() != nil {
 		return -1, fmt.Errorf("run on %s: %w", c.host, cause(ctx))
 	}
+	if stdin == nil {
+		a, err := c.takeAgent(ctx)
+		if err == nil {
+			return c.runAgent(ctx, a, cmd, stdout, stderr)
+		}
+		if !errors.Is(err, errNoAgent) {
+			return -1, err
+		}
+	}
+	return c.runSession(ctx, cmd, stdin, stdout, stderr)
+}
+
+// runSession runs cmd in a session of its own under the wrapper.
+func (c *Client) runSession(ctx context.Context, cmd string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	s, err := c.ssh.NewSession()
 	if err != nil {
 		return -1, c.connErr("open session", err)

@@ -15,7 +15,8 @@ import (
 //   - the command runs under setsid, in a process group of its own that can be killed whole,
 //     and outside the wrapper's group, so sudo relays signals the wrapper sends it;
 //   - TERM, INT or HUP sent to the wrapper go to that group;
-//   - a watchdog kills the group (TERM, then KILL a second later) when, in "l" mode, stdin
+//   - a watchdog kills the group (TERM, then KILL once the command has ended or a second has
+//     passed) when, in "l" mode, stdin
 //     reaches its end: the client cancelled, closed the session or lost the connection; else,
 //     polling each second, when the stop folder was removed (the client cancelled, through
 //     another session), the wrapper was killed or its parent sshd is gone (connection lost);
@@ -29,7 +30,9 @@ if command -v setsid >/dev/null 2>&1; then setsid sh -c "$1" <&4 3<&- 4<&- &
 else sh -c "$1" <&4 3<&- 4<&- & fi
 c=$! p=$$ pp=$PPID
 k() { kill -$1 -$c 2>/dev/null || kill -$1 $c 2>/dev/null; }
-z() { if kill -0 $c 2>/dev/null; then k TERM; sleep 1; k KILL; fi; }
+z() { if kill -0 $c 2>/dev/null; then k TERM; n=0
+while [ $n -lt 10 ] && kill -0 $c 2>/dev/null; do sleep 0.1 2>/dev/null || { sleep 1; n=9; }; n=$((n+1)); done
+k KILL; fi; }
 if [ "$2" = l ]; then
 (trap - TERM INT HUP; while read -r _; do :; done; z) <&3 >/dev/null 2>&1 4<&- &
 else

@@ -1,0 +1,149 @@
+package sshconn_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/kupgrade/kupgrade/runner/runnertest"
+	"github.com/kupgrade/kupgrade/runner/sshconn"
+	"github.com/kupgrade/kupgrade/runner/sshconn/sshtest"
+)
+
+// TestAgentRunsCommandsInOneProcess: with an agent, every command of a connection is started by
+// the same remote process (one session, one shell), under bash when the host has it; without
+// one, each command has a session and a shell of its own.
+func TestAgentRunsCommandsInOneProcess(t *testing.T) {
+	wantShell := map[string]string{"bash agent": "bash", "sh agent": "sh"}
+	for _, mode := range sshconn.AgentModes {
+		t.Run(mode, func(t *testing.T) {
+			sshconn.SetAgentMode(t, mode)
+			srv := sshtest.NewServer(t)
+			c := dial(t, srv)
+			parents := map[string]bool{}
+			for _, cmd := range []string{`echo "$PPID $(cat /proc/$PPID/comm)"`, "exec sh -c 'echo \"$PPID $(cat /proc/$PPID/comm)\"'"} {
+				for range 5 {
+					var out bytes.Buffer
+					if exit, err := c.Run(t.Context(), cmd, nil, &out, nil); err != nil || exit != 0 {
+						t.Fatalf("Run = %d, %v", exit, err)
+					}
+					parent := strings.TrimSpace(out.String())
+					parents[parent] = true
+					if _, comm, _ := strings.Cut(parent, " "); wantShell[mode] != "" && comm != wantShell[mode] {
+						t.Errorf("command started by %q, want the agent's %s", comm, wantShell[mode])
+					}
+				}
+			}
+			sessions := srv.Sessions()
+			if wantShell[mode] != "" {
+				if len(parents) != 1 || sessions != 1 {
+					t.Errorf("10 commands: %d parents %v over %d sessions, want one agent", len(parents), parents, sessions)
+				}
+			} else if len(parents) != 10 || sessions != 11 {
+				// The first session is the agent that did not start.
+				t.Errorf("10 commands: %d parents over %d sessions, want 10 over 11", len(parents), sessions)
+			}
+		})
+	}
+}
+
+// TestAgentConcurrentRuns: commands run at once on one connection each get their own output and
+// status, and the connection keeps at most a few agents once they are done.
+func TestAgentConcurrentRuns(t *testing.T) {
+	eachMode(t, func(t *testing.T, srv *sshtest.Server) {
+		c := dial(t, srv)
+		var wg sync.WaitGroup
+		for g := range 6 {
+			wg.Go(func() {
+				for i := range 5 {
+					var out, errOut bytes.Buffer
+					cmd := fmt.Sprintf("printf 'out %d.%d'; printf 'err %d.%d' >&2; exit %d", g, i, g, i, g+i)
+					exit, err := c.Run(context.Background(), cmd, nil, &out, &errOut)
+					if err != nil || exit != g+i {
+						t.Errorf("%d.%d: Run = %d, %v", g, i, exit, err)
+					}
+					if want := fmt.Sprintf("out %d.%d", g, i); out.String() != want {
+						t.Errorf("stdout %q, want %q", out.String(), want)
+					}
+					if want := fmt.Sprintf("err %d.%d", g, i); errOut.String() != want {
+						t.Errorf("stderr %q, want %q", errOut.String(), want)
+					}
+				}
+			})
+		}
+		wg.Wait()
+	})
+}
+
+// TestAgentAfterCancel: a cancelled command does not disturb the next one on the connection.
+func TestAgentAfterCancel(t *testing.T) {
+	eachMode(t, func(t *testing.T, srv *sshtest.Server) {
+		c := dial(t, srv)
+		ctx, cancel := context.WithCancel(t.Context())
+		out := &runnertest.Buffer{}
+		done := make(chan error, 1)
+		go func() {
+			_, err := c.Run(ctx, "echo started; echo noise >&2; exec sleep 1000", nil, out, out)
+			done <- err
+		}()
+		waitFor(t, "the command to start", func() bool { return strings.Contains(out.String(), "started") })
+		cancel()
+		if err := <-done; err == nil {
+			t.Fatal("cancelled Run returned no error")
+		}
+		for i := range 3 {
+			var so, se bytes.Buffer
+			exit, err := c.Run(t.Context(), fmt.Sprintf("echo next %d; echo e >&2", i), nil, &so, &se)
+			if err != nil || exit != 0 || so.String() != fmt.Sprintf("next %d\n", i) || se.String() != "e\n" {
+				t.Fatalf("Run after the cancel = %d, %v, stdout %q, stderr %q", exit, err, so.String(), se.String())
+			}
+		}
+	})
+}
+
+// TestAgentLargeOutput: megabytes on both streams at once arrive whole and in order.
+func TestAgentLargeOutput(t *testing.T) {
+	eachMode(t, func(t *testing.T, srv *sshtest.Server) {
+		c := dial(t, srv)
+		var so, se bytes.Buffer
+		cmd := `i=0; while [ $i -lt 20000 ]; do echo "line $i of the output"; echo "line $i of errors" >&2; i=$((i+1)); done`
+		if exit, err := c.Run(t.Context(), cmd, nil, &so, &se); err != nil || exit != 0 {
+			t.Fatalf("Run = %d, %v", exit, err)
+		}
+		lines := strings.Split(strings.TrimSuffix(so.String(), "\n"), "\n")
+		errLines := strings.Split(strings.TrimSuffix(se.String(), "\n"), "\n")
+		if len(lines) != 20000 || len(errLines) != 20000 {
+			t.Fatalf("got %d and %d lines, want 20000 each", len(lines), len(errLines))
+		}
+		for i := range lines {
+			if lines[i] != fmt.Sprintf("line %d of the output", i) || errLines[i] != fmt.Sprintf("line %d of errors", i) {
+				t.Fatalf("line %d: %q / %q", i, lines[i], errLines[i])
+			}
+		}
+	})
+}
+
+// TestAgentBackgroundOutput: what a command leaves running in the background and writing never
+// reaches the output of the commands after it.
+func TestAgentBackgroundOutput(t *testing.T) {
+	eachMode(t, func(t *testing.T, srv *sshtest.Server) {
+		c := dial(t, srv)
+		var first bytes.Buffer
+		if exit, err := c.Run(t.Context(), "(sleep 0.3; echo late; echo late >&2) & echo now", nil, &first, nil); err != nil || exit != 0 {
+			t.Fatalf("Run = %d, %v", exit, err)
+		}
+		if !strings.HasPrefix(first.String(), "now\n") {
+			t.Errorf("first command's output %q, want it to start with now", first.String())
+		}
+		var so, se bytes.Buffer
+		if exit, err := c.Run(t.Context(), "sleep 0.6; echo next", nil, &so, &se); err != nil || exit != 0 {
+			t.Fatalf("Run = %d, %v", exit, err)
+		}
+		if so.String() != "next\n" || se.String() != "" {
+			t.Errorf("next command's output %q and %q, want only its own", so.String(), se.String())
+		}
+	})
+}

@@ -1,0 +1,24 @@
+package sshconn
+
+import "testing"
+
+// AgentModes are the ways Run reaches a host: an agent under bash (job control, the argv fast
+// path), an agent under sh (setsid), and a session per command, which is what a host gets
+// whose shell does not start the agent.
+var AgentModes = []string{"bash agent", "sh agent", "session per command"}
+
+// SetAgentMode makes Run use mode on the clients dialled until the test ends. Tests that call it
+// must not run in parallel.
+func SetAgentMode(t testing.TB, mode string) {
+	start := agentStart
+	t.Cleanup(func() { agentStart = start })
+	switch mode {
+	case "bash agent":
+	case "sh agent":
+		agentStart = "a=" + quote(agentScript) + `; exec sh -c "$a" sh`
+	case "session per command":
+		agentStart = "echo this shell runs no agent"
+	default:
+		t.Fatalf("unknown agent mode %q", mode)
+	}
+}
