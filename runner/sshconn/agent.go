@@ -95,6 +95,10 @@ var errNoAgent = errors.New("the remote shell did not start the kupgrade agent")
 // stayed up (the command killed the agent, or the server closed the session).
 var errAgentEnded = errors.New("the agent session ended before the command did")
 
+// errNotSent says an agent's session was gone before the request left: the command did not
+// run, and another agent may run it.
+var errNotSent = errors.New("the agent session ended before the command was sent")
+
 // maxIdleAgents is how many finished agents a connection keeps for the next commands.
 const maxIdleAgents = 2
 
@@ -104,9 +108,21 @@ type agentSession struct {
 	s        *ssh.Session
 	in       io.WriteCloser
 	out, err io.Reader
+	ended    chan struct{} // closed when the session has ended
 }
 
 func (a *agentSession) close() { a.s.Close() }
+
+// alive reports whether the agent's session goes on: an idle agent may have been killed on the
+// host while the connection stayed up.
+func (a *agentSession) alive() bool {
+	select {
+	case <-a.ended:
+		return false
+	default:
+		return true
+	}
+}
 
 // takeAgent returns an idle agent or starts one. errNoAgent means this server cannot run one.
 func (c *Client) takeAgent(ctx context.Context) (*agentSession, error) {
@@ -115,11 +131,14 @@ func (c *Client) takeAgent(ctx context.Context) (*agentSession, error) {
 		c.agentMu.Unlock()
 		return nil, errNoAgent
 	}
-	if n := len(c.idle); n > 0 {
+	for n := len(c.idle); n > 0; n-- {
 		a := c.idle[n-1]
 		c.idle = c.idle[:n-1]
-		c.agentMu.Unlock()
-		return a, nil
+		if a.alive() {
+			c.agentMu.Unlock()
+			return a, nil
+		}
+		a.close()
 	}
 	c.agentMu.Unlock()
 	a, err := c.startAgent(ctx)
@@ -163,6 +182,11 @@ func (c *Client) startAgent(ctx context.Context) (*agentSession, error) {
 		s.Close()
 		return nil, c.connErr("start agent", err)
 	}
+	a.ended = make(chan struct{})
+	go func() {
+		s.Wait() //nolint:errcheck // only the end matters here
+		close(a.ended)
+	}()
 	got := make(chan error, 1)
 	go func() {
 		line, err := readLine(a.out, 64)
@@ -233,6 +257,9 @@ func (c *Client) runAgent(ctx context.Context, a *agentSession, cmd string, stdo
 	}
 	if _, err := io.WriteString(a.in, req); err != nil {
 		a.close()
+		if !c.connDone() {
+			return -1, errNotSent
+		}
 		return -1, c.connErr("send command", err)
 	}
 	type result struct {

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/kupgrade/kupgrade/runner/runnertest"
@@ -146,4 +148,33 @@ func TestAgentBackgroundOutput(t *testing.T) {
 			t.Errorf("next command's output %q and %q, want only its own", so.String(), se.String())
 		}
 	})
+}
+
+// TestAgentKilledWhileIdle: an agent killed on the host between two commands costs nothing but
+// a new agent; the next command runs as if nothing happened.
+func TestAgentKilledWhileIdle(t *testing.T) {
+	for _, k := range kinds {
+		for _, mode := range []string{"bash agent", "sh agent"} {
+			t.Run(k.name+"/"+mode, func(t *testing.T) {
+				sshconn.SetAgentMode(t, mode)
+				c := dial(t, k.start(t))
+				var out bytes.Buffer
+				if exit, err := c.Run(t.Context(), "echo $PPID", nil, &out, nil); err != nil || exit != 0 {
+					t.Fatalf("Run = %d, %v", exit, err)
+				}
+				agentPid, err := strconv.Atoi(strings.TrimSpace(out.String()))
+				if err != nil {
+					t.Fatalf("parent pid %q: %v", out.String(), err)
+				}
+				if err := syscall.Kill(agentPid, syscall.SIGKILL); err != nil {
+					t.Fatalf("kill the agent: %v", err)
+				}
+				waitFor(t, "the client to see the agent's session end", func() bool { return c.LiveIdleAgents() == 0 })
+				out.Reset()
+				if exit, err := c.Run(t.Context(), "echo again", nil, &out, nil); err != nil || exit != 0 || out.String() != "again\n" {
+					t.Fatalf("Run after the kill = %d, %v, %q", exit, err, out.String())
+				}
+			})
+		}
+	}
 }

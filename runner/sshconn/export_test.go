@@ -22,3 +22,16 @@ func SetAgentMode(t testing.TB, mode string) {
 		t.Fatalf("unknown agent mode %q", mode)
 	}
 }
+
+// LiveIdleAgents counts the idle agents whose session has not ended.
+func (c *Client) LiveIdleAgents() int {
+	c.agentMu.Lock()
+	defer c.agentMu.Unlock()
+	n := 0
+	for _, a := range c.idle {
+		if a.alive() {
+			n++
+		}
+	}
+	return n
+}

@@ -28,14 +28,18 @@ func (c *Client) Run(ctx context.Context, cmd string, stdin io.Reader, stdout, s
 	if ctx.Err() != nil {
 		return -1, fmt.Errorf("run on %s: %w", c.host, cause(ctx))
 	}
-	if stdin == nil {
+	for try := 0; stdin == nil && try < 3; try++ {
 		a, err := c.takeAgent(ctx)
-		if err == nil {
-			return c.runAgent(ctx, a, cmd, stdout, stderr)
+		if errors.Is(err, errNoAgent) {
+			break
 		}
-		if !errors.Is(err, errNoAgent) {
+		if err != nil {
 			return -1, err
 		}
+		if exit, err := c.runAgent(ctx, a, cmd, stdout, stderr); err != errNotSent {
+			return exit, err
+		}
+		// That agent had ended unseen: try the next, then a session of its own.
 	}
 	return c.runSession(ctx, cmd, stdin, stdout, stderr)
 }
