@@ -36,8 +36,8 @@ func runInProcess(ctx context.Context, hosts []*inventory.Host, one func(context
 	return measure{Wall: time.Since(start), CPU: selfCPU() - cpu0, Err: errors.Join(errs...)}
 }
 
-// runBound is the Go lower bound: the playbook's commands over sshconn's Client, one
-// connection per host, no playbook machinery.
+// runBound runs the playbook's commands over sshconn's Client, one connection per host, no
+// playbook machinery: kupgrade's transport alone.
 func runBound(ctx context.Context, w *workspace, hosts []*inventory.Host, payload []byte) measure {
 	d := &sshconn.Dialer{KnownHosts: w.KnownHosts}
 	return runInProcess(ctx, hosts, func(ctx context.Context, h *inventory.Host) error {
@@ -65,8 +65,8 @@ func exitOK(exit int, err error) error {
 	return err
 }
 
-// runBare does the same with x/crypto/ssh and pkg/sftp alone: no command wrapper, no
-// cancellation machinery, sequential SFTP writes. It shows what sshconn's guarantees cost.
+// runBare does the same with x/crypto/ssh and pkg/sftp alone: a session per command, no
+// cancellation machinery, sequential SFTP writes.
 func runBare(ctx context.Context, w *workspace, hosts []*inventory.Host, payload []byte) measure {
 	cfg, err := bareConfig(w)
 	if err != nil {

@@ -8,13 +8,16 @@
 // folder, config and ed25519 host key, on a free port), writes one inventory, known_hosts,
 // ansible.cfg and playbook that every tool uses, and runs:
 //
-//   - sshconn (lower bound): the playbook's commands over runner/sshconn's Client, one
-//     connection per host, no playbook machinery; the "vs bound" column divides by it;
+//   - sshconn, no playbook: the playbook's commands over runner/sshconn's Client, one
+//     connection per host, no playbook machinery (commands go through its agent session);
 //   - kupgrade play: a kupgrade binary built from ./cmd/kupgrade (or -kupgrade PATH);
-//   - bare x/crypto/ssh: the same with x/crypto/ssh and pkg/sftp alone, to show what sshconn's
-//     guarantees (the command wrapper that kills cancelled commands) cost;
+//   - bare x/crypto/ssh: the same with x/crypto/ssh and pkg/sftp alone, a session per command,
+//     with none of sshconn's guarantees (nothing stops a cancelled command);
 //   - ansible-playbook (Debian's ansible-core), forks = N, pipelining, ControlPersist, only at
 //     the N of -ansible-n because it takes minutes.
+//
+// The lower bound, which the "vs bound" column divides by, is the faster of the two Go clients at
+// that N.
 //
 // The playbook: gather_facts false, 10 × `command: /bin/true`, a 1 MiB copy to a per-host
 // destination, a stat. The destination folder is emptied before every run, so every copy

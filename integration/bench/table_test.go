@@ -52,14 +52,17 @@ func TestTargets(t *testing.T) {
 		name       string
 		kp         []float64 // kupgrade's wall at N = 5, 20, 50
 		want, miss []string
+		extra      []row
 	}{
-		{"all met", []float64{1.2, 5, 13}, []string{"N=20 22.0x (want >= 20x) PASS", "PASS (linear)", "lower bound worst 1.20x at N=5"}, nil},
-		{"too slow", []float64{1.2, 11, 30}, []string{"N=20 10.0x (want >= 20x) MISS", "worst 2.50x at N=50 (want <= 1.3x) MISS"}, nil},
-		{"superlinear", []float64{1, 4.6, 25}, []string{"growth s/host 0.200@N=5 0.230@N=20 0.500@N=50", "MISS"}, []string{"(linear)"}},
+		{"all met", []float64{1.2, 5, 13}, []string{"N=20 22.0x (want >= 20x) PASS", "PASS (linear)", "lower bound worst 1.20x at N=5"}, nil, nil},
+		{"too slow", []float64{1.2, 11, 30}, []string{"N=20 10.0x (want >= 20x) MISS", "worst 2.50x at N=50 (want <= 1.3x) MISS"}, nil, nil},
+		{"bare library faster", []float64{1.2, 5, 13}, []string{"worst 1.43x at N=20 (want <= 1.3x) MISS"}, nil,
+			[]row{ok(20, toolBare, 3.5), ok(50, toolBare, 20)}},
+		{"superlinear", []float64{1, 4.6, 25}, []string{"growth s/host 0.200@N=5 0.230@N=20 0.500@N=50", "MISS"}, []string{"(linear)"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rows := append([]row{}, base...)
+			rows := append(append([]row{}, base...), tt.extra...)
 			for i, n := range []int{5, 20, 50} {
 				rows = append(rows, ok(n, toolKupgrade, tt.kp[i]))
 			}

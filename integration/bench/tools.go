@@ -18,7 +18,7 @@ import (
 const (
 	toolAnsible  = "ansible-playbook"
 	toolKupgrade = "kupgrade play"
-	toolBound    = "sshconn (lower bound)"
+	toolBound    = "sshconn, no playbook"
 	toolBare     = "bare x/crypto/ssh"
 )
 
