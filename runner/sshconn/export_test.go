@@ -35,3 +35,14 @@ func (c *Client) LiveIdleAgents() int {
 	}
 	return n
 }
+
+// RunBareSession runs cmd in a session of its own with nothing around it, as a plain
+// x/crypto/ssh client would: the benchmarks' yardstick.
+func (c *Client) RunBareSession(cmd string) error {
+	s, err := c.ssh.NewSession()
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	return s.Run(cmd)
+}
