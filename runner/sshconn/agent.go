@@ -115,14 +115,7 @@ func (a *agentSession) close() { a.s.Close() }
 
 // alive reports whether the agent's session goes on: an idle agent may have been killed on the
 // host while the connection stayed up.
-func (a *agentSession) alive() bool {
-	select {
-	case <-a.ended:
-		return false
-	default:
-		return true
-	}
-}
+func (a *agentSession) alive() bool { return !isClosed(a.ended) }
 
 // takeAgent returns an idle agent or starts one. errNoAgent means this server cannot run one.
 func (c *Client) takeAgent(ctx context.Context) (*agentSession, error) {
@@ -208,7 +201,7 @@ func (c *Client) startAgent(ctx context.Context) (*agentSession, error) {
 	}
 	if err != nil {
 		s.Close()
-		if c.connDone() {
+		if c.isDone() {
 			return nil, c.connErr("start agent", err)
 		}
 		return nil, errNoAgent
@@ -233,16 +226,6 @@ func readLine(r io.Reader, max int) (string, error) {
 	return "", errNoAgent
 }
 
-// connDone reports whether the connection has ended (lost or closed).
-func (c *Client) connDone() bool {
-	select {
-	case <-c.done:
-		return true
-	default:
-		return false
-	}
-}
-
 // runAgent runs cmd through a and gives a back when the command ended cleanly. On cancel it
 // closes the agent's stdin, which stops the command (see agentScript), waits for the agent to
 // report, and closes the session.
@@ -257,7 +240,7 @@ func (c *Client) runAgent(ctx context.Context, a *agentSession, cmd string, stdo
 	}
 	if _, err := io.WriteString(a.in, req); err != nil {
 		a.close()
-		if !c.connDone() {
+		if !c.isDone() {
 			return -1, errNotSent
 		}
 		return -1, c.connErr("send command", err)
@@ -315,7 +298,7 @@ func (c *Client) runAgent(ctx context.Context, a *agentSession, cmd string, stdo
 // agentErr explains an agent that stopped talking mid-command: the connection's error when
 // it ended, else errAgentEnded.
 func (c *Client) agentErr(err error) error {
-	if c.connDone() {
+	if c.isDone() {
 		return c.connErr("run command", err)
 	}
 	return &Error{Host: c.host, Addr: c.addr, Class: Closed, Err: fmt.Errorf("%w: %v", errAgentEnded, err)}

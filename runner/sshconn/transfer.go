@@ -162,9 +162,12 @@ func (c *Client) Download(ctx context.Context, remotePath string, w io.Writer) e
 	return fmt.Errorf("download %s from %s: %w", remotePath, c.host, err)
 }
 
-func (c *Client) isDone() bool {
+// isDone reports whether the connection has ended (lost or closed).
+func (c *Client) isDone() bool { return isClosed(c.done) }
+
+func isClosed(ch <-chan struct{}) bool {
 	select {
-	case <-c.done:
+	case <-ch:
 		return true
 	default:
 		return false
