@@ -182,18 +182,30 @@ func (c *Client) startAgent(ctx context.Context) (*agentSession, error) {
 	}()
 	got := make(chan error, 1)
 	go func() {
-		line, err := readLine(a.out, 64)
-		switch {
-		case err != nil:
-		case line == agentBanner+"argv":
-			a.argv = true
-		case line != agentBanner+"sh":
-			err = errNoAgent
+		// Some login shells print a greeting first (a line of its own or not): skip up to
+		// bannerSkip bytes of it.
+		for read := 0; ; {
+			line, err := readLine(a.out, bannerSkip-read)
+			read += len(line) + 1
+			switch {
+			case err != nil:
+			case strings.HasSuffix(line, agentBanner+"argv"):
+				a.argv = true
+			case !strings.HasSuffix(line, agentBanner+"sh"):
+				continue
+			}
+			got <- err
+			return
 		}
-		got <- err
 	}()
+	timer := time.NewTimer(bannerWait)
+	defer timer.Stop()
 	select {
 	case err = <-got:
+	case <-timer.C: // a shell that waits for something else: close it, fall back
+		s.Close()
+		<-got
+		err = errNoAgent
 	case <-ctx.Done():
 		s.Close()
 		<-got
@@ -208,6 +220,12 @@ func (c *Client) startAgent(ctx context.Context) (*agentSession, error) {
 	}
 	return a, nil
 }
+
+// bannerSkip is how much a login shell may print before the agent's banner.
+const bannerSkip = 8 << 10
+
+// bannerWait is how long the agent may take to print its banner (a var for tests).
+var bannerWait = 30 * time.Second
 
 // readLine reads one line of at most max bytes, byte by byte, and returns it without its
 // newline.

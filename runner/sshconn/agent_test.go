@@ -9,6 +9,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/kupgrade/kupgrade/runner/runnertest"
 	"github.com/kupgrade/kupgrade/runner/sshconn"
@@ -176,5 +177,55 @@ func TestAgentKilledWhileIdle(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestAgentAfterGreeting: a login shell that prints a greeting still gets an agent, and the
+// greeting reaches no command's output; one that prints too much gets a session per command, and
+// the greeting then in every output.
+func TestAgentAfterGreeting(t *testing.T) {
+	for _, tt := range []struct {
+		name, greeting string
+		agent          bool
+	}{
+		{"short", "Welcome to node-1\nAuthorized use only\n\n", true},
+		{"no final newline", "Welcome", true},
+		{"too long", strings.Repeat("all work and no play\n", 1000), false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			sshconn.GreetBeforeAgent(t, tt.greeting)
+			srv := sshtest.NewServer(t)
+			c := dial(t, srv)
+			for i := range 3 {
+				var out bytes.Buffer
+				if exit, err := c.Run(t.Context(), fmt.Sprintf("echo %d", i), nil, &out, nil); err != nil || exit != 0 {
+					t.Fatalf("Run = %d, %v", exit, err)
+				}
+				// Without an agent every session gets the greeting, as before.
+				if want := fmt.Sprintf("%d\n", i); out.String() != want && (tt.agent || !strings.HasSuffix(out.String(), want)) {
+					t.Fatalf("output %q, want %q", out.String(), want)
+				}
+			}
+			if got := srv.Sessions() == 1; got != tt.agent {
+				t.Errorf("%d sessions for 3 commands; want an agent: %v", srv.Sessions(), tt.agent)
+			}
+		})
+	}
+}
+
+// TestAgentStalled: a login shell that never gets to start the agent costs the first command the
+// banner's wait, then every command runs in a session of its own.
+func TestAgentStalled(t *testing.T) {
+	sshconn.StallBeforeAgent(t, 200*time.Millisecond)
+	srv := sshtest.NewServer(t)
+	c := dial(t, srv)
+	for i := range 3 {
+		var out bytes.Buffer
+		if exit, err := c.Run(t.Context(), fmt.Sprintf("echo %d", i), nil, &out, nil); err != nil || exit != 0 || out.String() != fmt.Sprintf("%d\n", i) {
+			t.Fatalf("Run = %d, %v, %q", exit, err, out.String())
+		}
+	}
+	if n := srv.Sessions(); n != 4 {
+		t.Errorf("%d sessions, want the stalled agent's and one per command", n)
 	}
 }

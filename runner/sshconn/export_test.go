@@ -1,6 +1,9 @@
 package sshconn
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 // AgentModes are the ways Run reaches a host: an agent under bash (job control, the argv fast
 // path), an agent under sh (setsid), and a session per command, which is what a host gets
@@ -45,4 +48,20 @@ func (c *Client) RunBareSession(cmd string) error {
 	}
 	defer s.Close()
 	return s.Run(cmd)
+}
+
+// GreetBeforeAgent makes the login shell print greeting before it starts the agent, as some
+// hosts' shell start-up files do, until the test ends.
+func GreetBeforeAgent(t testing.TB, greeting string) {
+	start := agentStart
+	t.Cleanup(func() { agentStart = start })
+	agentStart = "printf %s " + quote(greeting) + "; " + agentStart
+}
+
+// StallBeforeAgent makes the login shell sleep before it starts the agent, and the client wait
+// for its banner only for wait, until the test ends.
+func StallBeforeAgent(t testing.TB, wait time.Duration) {
+	start, w := agentStart, bannerWait
+	t.Cleanup(func() { agentStart, bannerWait = start, w })
+	agentStart, bannerWait = "sleep 30; "+agentStart, wait
 }
