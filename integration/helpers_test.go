@@ -229,19 +229,35 @@ func requireVersions(t *testing.T, l *lab.Lab, version string) {
 // a moment to notice, so it is given a few seconds to go.
 func requireNoKubeadm(t *testing.T, n *lab.Node) {
 	t.Helper()
+	requireNoProcess(t, n, "kubeadm upgrade")
+}
+
+// requireNoProcess fails unless, within a few seconds, no process on n has pattern in its
+// command line (pgrep -f).
+func requireNoProcess(t *testing.T, n *lab.Node, pattern string) {
+	t.Helper()
 	var out string
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
-		var err error
-		out, err = n.Exec(t.Context(), "pgrep", "-af", "kubeadm upgrade")
-		var ee *lab.ExitError
-		if errors.As(err, &ee) && ee.Status == 1 {
-			return // nothing matches
-		}
-		if err != nil {
-			t.Fatalf("pgrep on %s: %v", n.Name, err)
+		var ok bool
+		if out, ok = pgrep(t, n, pattern); !ok {
+			return
 		}
 	}
-	t.Errorf("kubeadm still runs on %s:\n%s", n.Name, out)
+	t.Errorf("%q still runs on %s:\n%s", pattern, n.Name, out)
+}
+
+// pgrep lists the processes on n with pattern in their command line; ok says there are some.
+func pgrep(t *testing.T, n *lab.Node, pattern string) (out string, ok bool) {
+	t.Helper()
+	out, err := n.Exec(t.Context(), "pgrep", "-af", pattern)
+	var ee *lab.ExitError
+	if errors.As(err, &ee) && ee.Status == 1 {
+		return "", false // nothing matches
+	}
+	if err != nil {
+		t.Fatalf("pgrep on %s: %v", n.Name, err)
+	}
+	return out, true
 }
 
 func injectFault(t *testing.T, n *lab.Node, f lab.Fault) {

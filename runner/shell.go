@@ -47,10 +47,19 @@ func wrap(script string, env map[string]string, become bool, user string) string
 		if user == "" {
 			user = "root"
 		}
-		script = "exec sudo -n -u " + quote(user) + " -- sh -c " + quote(script)
+		script = "exec sudo -n -u " + quote(user) + " -- sh -c " + quote(becomeGuard) + " sh " + quote(script)
 	}
 	return script
 }
+
+// becomeGuard runs the script ($1) under sudo and, when sudo relays TERM, INT or HUP to it,
+// passes the signal on to everything the script started, with KILL for what is left once the
+// script has ended or a second has passed. The login user's own kill cannot reach the root
+// processes the script starts, and sudo signals only the guard; its process group is sudo's
+// own, or the pty session's with use_pty, so kill 0 reaches the script's children too.
+const becomeGuard = `z() { trap "" TERM INT HUP; kill -TERM 0; n=0; ` +
+	`while [ $n -lt 10 ] && kill -0 $c 2>/dev/null; do sleep 0.1 2>/dev/null || { sleep 1; n=9; }; n=$((n+1)); done; ` +
+	`kill -KILL 0; }; trap z TERM INT HUP; sh -c "$1" <&0 & c=$!; wait $c`
 
 var errUnterminated = errors.New("unterminated quote")
 

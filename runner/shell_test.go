@@ -49,9 +49,9 @@ func TestWrap(t *testing.T) {
 		want   string
 	}{
 		{"bare", nil, false, "", "echo hi"},
-		{"become defaults to root", nil, true, "", `exec sudo -n -u root -- sh -c 'echo hi'`},
+		{"become defaults to root", nil, true, "", "exec sudo -n -u root -- sh -c " + quote(becomeGuard) + " sh 'echo hi'"},
 		{"env is sorted and quoted", map[string]string{"B": "x y", "A": "1"}, false, "", `exec env A=1 'B=x y' sh -c 'echo hi'`},
-		{"env inside sudo", map[string]string{"A": "it's"}, true, "kube", `exec sudo -n -u kube -- sh -c 'exec env '\''A=it'\''\'\'''\''s'\'' sh -c '\''echo hi'\'''`},
+		{"env inside sudo", map[string]string{"A": "it's"}, true, "kube", "exec sudo -n -u kube -- sh -c " + quote(becomeGuard) + " sh " + `'exec env '\''A=it'\''\'\'''\''s'\'' sh -c '\''echo hi'\'''`},
 	}
 	for _, c := range cases {
 		if got := wrap("echo hi", c.env, c.become, c.user); got != c.want {
