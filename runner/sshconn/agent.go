@@ -356,7 +356,7 @@ func readStatus(r io.Reader, w io.Writer, mark string) (status int, left bool, e
 	st, g, _ := strings.Cut(string(line[:i]), " ")
 	status, aerr := strconv.Atoi(st)
 	switch {
-	case aerr != nil || status < 0 || status > 255 || (g != "0" && g != "1"):
+	case aerr != nil || status < 0 || status > 255 || strconv.Itoa(status) != st || (g != "0" && g != "1"):
 		return -1, false, fmt.Errorf("status line %q: want an exit status from 0 to 255 and 0 or 1", line[:i])
 	case i < len(line)-1:
 		return -1, false, fmt.Errorf("%d unexpected bytes after the status line", len(line)-1-i)

@@ -3,6 +3,7 @@ package sshconn
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os/exec"
 	"slices"
@@ -157,4 +158,46 @@ func TestExecWords(t *testing.T) {
 			t.Errorf("execWords(%q) = %q, want it left to sh", cmd, got)
 		}
 	}
+}
+
+// FuzzReadStatus: whatever the agent's stdout holds, readStatus does not panic, and when it
+// accepts the stream, what it copied plus the mark line is exactly what it read.
+func FuzzReadStatus(f *testing.F) {
+	const mark = "kupgrade-00112233445566778899aabbccddeeff"
+	f.Add([]byte("out\n\n" + mark + " 0 0\n"))
+	f.Add([]byte("\n" + mark + " 255 1\n"))
+	f.Add([]byte(mark[:10] + "\n" + mark + " 3 0\n"))
+	f.Add([]byte("no mark at all"))
+	f.Fuzz(func(t *testing.T, stream []byte) {
+		var out bytes.Buffer
+		st, left, err := readStatus(iotest.HalfReader(bytes.NewReader(stream)), &out, mark)
+		if err != nil {
+			return
+		}
+		line := fmt.Sprintf("\n%s %d %d\n", mark, st, map[bool]int{false: 0, true: 1}[left])
+		if got := out.String() + line; !strings.HasPrefix(string(stream), got) && got != string(stream) {
+			t.Fatalf("stream %q read as output %q and status line %q", stream, out.String(), line)
+		}
+	})
+}
+
+// FuzzExecWords: execWords never panics, and the words it finds, quoted again, are found again.
+func FuzzExecWords(f *testing.F) {
+	for _, s := range []string{"exec a b", `exec sudo -n -- sh -c 'x '\''y'\'''`, `exec a\ b`, "exec 'a\nb'", "exec a$b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, cmd string) {
+		words, ok := execWords(cmd)
+		if !ok {
+			return
+		}
+		quoted := make([]string, len(words))
+		for i, w := range words {
+			quoted[i] = quote(w)
+		}
+		again, ok := execWords("exec " + strings.Join(quoted, " "))
+		if !ok || !slices.Equal(again, words) {
+			t.Fatalf("%q: words %q, quoted again %q, found %q (%v)", cmd, words, quoted, again, ok)
+		}
+	})
 }
