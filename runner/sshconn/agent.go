@@ -280,7 +280,6 @@ func (c *Client) runAgent(ctx context.Context, a *agentSession, cmd string, stdo
 		}
 		errDone <- err
 	}()
-	wait := func() (result, error) { r := <-outDone; return r, <-errDone }
 
 	select {
 	case <-ctx.Done():
@@ -303,7 +302,7 @@ func (c *Client) runAgent(ctx context.Context, a *agentSession, cmd string, stdo
 	t := time.NewTimer(termGrace + killGrace + time.Second)
 	defer t.Stop()
 	waited := make(chan struct{})
-	go func() { wait(); close(waited) }() //nolint:errcheck // the command was cancelled
+	go func() { <-outDone; <-errDone; close(waited) }()
 	select {
 	case <-waited:
 	case <-t.C: // a stalled server: closing the session ends both readers
