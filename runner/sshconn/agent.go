@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -36,9 +35,7 @@ import (
 //
 // While a command runs a reader watches stdin: the client sends nothing then, so a line or the
 // end of stdin means stop. The client closes stdin to cancel; a lost connection closes it too.
-// The reader then sends TERM to the command's group, and KILL to what is left of it once the
-// command has ended or a second has passed (checked every tenth of a second where sleep takes
-// fractions); the agent reports
+// The reader then stops the command's group (stopGroup); the agent reports
 // the status as usual and exits at the end of its stdin. The reader sits outside the command's
 // group, so sudo relays the signals it sends. A command that ends on its own is not signalled,
 // nor are the background processes it leaves.
@@ -59,9 +56,7 @@ a) eval "set -- $q"; exec "$@" </dev/null 3<&- & ;;
 esac
 c=$!
 (read -r _; trap "" TERM
-if kill -0 $c; then kill -TERM -$c || kill -TERM $c; n=0
-while [ $n -lt 10 ] && kill -0 $c; do sleep 0.1 || { sleep 1; n=9; }; n=$((n+1)); done
-kill -KILL -$c || kill -KILL $c; fi) <&3 >/dev/null 2>&1 &
+if kill -0 $c 2>/dev/null; then ` + stopGroup + `; fi) <&3 >/dev/null 2>&1 &
 r=$!
 wait $c 2>/dev/null; s=$?
 kill $r 2>/dev/null; wait $r 2>/dev/null
@@ -109,6 +104,8 @@ type agentSession struct {
 	in       io.WriteCloser
 	out, err io.Reader
 	ended    chan struct{} // closed when the session has ended
+
+	outBuf, errBuf []byte // the readers' scratch space, kept from one command to the next
 }
 
 func (a *agentSession) close() { a.s.Close() }
@@ -161,7 +158,7 @@ func (c *Client) startAgent(ctx context.Context) (*agentSession, error) {
 	if err != nil {
 		return nil, c.connErr("open session", err)
 	}
-	a := &agentSession{s: s}
+	a := &agentSession{s: s, outBuf: make([]byte, 0, 32<<10), errBuf: make([]byte, 0, 32<<10)}
 	if a.in, err = s.StdinPipe(); err == nil {
 		if a.out, err = s.StdoutPipe(); err == nil {
 			a.err, err = s.StderrPipe()
@@ -270,11 +267,11 @@ func (c *Client) runAgent(ctx context.Context, a *agentSession, cmd string, stdo
 	}
 	outDone, errDone := make(chan result, 1), make(chan error, 1)
 	go func() {
-		st, left, err := readStatus(a.out, orDiscard(stdout), mark)
+		st, left, err := readStatus(a.out, orDiscard(stdout), mark, a.outBuf)
 		outDone <- result{st, left, err}
 	}()
 	go func() {
-		rest, err := copyToMark(a.err, orDiscard(stderr), []byte("\n"+mark+"\n"))
+		rest, err := copyToMark(a.err, orDiscard(stderr), []byte("\n"+mark+"\n"), a.errBuf)
 		if err == nil && len(rest) > 0 {
 			err = fmt.Errorf("%d unexpected bytes after the end mark", len(rest))
 		}
@@ -321,11 +318,7 @@ func (c *Client) agentErr(err error) error {
 	return &Error{Host: c.host, Addr: c.addr, Class: Closed, Err: fmt.Errorf("%w: %v", errAgentEnded, err)}
 }
 
-func newMark() string {
-	var b [16]byte
-	rand.Read(b[:]) //nolint:errcheck // never fails
-	return "kupgrade-" + hex.EncodeToString(b[:])
-}
+func newMark() string { return "kupgrade-" + rand.Text() }
 
 func orDiscard(w io.Writer) io.Writer {
 	if w == nil {
@@ -337,8 +330,8 @@ func orDiscard(w io.Writer) io.Writer {
 // readStatus copies r to w up to "\nMARK " and reads the rest of that line, the last thing
 // the agent writes before the next request: the command's status, and whether processes of its
 // group outlived it.
-func readStatus(r io.Reader, w io.Writer, mark string) (status int, left bool, err error) {
-	line, err := copyToMark(r, w, []byte("\n"+mark+" "))
+func readStatus(r io.Reader, w io.Writer, mark string, buf []byte) (status int, left bool, err error) {
+	line, err := copyToMark(r, w, []byte("\n"+mark+" "), buf)
 	for err == nil && bytes.IndexByte(line, '\n') < 0 && len(line) <= 5 {
 		var b [8]byte
 		var n int
@@ -364,9 +357,12 @@ func readStatus(r io.Reader, w io.Writer, mark string) (status int, left bool, e
 }
 
 // copyToMark copies r to w until mark, which it consumes and does not copy, and returns what
-// it read after the mark.
-func copyToMark(r io.Reader, w io.Writer, mark []byte) ([]byte, error) {
-	buf := make([]byte, 0, 32<<10)
+// it read after the mark. buf is its scratch space (nil: 32 KiB of its own).
+func copyToMark(r io.Reader, w io.Writer, mark, buf []byte) ([]byte, error) {
+	if cap(buf) == 0 {
+		buf = make([]byte, 0, 32<<10)
+	}
+	buf = buf[:0]
 	var werr error
 	for {
 		if len(buf) == cap(buf) {

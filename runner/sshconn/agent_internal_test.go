@@ -53,7 +53,7 @@ func TestReadStatus(t *testing.T) {
 			}
 			t.Run(name, func(t *testing.T) {
 				var out bytes.Buffer
-				st, left, err := readStatus(r, &out, mark)
+				st, left, err := readStatus(r, &out, mark, nil)
 				if tt.err != "" {
 					if err == nil || !strings.Contains(err.Error(), tt.err) {
 						t.Fatalf("err = %v, want one saying %q", err, tt.err)
@@ -82,7 +82,7 @@ func TestCopyToMarkLargeOutput(t *testing.T) {
 	}
 	stream := append(bytes.Clone(want.Bytes()), mark...)
 	var got bytes.Buffer
-	rest, err := copyToMark(iotest.HalfReader(bytes.NewReader(stream)), &got, mark)
+	rest, err := copyToMark(iotest.HalfReader(bytes.NewReader(stream)), &got, mark, nil)
 	if err != nil || len(rest) != 0 {
 		t.Fatalf("copyToMark: rest %q, err %v", rest, err)
 	}
@@ -96,7 +96,7 @@ func TestCopyToMarkLargeOutput(t *testing.T) {
 func TestCopyToMarkWriterError(t *testing.T) {
 	boom := errors.New("disk full")
 	mark := []byte("\nM\n")
-	rest, err := copyToMark(strings.NewReader("a lot of output\nM\n"), failWriter{boom}, mark)
+	rest, err := copyToMark(strings.NewReader("a lot of output\nM\n"), failWriter{boom}, mark, nil)
 	if !errors.Is(err, boom) || len(rest) != 0 {
 		t.Fatalf("copyToMark = %q, %v; want the writer's error", rest, err)
 	}
@@ -170,7 +170,7 @@ func FuzzReadStatus(f *testing.F) {
 	f.Add([]byte("no mark at all"))
 	f.Fuzz(func(t *testing.T, stream []byte) {
 		var out bytes.Buffer
-		st, left, err := readStatus(iotest.HalfReader(bytes.NewReader(stream)), &out, mark)
+		st, left, err := readStatus(iotest.HalfReader(bytes.NewReader(stream)), &out, mark, nil)
 		if err != nil {
 			return
 		}

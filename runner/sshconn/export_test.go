@@ -13,8 +13,7 @@ var AgentModes = []string{"bash agent", "sh agent", "session per command"}
 // SetAgentMode makes Run use mode on the clients dialled until the test ends. Tests that call it
 // must not run in parallel.
 func SetAgentMode(t testing.TB, mode string) {
-	start := agentStart
-	t.Cleanup(func() { agentStart = start })
+	keepAgentStart(t)
 	switch mode {
 	case "bash agent":
 	case "sh agent":
@@ -53,15 +52,21 @@ func (c *Client) RunBareSession(cmd string) error {
 // GreetBeforeAgent makes the login shell print greeting before it starts the agent, as some
 // hosts' shell start-up files do, until the test ends.
 func GreetBeforeAgent(t testing.TB, greeting string) {
-	start := agentStart
-	t.Cleanup(func() { agentStart = start })
+	keepAgentStart(t)
 	agentStart = "printf %s " + quote(greeting) + "; " + agentStart
 }
 
 // StallBeforeAgent makes the login shell sleep before it starts the agent, and the client wait
 // for its banner only for wait, until the test ends.
 func StallBeforeAgent(t testing.TB, wait time.Duration) {
-	start, w := agentStart, bannerWait
-	t.Cleanup(func() { agentStart, bannerWait = start, w })
+	keepAgentStart(t)
+	w := bannerWait
+	t.Cleanup(func() { bannerWait = w })
 	agentStart, bannerWait = "sleep 30; "+agentStart, wait
+}
+
+// keepAgentStart puts agentStart back as it is now when the test ends.
+func keepAgentStart(t testing.TB) {
+	start := agentStart
+	t.Cleanup(func() { agentStart = start })
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"io/fs"
@@ -134,10 +133,8 @@ func rename(sc *sftp.Client, oldpath, newpath string) error {
 }
 
 func tempName(remotePath string) string {
-	var b [6]byte
-	rand.Read(b[:]) //nolint:errcheck // never fails
 	dir, base := path.Split(remotePath)
-	return path.Join(dir, "."+base+".kupgrade-"+hex.EncodeToString(b[:]))
+	return path.Join(dir, "."+base+".kupgrade-"+rand.Text())
 }
 
 // Download copies remotePath into w.

@@ -2,7 +2,6 @@ package sshconn
 
 import (
 	"crypto/rand"
-	"encoding/hex"
 	"strings"
 )
 
@@ -30,9 +29,7 @@ if command -v setsid >/dev/null 2>&1; then setsid sh -c "$1" <&4 3<&- 4<&- &
 else sh -c "$1" <&4 3<&- 4<&- & fi
 c=$! p=$$ pp=$PPID
 k() { kill -$1 -$c 2>/dev/null || kill -$1 $c 2>/dev/null; }
-z() { if kill -0 $c 2>/dev/null; then k TERM; n=0
-while [ $n -lt 10 ] && kill -0 $c 2>/dev/null; do sleep 0.1 2>/dev/null || { sleep 1; n=9; }; n=$((n+1)); done
-k KILL; fi; }
+z() { if kill -0 $c 2>/dev/null; then ` + stopGroup + `; fi; }
 if [ "$2" = l ]; then
 (trap - TERM INT HUP; while read -r _; do :; done; z) <&3 >/dev/null 2>&1 4<&- &
 else
@@ -49,6 +46,13 @@ while kill -0 $c 2>/dev/null; do wait $c; s=$?; done
 [ "$2" = l ] || rmdir "$2" 2>/dev/null
 exit $s`
 
+// stopGroup is the sh code with which the wrapper and the agent stop the command $c and its
+// process group: TERM, then KILL once $c has ended or a second has passed (checked every tenth
+// of a second where sleep takes fractions).
+const stopGroup = `kill -TERM -$c 2>/dev/null || kill -TERM $c 2>/dev/null; n=0
+while [ $n -lt 10 ] && kill -0 $c 2>/dev/null; do sleep 0.1 2>/dev/null || { sleep 1; n=9; }; n=$((n+1)); done
+kill -KILL -$c 2>/dev/null || kill -KILL $c 2>/dev/null`
+
 // wrap returns the command line sent to the server: the wrapper under `sh -c`, cmd as $1, and
 // the stop folder (see wrapper) or "l" as $2.
 func wrap(cmd, stopDir string) string {
@@ -60,11 +64,7 @@ func wrap(cmd, stopDir string) string {
 
 // stopDir names a fresh stop folder for a command that reads the client's stdin. A folder,
 // not a file: mkdir neither follows symbolic links nor succeeds twice.
-func stopDir() string {
-	var b [16]byte
-	rand.Read(b[:]) //nolint:errcheck // never fails
-	return "/tmp/kupgrade-run." + hex.EncodeToString(b[:])
-}
+func stopDir() string { return "/tmp/kupgrade-run." + rand.Text() }
 
 // quote makes s one POSIX shell word.
 func quote(s string) string {
