@@ -2,6 +2,7 @@ package state
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -10,22 +11,6 @@ import (
 // reads the upgrade, hosts and lease, calls a check, and only then applies a Change whose
 // expectations (From, HostFrom, lease) make the store re-check the same facts under its lock.
 // Every refusal names the current state and the way out.
-
-// stepCommand is the command that runs a step, for the "way out" of a refusal.
-var stepCommand = map[string]string{
-	StepDownloadImages: "kupgrade upgrade download-images",
-	StepPreAppUpdate:   "kupgrade upgrade pre-app-update",
-	StepNetworking:     "kupgrade upgrade networking",
-	StepStorage:        "kupgrade upgrade storage",
-	StepCordon:         "kupgrade host cordon HOST",
-	StepFirstMaster:    "kupgrade host upgrade HOST control-plane",
-	StepSecondMaster:   "kupgrade host upgrade HOST control-plane",
-	StepKubelets:       "kupgrade host upgrade HOST kubelet",
-	StepUncordon:       "kupgrade host uncordon HOST",
-	StepComplete:       "kupgrade upgrade complete",
-	StepPostAppUpdate:  "kupgrade upgrade post-app-update",
-	StepAbort:          "kupgrade upgrade abort",
-}
 
 const recoverHint = "if it is stuck, run `kupgrade recover`"
 
@@ -36,17 +21,14 @@ func WayOut(s State) string {
 		return "an operation is running; " + recoverHint
 	}
 	var next []string
-	seen := map[string]bool{}
-	for _, st := range Steps {
-		if st.Allows(s) && st.Name != StepAbort && !seen[stepCommand[st.Name]] {
-			seen[stepCommand[st.Name]] = true
-			next = append(next, "`"+stepCommand[st.Name]+"`")
+	for _, st := range steps {
+		cmd := "`" + st.Command + "`"
+		if st.Allows(s) && st.Name != StepAbort && !slices.Contains(next, cmd) {
+			next = append(next, cmd)
 		}
 	}
-	for _, d := range DeletableStates {
-		if d == s {
-			next = append(next, "`kupgrade upgrade delete`")
-		}
+	if slices.Contains(deletableStates, s) {
+		next = append(next, "`kupgrade upgrade delete`")
 	}
 	if len(next) == 0 {
 		return "nothing can follow it"
@@ -70,10 +52,8 @@ func CheckStep(u Upgrade, step Step) error {
 // CheckDelete refuses to delete an upgrade that has not ended (STATES.md: delete from
 // upgrade-complete, post-updated-apps, post-updating-apps-failed or upgrade-aborted).
 func CheckDelete(u Upgrade) error {
-	for _, s := range DeletableStates {
-		if u.State == s {
-			return nil
-		}
+	if slices.Contains(deletableStates, u.State) {
+		return nil
 	}
 	return refuse(u, "an upgrade can be deleted only once complete or aborted (to stop it: `kupgrade upgrade abort`)")
 }
@@ -91,7 +71,7 @@ func CheckComplete(u Upgrade, hosts []Host) error {
 	}
 	if len(pending) > 0 {
 		return fmt.Errorf("%w: upgrade of cluster %q is in state %s: the kubelet of %s is not upgraded yet; next: `%s`",
-			ErrRefused, u.Cluster, u.State, strings.Join(pending, ", "), stepCommand[StepKubelets])
+			ErrRefused, u.Cluster, u.State, strings.Join(pending, ", "), mustStep(StepKubelets).Command)
 	}
 	return nil
 }

@@ -16,8 +16,8 @@ func CheckControlPlane(u Upgrade, hosts []Host, hostname string, lease *Lease, n
 		return "", false, herr
 	}
 	if h.Personality != Controller {
-		return "", false, fmt.Errorf("%w: host %s is a %s, not a controller: it has no control plane to upgrade; next for it: `kupgrade host upgrade %s kubelet`",
-			ErrRefused, hostname, h.Personality, hostname)
+		return "", false, fmt.Errorf("%w: host %s is a %s, not a controller: it has no control plane to upgrade; next for it: `%s`",
+			ErrRefused, hostname, h.Personality, mustStep(StepKubelets).CommandFor(hostname))
 	}
 	if err := CheckLease(u, lease, now); err != nil {
 		return "", false, err

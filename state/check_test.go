@@ -62,7 +62,7 @@ func TestCheckStep(t *testing.T) {
 }
 
 func TestCheckDeleteAndComplete(t *testing.T) {
-	for _, s := range AllStates {
+	for _, s := range AllStates() {
 		err := CheckDelete(upgradeIn(s))
 		deletable := s == UpgradeComplete || s == PostUpdatedApps || s == PostUpdatingAppsFailed || s == UpgradeAborted
 		if deletable != (err == nil) {

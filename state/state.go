@@ -1,5 +1,7 @@
 package state
 
+import "slices"
+
 // State is kube_upgrade.state, with StarlingX's strings.
 type State string
 
@@ -63,8 +65,8 @@ var failedStates = func() map[State]State {
 	return m
 }()
 
-// AllStates lists every cluster state in the order of STATES.md.
-var AllStates = []State{
+// allStates lists every cluster state in the order of STATES.md.
+var allStates = []State{
 	UpgradeStarted, DownloadingImages, DownloadingImagesFailed, DownloadedImages,
 	PreUpdatingApps, PreUpdatingAppsFailed, PreUpdatedApps,
 	UpgradingNetworking, UpgradingNetworkingFailed, UpgradedNetworking,
@@ -79,15 +81,11 @@ var AllStates = []State{
 	UpgradeAborting, UpgradeAbortingFailed, UpgradeAborted,
 }
 
+// AllStates returns every cluster state, in the order of STATES.md.
+func AllStates() []State { return slices.Clone(allStates) }
+
 // Valid reports whether s is one of the states of STATES.md.
-func (s State) Valid() bool {
-	for _, v := range AllStates {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}
+func (s State) Valid() bool { return slices.Contains(allStates, s) }
 
 // InFlight reports whether an operation is running (or was running when it died) in state s.
 // upgrading-kubelets is long-lived, not in flight: its per-host work is tracked by host status.

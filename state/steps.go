@@ -1,14 +1,47 @@
 package state
 
-// Step is one step of the upgrade workflow: the states it may start from, the state it runs in
-// and the state it ends in. A step whose Running state is in flight has a failed twin, and its
-// failed twin is always one of its From states (that is what makes a retry possible).
+import (
+	"slices"
+	"strings"
+)
+
+// Step is one step of the upgrade workflow, as the one step table says: the states it may start
+// from, the state it runs in and the state it ends in, where it runs, its shipped playbook, and
+// the command (and StarlingX alias) that runs it. A step whose Running state is in flight has a
+// failed twin, and its failed twin is always one of its From states (that is what makes a retry
+// possible).
 type Step struct {
 	Name    string
 	From    []State
-	Running State
+	Running State // "" when nothing runs in flight (complete)
 	Done    State
+	Scope   Scope
+	// Playbook is the shipped playbook the step runs when the inventory names none of its own
+	// (kupgrade_playbooks); "" for a step that runs nothing on the hosts.
+	Playbook string
+	// Command runs the step, as refusals and retry hints print it; HOST stands for a host name.
+	Command string
+	// Alias is the StarlingX name of Command (`system kube-...`), a hidden command of the CLI
+	// taking the same arguments.
+	Alias string
 }
+
+// Scope says where a step runs and which host statuses it moves.
+type Scope int
+
+const (
+	// ScopeControllers runs on every controller and moves the cluster state only.
+	ScopeControllers Scope = iota
+	// ScopeOneHost runs on the one controller named (cordon, uncordon) and moves the cluster
+	// state only.
+	ScopeOneHost
+	// ScopeControlPlane runs on one controller, whose status is upgrading-control-plane meanwhile.
+	ScopeControlPlane
+	// ScopeKubeletBatch runs on a batch of hosts, each upgrading-kubelet then upgraded-kubelet.
+	ScopeKubeletBatch
+	// ScopeStoreOnly runs nothing on the hosts: only the store changes (complete).
+	ScopeStoreOnly
+)
 
 // Step names, as `upgrade run` and the events call them.
 const (
@@ -26,31 +59,75 @@ const (
 	StepAbort          = "abort"
 )
 
-// Steps are the transition rules of STATES.md, in the normal order.
-var Steps = []Step{
-	{StepDownloadImages, []State{UpgradeStarted, DownloadingImagesFailed}, DownloadingImages, DownloadedImages},
-	{StepPreAppUpdate, []State{DownloadedImages, PreUpdatingAppsFailed}, PreUpdatingApps, PreUpdatedApps},
-	{StepNetworking, []State{DownloadedImages, PreUpdatedApps, UpgradingNetworkingFailed}, UpgradingNetworking, UpgradedNetworking},
-	{StepStorage, []State{UpgradedNetworking, UpgradingStorageFailed}, UpgradingStorage, UpgradedStorage},
-	{StepCordon, []State{UpgradedNetworking, UpgradedStorage, CordonFailed}, CordonStarted, CordonComplete},
-	{StepFirstMaster, []State{UpgradedNetworking, UpgradedStorage, CordonComplete, UpgradingFirstMasterFailed}, UpgradingFirstMaster, UpgradedFirstMaster},
-	{StepSecondMaster, []State{UpgradedFirstMaster, UpgradingSecondMasterFailed}, UpgradingSecondMaster, UpgradedSecondMaster},
+// steps is the one step table: the transition rules of STATES.md, in the normal order, and
+// everything else about each step. Nothing else spells these facts; it is exposed through
+// Steps, StepNamed and StepOf, which return copies.
+var steps = []Step{
+	{Name: StepDownloadImages, Scope: ScopeControllers, Playbook: "download-images",
+		From: []State{UpgradeStarted, DownloadingImagesFailed}, Running: DownloadingImages, Done: DownloadedImages,
+		Command: "kupgrade upgrade download-images", Alias: "kube-upgrade-download-images"},
+	{Name: StepPreAppUpdate, Scope: ScopeControllers, Playbook: "check-controllers",
+		From: []State{DownloadedImages, PreUpdatingAppsFailed}, Running: PreUpdatingApps, Done: PreUpdatedApps,
+		Command: "kupgrade upgrade pre-app-update", Alias: "kube-pre-application-update"},
+	{Name: StepNetworking, Scope: ScopeControllers, Playbook: "check-controllers",
+		From: []State{DownloadedImages, PreUpdatedApps, UpgradingNetworkingFailed}, Running: UpgradingNetworking, Done: UpgradedNetworking,
+		Command: "kupgrade upgrade networking", Alias: "kube-upgrade-networking"},
+	{Name: StepStorage, Scope: ScopeControllers, Playbook: "check-controllers",
+		From: []State{UpgradedNetworking, UpgradingStorageFailed}, Running: UpgradingStorage, Done: UpgradedStorage,
+		Command: "kupgrade upgrade storage", Alias: "kube-upgrade-storage"},
+	{Name: StepCordon, Scope: ScopeOneHost, Playbook: "cordon",
+		From: []State{UpgradedNetworking, UpgradedStorage, CordonFailed}, Running: CordonStarted, Done: CordonComplete,
+		Command: "kupgrade host cordon HOST", Alias: "kube-host-cordon"},
+	{Name: StepFirstMaster, Scope: ScopeControlPlane, Playbook: "control-plane",
+		From: []State{UpgradedNetworking, UpgradedStorage, CordonComplete, UpgradingFirstMasterFailed}, Running: UpgradingFirstMaster, Done: UpgradedFirstMaster,
+		Command: "kupgrade host upgrade HOST control-plane", Alias: "kube-host-upgrade"},
+	{Name: StepSecondMaster, Scope: ScopeControlPlane, Playbook: "control-plane",
+		From: []State{UpgradedFirstMaster, UpgradingSecondMasterFailed}, Running: UpgradingSecondMaster, Done: UpgradedSecondMaster,
+		Command: "kupgrade host upgrade HOST control-plane", Alias: "kube-host-upgrade"},
 	// upgrading-kubelets is long-lived; each host moves upgrading-kubelet -> upgraded-kubelet.
-	{StepKubelets, []State{UpgradedSecondMaster, UpgradedFirstMaster, UpgradingKubelets}, UpgradingKubelets, UpgradingKubelets},
-	{StepUncordon, []State{UpgradingKubelets, UncordonFailed}, UncordonStarted, UncordonComplete},
-	{StepComplete, []State{UpgradingKubelets, UncordonComplete}, "", UpgradeComplete},
-	{StepPostAppUpdate, []State{UpgradeComplete, PostUpdatingAppsFailed}, PostUpdatingApps, PostUpdatedApps},
-	{StepAbort, abortFrom(), UpgradeAborting, UpgradeAborted},
+	{Name: StepKubelets, Scope: ScopeKubeletBatch, Playbook: "kubelet",
+		From: []State{UpgradedSecondMaster, UpgradedFirstMaster, UpgradingKubelets}, Running: UpgradingKubelets, Done: UpgradingKubelets,
+		Command: "kupgrade host upgrade HOST kubelet", Alias: "kube-host-upgrade"},
+	{Name: StepUncordon, Scope: ScopeOneHost, Playbook: "uncordon",
+		From: []State{UpgradingKubelets, UncordonFailed}, Running: UncordonStarted, Done: UncordonComplete,
+		Command: "kupgrade host uncordon HOST", Alias: "kube-host-uncordon"},
+	{Name: StepComplete, Scope: ScopeStoreOnly,
+		From: []State{UpgradingKubelets, UncordonComplete}, Done: UpgradeComplete,
+		Command: "kupgrade upgrade complete", Alias: "kube-upgrade-complete"},
+	{Name: StepPostAppUpdate, Scope: ScopeControllers, Playbook: "check-controllers",
+		From: []State{UpgradeComplete, PostUpdatingAppsFailed}, Running: PostUpdatingApps, Done: PostUpdatedApps,
+		Command: "kupgrade upgrade post-app-update", Alias: "kube-post-application-update"},
+	{Name: StepAbort, Scope: ScopeControllers, Playbook: "abort",
+		From: abortFrom(), Running: UpgradeAborting, Done: UpgradeAborted,
+		Command: "kupgrade upgrade abort", Alias: "kube-upgrade-abort"},
 }
 
-// DeletableStates are the states `upgrade delete` accepts.
-var DeletableStates = []State{UpgradeComplete, PostUpdatedApps, PostUpdatingAppsFailed, UpgradeAborted}
+// deletableStates are the states `upgrade delete` accepts.
+var deletableStates = []State{UpgradeComplete, PostUpdatedApps, PostUpdatingAppsFailed, UpgradeAborted}
+
+// Steps returns a copy of the step table, in the normal order.
+func Steps() []Step {
+	out := make([]Step, len(steps))
+	for i, st := range steps {
+		out[i] = st.clone()
+	}
+	return out
+}
+
+// DeletableStates returns the states `upgrade delete` accepts.
+func DeletableStates() []State { return slices.Clone(deletableStates) }
+
+// clone copies st's From, so that a caller cannot change the table through it.
+func (st Step) clone() Step {
+	st.From = slices.Clone(st.From)
+	return st
+}
 
 // abortFrom: an upgrade may be aborted from any state before upgrade-complete that is not in
 // flight (an in-flight operation must be failed first), and an abort that failed may be retried.
 func abortFrom() []State {
 	var from []State
-	for _, s := range AllStates {
+	for _, s := range allStates {
 		if s == UpgradeComplete {
 			break
 		}
@@ -63,33 +140,43 @@ func abortFrom() []State {
 
 // StepNamed returns the step called name.
 func StepNamed(name string) (Step, bool) {
-	for _, s := range Steps {
+	for _, s := range steps {
 		if s.Name == name {
-			return s, true
+			return s.clone(), true
 		}
 	}
 	return Step{}, false
 }
 
-// StepOf returns the step that runs in (or whose failure is recorded by) state s.
+// StepOf returns the step that runs in (or whose failure is recorded by) state s. The kubelets'
+// long-lived upgrading-kubelets has no step of its own here: its failures are the hosts'.
 func StepOf(s State) (Step, bool) {
 	if r, ok := s.RetryOf(); ok {
 		s = r
 	}
-	for _, st := range Steps {
-		if st.Running == s && s != "" && st.Name != StepKubelets {
-			return st, true
+	for _, st := range steps {
+		if st.Running == s && s != "" && !st.LongLived() {
+			return st.clone(), true
 		}
 	}
 	return Step{}, false
 }
 
+// LongLived reports whether the step stays in its running state between operations, its
+// progress kept per host (kubelets): it has no failed twin, and a failure is a host's.
+func (st Step) LongLived() bool { return st.Running != "" && st.Running == st.Done }
+
 // Allows reports whether the step may start from state s.
-func (st Step) Allows(s State) bool {
-	for _, f := range st.From {
-		if f == s {
-			return true
-		}
+func (st Step) Allows(s State) bool { return slices.Contains(st.From, s) }
+
+// CommandFor is the step's command for host (its HOST replaced); "" when the command needs a
+// host and none is known.
+func (st Step) CommandFor(host string) string {
+	if !strings.Contains(st.Command, "HOST") {
+		return st.Command
 	}
-	return false
+	if host == "" {
+		return ""
+	}
+	return strings.ReplaceAll(st.Command, "HOST", host)
 }

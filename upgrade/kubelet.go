@@ -46,7 +46,7 @@ func (w *Workflow) Kubelets(ctx context.Context, hostnames []string, force bool)
 		return nil
 	}
 	step, _ := state.StepNamed(state.StepKubelets)
-	pb, err := w.playbook(step.Name, shipped[step.Name])
+	pb, err := w.playbook(step)
 	if err != nil {
 		return err
 	}

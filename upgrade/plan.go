@@ -81,7 +81,7 @@ func (p Plan) retry(inFlight state.State, u state.Upgrade, hosts []state.Host) (
 	if !ok {
 		return Action{}, false, fmt.Errorf("no step runs in state %s: %w", inFlight, state.ErrRefused)
 	}
-	if step.Name == state.StepFirstMaster || step.Name == state.StepSecondMaster {
+	if step.Scope == state.ScopeControlPlane {
 		// The retry runs on the host that was tried: its target already equals to_version.
 		for _, h := range controllers(hosts) {
 			if h.TargetVersion == u.ToVersion && h.ControlPlaneVersion != u.ToVersion {

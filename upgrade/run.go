@@ -67,19 +67,24 @@ func (w *Workflow) Run(ctx context.Context, opts RunOptions) error {
 	return fmt.Errorf("upgrade run made no progress after %d steps", maxActions)
 }
 
+// do runs act the way its step's scope says.
 func (w *Workflow) do(ctx context.Context, act Action) error {
-	switch act.Step {
-	case state.StepFirstMaster, state.StepSecondMaster:
+	step, ok := state.StepNamed(act.Step)
+	if !ok {
+		return fmt.Errorf("unknown step %q: %w", act.Step, state.ErrBadInput)
+	}
+	switch step.Scope {
+	case state.ScopeControlPlane:
 		return w.ControlPlane(ctx, act.Hosts[0])
-	case state.StepKubelets:
+	case state.ScopeKubeletBatch:
 		return w.Kubelets(ctx, act.Hosts, false)
-	case state.StepCordon, state.StepUncordon: // one-controller systems: that controller
+	case state.ScopeOneHost: // one-controller systems: that controller
 		cs, err := w.controllerHosts()
 		if err != nil {
 			return err
 		}
-		return w.hostStep(ctx, act.Step, cs[0].Name)
-	case state.StepComplete:
+		return w.HostStep(ctx, act.Step, cs[0].Name)
+	case state.ScopeStoreOnly:
 		_, err := w.Complete(ctx)
 		return err
 	default:

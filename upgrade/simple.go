@@ -18,22 +18,14 @@ func (w *Workflow) controllerHosts() ([]*inventory.Host, error) {
 	return cs, nil
 }
 
-// Cordon and Uncordon run on one host of a one-controller system.
-func (w *Workflow) Cordon(ctx context.Context, hostname string) error {
-	return w.hostStep(ctx, state.StepCordon, hostname)
-}
-
-// Uncordon: see Cordon.
-func (w *Workflow) Uncordon(ctx context.Context, hostname string) error {
-	return w.hostStep(ctx, state.StepUncordon, hostname)
-}
-
-func (w *Workflow) hostStep(ctx context.Context, name, hostname string) error {
+// HostStep runs a step of scope state.ScopeOneHost (cordon, uncordon) on one host of a
+// one-controller system.
+func (w *Workflow) HostStep(ctx context.Context, name, hostname string) error {
 	h, err := w.host(hostname)
 	if err != nil {
 		return err
 	}
-	return w.stepOn(ctx, name, []*inventory.Host{h})
+	return w.stepOn(ctx, name, state.ScopeOneHost, []*inventory.Host{h})
 }
 
 // Abort restores the control-plane manifests from kubeadm's backups on the controllers and ends
@@ -61,7 +53,7 @@ func (w *Workflow) Abort(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return w.stepOn(ctx, state.StepAbort, cs)
+	return w.stepOn(ctx, state.StepAbort, state.ScopeControllers, cs)
 }
 
 // controlPlaneTouched: a control-plane step has been started on some controller (its target was

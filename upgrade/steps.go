@@ -8,21 +8,6 @@ import (
 	"github.com/kupgrade/kupgrade/state"
 )
 
-// shipped is the playbook each step runs when the inventory names none of its own.
-var shipped = map[string]string{
-	state.StepDownloadImages: "download-images",
-	state.StepPreAppUpdate:   "check-controllers",
-	state.StepNetworking:     "check-controllers",
-	state.StepStorage:        "check-controllers",
-	state.StepPostAppUpdate:  "check-controllers",
-	state.StepFirstMaster:    "control-plane",
-	state.StepSecondMaster:   "control-plane",
-	state.StepKubelets:       "kubelet",
-	state.StepCordon:         "cordon",
-	state.StepUncordon:       "uncordon",
-	state.StepAbort:          "abort",
-}
-
 func (w *Workflow) vars(u state.Upgrade, extra map[string]any) map[string]any {
 	v := map[string]any{
 		"to_version":       u.ToVersion,
@@ -36,22 +21,27 @@ func (w *Workflow) vars(u state.Upgrade, extra map[string]any) map[string]any {
 	return v
 }
 
-// ClusterStep runs a step that is not about one host: download-images, pre-app-update,
-// networking, storage, post-app-update. It runs on the controllers.
+// ClusterStep runs a step that is not about one host (scope state.ScopeControllers):
+// download-images, pre-app-update, networking, storage, post-app-update. It runs on the
+// controllers.
 func (w *Workflow) ClusterStep(ctx context.Context, name string) error {
 	cs, err := w.controllerHosts()
 	if err != nil {
 		return err
 	}
-	return w.stepOn(ctx, name, cs)
+	return w.stepOn(ctx, name, state.ScopeControllers, cs)
 }
 
-// stepOn runs the step called name on hosts, with no host status of its own (cluster steps,
-// cordon, uncordon, abort): lease and state pre-checks, then the step's playbook.
-func (w *Workflow) stepOn(ctx context.Context, name string, hosts []*inventory.Host) error {
+// stepOn runs the step called name, of the given scope, on hosts, with no host status of its
+// own (cluster steps, cordon, uncordon, abort): lease and state pre-checks, then the step's
+// playbook.
+func (w *Workflow) stepOn(ctx context.Context, name string, scope state.Scope, hosts []*inventory.Host) error {
 	step, ok := state.StepNamed(name)
 	if !ok || step.Running == "" {
 		return fmt.Errorf("unknown step %q: %w", name, state.ErrBadInput)
+	}
+	if step.Scope != scope {
+		return fmt.Errorf("step %s does not run this way (see its command, %s): %w", name, step.Command, state.ErrBadInput)
 	}
 	u, err := w.Store.Upgrade(ctx, w.Cluster)
 	if err != nil {
@@ -63,7 +53,7 @@ func (w *Workflow) stepOn(ctx context.Context, name string, hosts []*inventory.H
 	if err := state.CheckStep(u, step); err != nil {
 		return err
 	}
-	pb, err := w.playbook(name, shipped[name])
+	pb, err := w.playbook(step)
 	if err != nil {
 		return err
 	}
@@ -88,8 +78,11 @@ func (w *Workflow) ControlPlane(ctx context.Context, hostname string) error {
 	if redo {
 		w.log().Info("control plane already reports the target: redo (kubeadm skips identical manifests)", "host", hostname, "version", u.ToVersion)
 	}
-	step := stepRunning(running)
-	pb, err := w.playbook(step.Name, shipped[step.Name])
+	step, ok := state.StepOf(running)
+	if !ok {
+		return fmt.Errorf("no step runs in state %s: %w", running, state.ErrRefused)
+	}
+	pb, err := w.playbook(step)
 	if err != nil {
 		return err
 	}
@@ -104,15 +97,6 @@ func (w *Workflow) ControlPlane(ctx context.Context, hostname string) error {
 			return w.verifyControlPlane(ctx, h, u.ToVersion, reg)
 		},
 	})
-}
-
-func stepRunning(running state.State) state.Step {
-	for _, s := range state.Steps {
-		if s.Running == running {
-			return s
-		}
-	}
-	panic("no step runs in " + running)
 }
 
 func statuses(hosts []state.Host) map[string]state.HostStatus {

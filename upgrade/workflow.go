@@ -121,12 +121,12 @@ func (w *Workflow) stateChanged(host string, from, to state.State, msg string) {
 }
 
 // playbook returns the user's playbook for step (inventory variable kupgrade_playbooks, a map of
-// step name to file, relative to the inventory's folder), else the shipped one.
-func (w *Workflow) playbook(step, shipped string) (*playbooks.Playbook, error) {
-	if file := w.userPlaybook(step); file != "" {
+// step name to file, relative to the inventory's folder), else the step's shipped one.
+func (w *Workflow) playbook(step state.Step) (*playbooks.Playbook, error) {
+	if file := w.userPlaybook(step.Name); file != "" {
 		return playbooks.Load(file)
 	}
-	return playbooks.Embedded(shipped)
+	return playbooks.Embedded(step.Playbook)
 }
 
 func (w *Workflow) userPlaybook(step string) string {

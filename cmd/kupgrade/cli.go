@@ -1,7 +1,8 @@
 package main
 
 // CLI is kupgrade's grammar (CLI.md): verbs grouped by noun, and StarlingX's `system kube-*`
-// names as hidden aliases at the top level.
+// names as hidden aliases at the top level. A command of type stepCmd or hostStepCmd runs the
+// step whose command (or alias) in state's step table its name spells: see stepOf.
 type CLI struct {
 	Globals
 
@@ -15,15 +16,15 @@ type CLI struct {
 
 	KubeUpgradeStart          upgradeStartCmd    `cmd:"" name:"kube-upgrade-start" hidden:"" help:"Alias of 'upgrade start'."`
 	KubeUpgradeShow           upgradeShowCmd     `cmd:"" name:"kube-upgrade-show" hidden:"" help:"Alias of 'upgrade show'."`
-	KubeUpgradeDownloadImages stepCmd            `cmd:"" name:"kube-upgrade-download-images" hidden:"" help:"Alias of 'upgrade download-images'." step:"download-images"`
-	KubePreApplicationUpdate  stepCmd            `cmd:"" name:"kube-pre-application-update" hidden:"" help:"Alias of 'upgrade pre-app-update'." step:"pre-app-update"`
-	KubePostApplicationUpdate stepCmd            `cmd:"" name:"kube-post-application-update" hidden:"" help:"Alias of 'upgrade post-app-update'." step:"post-app-update"`
-	KubeUpgradeNetworking     stepCmd            `cmd:"" name:"kube-upgrade-networking" hidden:"" help:"Alias of 'upgrade networking'." step:"networking"`
-	KubeUpgradeStorage        stepCmd            `cmd:"" name:"kube-upgrade-storage" hidden:"" help:"Alias of 'upgrade storage'." step:"storage"`
+	KubeUpgradeDownloadImages stepCmd            `cmd:"" name:"kube-upgrade-download-images" hidden:"" help:"Alias of 'upgrade download-images'."`
+	KubePreApplicationUpdate  stepCmd            `cmd:"" name:"kube-pre-application-update" hidden:"" help:"Alias of 'upgrade pre-app-update'."`
+	KubePostApplicationUpdate stepCmd            `cmd:"" name:"kube-post-application-update" hidden:"" help:"Alias of 'upgrade post-app-update'."`
+	KubeUpgradeNetworking     stepCmd            `cmd:"" name:"kube-upgrade-networking" hidden:"" help:"Alias of 'upgrade networking'."`
+	KubeUpgradeStorage        stepCmd            `cmd:"" name:"kube-upgrade-storage" hidden:"" help:"Alias of 'upgrade storage'."`
 	KubeHostUpgradeList       hostListCmd        `cmd:"" name:"kube-host-upgrade-list" hidden:"" help:"Alias of 'host list'."`
 	KubeHostUpgrade           hostUpgradeCmd     `cmd:"" name:"kube-host-upgrade" hidden:"" help:"Alias of 'host upgrade'."`
-	KubeHostCordon            hostCordonCmd      `cmd:"" name:"kube-host-cordon" hidden:"" help:"Alias of 'host cordon'."`
-	KubeHostUncordon          hostUncordonCmd    `cmd:"" name:"kube-host-uncordon" hidden:"" help:"Alias of 'host uncordon'."`
+	KubeHostCordon            hostStepCmd        `cmd:"" name:"kube-host-cordon" hidden:"" help:"Alias of 'host cordon'."`
+	KubeHostUncordon          hostStepCmd        `cmd:"" name:"kube-host-uncordon" hidden:"" help:"Alias of 'host uncordon'."`
 	KubeUpgradeComplete       upgradeCompleteCmd `cmd:"" name:"kube-upgrade-complete" hidden:"" help:"Alias of 'upgrade complete'."`
 	KubeUpgradeAbort          upgradeAbortCmd    `cmd:"" name:"kube-upgrade-abort" hidden:"" help:"Alias of 'upgrade abort'."`
 	KubeUpgradeDelete         upgradeDeleteCmd   `cmd:"" name:"kube-upgrade-delete" hidden:"" help:"Alias of 'upgrade delete'."`
@@ -33,11 +34,11 @@ type CLI struct {
 type upgradeCmd struct {
 	Start          upgradeStartCmd    `cmd:"" help:"Check the hosts and create the upgrade to VERSION."`
 	Show           upgradeShowCmd     `cmd:"" help:"Show the upgrade: versions, state, lease."`
-	DownloadImages stepCmd            `cmd:"" name:"download-images" help:"Pull the new control-plane images on the controllers." step:"download-images"`
-	PreAppUpdate   stepCmd            `cmd:"" name:"pre-app-update" help:"Run the pre-application-update hook playbook." step:"pre-app-update"`
-	Networking     stepCmd            `cmd:"" help:"Run the networking step's playbook." step:"networking"`
-	Storage        stepCmd            `cmd:"" help:"Run the storage step's playbook." step:"storage"`
-	PostAppUpdate  stepCmd            `cmd:"" name:"post-app-update" help:"Run the post-application-update hook playbook." step:"post-app-update"`
+	DownloadImages stepCmd            `cmd:"" name:"download-images" help:"Pull the new control-plane images on the controllers."`
+	PreAppUpdate   stepCmd            `cmd:"" name:"pre-app-update" help:"Run the pre-application-update hook playbook."`
+	Networking     stepCmd            `cmd:"" help:"Run the networking step's playbook."`
+	Storage        stepCmd            `cmd:"" help:"Run the storage step's playbook."`
+	PostAppUpdate  stepCmd            `cmd:"" name:"post-app-update" help:"Run the post-application-update hook playbook."`
 	Complete       upgradeCompleteCmd `cmd:"" help:"Mark the upgrade complete once every kubelet is upgraded."`
 	Abort          upgradeAbortCmd    `cmd:"" help:"Abort the upgrade, restoring the control-plane manifests from kubeadm's backups."`
 	Delete         upgradeDeleteCmd   `cmd:"" help:"Delete a completed or aborted upgrade (its history stays)."`
@@ -46,8 +47,8 @@ type upgradeCmd struct {
 }
 
 type hostCmd struct {
-	List     hostListCmd     `cmd:"" help:"List the hosts of the upgrade with their versions and status."`
-	Upgrade  hostUpgradeCmd  `cmd:"" help:"Upgrade one host's control plane or kubelet."`
-	Cordon   hostCordonCmd   `cmd:"" help:"Cordon a host (one-controller systems)."`
-	Uncordon hostUncordonCmd `cmd:"" help:"Uncordon a host (one-controller systems)."`
+	List     hostListCmd    `cmd:"" help:"List the hosts of the upgrade with their versions and status."`
+	Upgrade  hostUpgradeCmd `cmd:"" help:"Upgrade one host's control plane or kubelet."`
+	Cordon   hostStepCmd    `cmd:"" help:"Cordon a host (one-controller systems)."`
+	Uncordon hostStepCmd    `cmd:"" help:"Uncordon a host (one-controller systems)."`
 }

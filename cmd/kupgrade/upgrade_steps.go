@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/alecthomas/kong"
@@ -54,15 +55,19 @@ func (a *app) showUpgrade(ctx context.Context, u state.Upgrade) error {
 	return nil
 }
 
-// stepCmd runs one cluster step; which one comes from the command's `step` tag.
+// stepCmd runs one cluster step: the one stepOf finds for the command's name.
 type stepCmd struct{}
 
 func (c *stepCmd) Run(ctx context.Context, a *app, kctx *kong.Context) error {
+	step, err := stepOf(kctx.Selected())
+	if err != nil {
+		return err
+	}
 	w, err := a.workflow(ctx)
 	if err != nil {
 		return err
 	}
-	return a.outcome(w.ClusterStep(ctx, kctx.Selected().Tag.Get("step")))
+	return a.outcome(w.ClusterStep(ctx, step.Name))
 }
 
 type hostUpgradeCmd struct {
@@ -82,28 +87,49 @@ func (c *hostUpgradeCmd) Run(ctx context.Context, a *app) error {
 	return a.outcome(w.ControlPlane(ctx, c.Host))
 }
 
-type hostCordonCmd struct {
+// hostStepCmd runs one step on one host (cordon, uncordon): the one stepOf finds for the
+// command's name.
+type hostStepCmd struct {
 	Host string `arg:"" help:"Host name."`
 }
 
-func (c *hostCordonCmd) Run(ctx context.Context, a *app) error {
+func (c *hostStepCmd) Run(ctx context.Context, a *app, kctx *kong.Context) error {
+	step, err := stepOf(kctx.Selected())
+	if err != nil {
+		return err
+	}
 	w, err := a.workflow(ctx)
 	if err != nil {
 		return err
 	}
-	return a.outcome(w.Cordon(ctx, c.Host))
+	return a.outcome(w.HostStep(ctx, step.Name, c.Host))
 }
 
-type hostUncordonCmd struct {
-	Host string `arg:"" help:"Host name."`
-}
-
-func (c *hostUncordonCmd) Run(ctx context.Context, a *app) error {
-	w, err := a.workflow(ctx)
-	if err != nil {
-		return err
+// stepOf returns the step of state's step table that command n runs: the one whose command,
+// up to its first argument, is n's path, or whose StarlingX alias is n's name. The table is the
+// only place a step's command is tied to the step, so the grammar carries no second copy of it
+// (TestGrammarRunsEveryStep checks that the two agree).
+func stepOf(n *kong.Node) (state.Step, error) {
+	var found []state.Step
+	for _, st := range state.Steps() {
+		if commandPath(st.Command) == n.Path() || st.Alias == n.Path() {
+			found = append(found, st)
+		}
 	}
-	return a.outcome(w.Uncordon(ctx, c.Host))
+	if len(found) != 1 {
+		return state.Step{}, fmt.Errorf("command %q names %d steps of the step table, want 1", n.Path(), len(found))
+	}
+	return found[0], nil
+}
+
+// commandPath is a step's command as kong spells a command's path: the words after "kupgrade",
+// up to the first argument (HOST).
+func commandPath(command string) string {
+	words := strings.Fields(strings.TrimPrefix(command, "kupgrade "))
+	if i := slices.Index(words, "HOST"); i >= 0 {
+		words = words[:i]
+	}
+	return strings.Join(words, " ")
 }
 
 type upgradeCompleteCmd struct{}

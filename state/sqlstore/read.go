@@ -184,7 +184,7 @@ func (s *Store) lastFailures(ctx context.Context, cluster string) (map[string]st
 func (s *Store) InFlight(ctx context.Context) ([]state.InFlightOp, error) {
 	var inflight []string
 	var args []any
-	for _, st := range state.AllStates {
+	for _, st := range state.AllStates() {
 		if st.InFlight() {
 			inflight = append(inflight, "?")
 			args = append(args, string(st))

@@ -45,13 +45,13 @@ func testCreate(t *testing.T, b Backend) {
 	wantErr(t, "CreateUpgrade with a bad version", err, state.ErrBadInput)
 }
 
-// testEveryStep runs every step of state.Steps from each of its From states: start (taking the
+// testEveryStep runs every step of state.Steps() from each of its From states: start (taking the
 // lease), succeed (releasing it), and for an in-flight step also fail through the one path.
 func testEveryStep(t *testing.T, b Backend) {
 	ctx := t.Context()
 	s := b.Open(t)
 	n := 0
-	for _, st := range state.Steps {
+	for _, st := range state.Steps() {
 		for _, from := range st.From {
 			n++
 			cluster := fmt.Sprintf("c%d", n)
