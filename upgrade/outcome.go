@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/kupgrade/kupgrade/inventory"
 	"github.com/kupgrade/kupgrade/recovery"
@@ -84,7 +83,7 @@ func (w *Workflow) fail(ctx, dctx context.Context, o *op, host string, f *hostFa
 			} else {
 				ev.Finding = &finding
 				// host list shows how far kubeadm got, not the version from before the step.
-				_ = w.Store.SetVersions(dctx, w.Cluster, host, finding.After.ControlPlaneVersion(), "", time.Now().UTC())
+				_ = w.Store.SetVersions(dctx, w.Cluster, host, finding.After.ControlPlaneVersion(), "", w.Store.Now())
 			}
 		}
 	}

@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/kupgrade/kupgrade/inventory"
 	"github.com/kupgrade/kupgrade/runner"
@@ -82,7 +81,7 @@ func (w *Workflow) refresh(ctx context.Context, hs []*inventory.Host, controlPla
 	if err != nil {
 		return err
 	}
-	now := time.Now().UTC()
+	now := w.Store.Now()
 	for name, v := range vs {
 		if err := w.Store.SetVersions(ctx, w.Cluster, name, v.ControlPlane, v.Kubelet, now); err != nil {
 			return err
@@ -106,7 +105,7 @@ func (w *Workflow) verifyControlPlane(ctx context.Context, h *inventory.Host, ta
 	if v.ControlPlane != target {
 		return fmt.Errorf("verify %s: the control-plane manifests report %s, want %s", h.Name, v.ControlPlane, target)
 	}
-	return w.Store.SetVersions(ctx, w.Cluster, h.Name, v.ControlPlane, v.Kubelet, time.Now().UTC())
+	return w.Store.SetVersions(ctx, w.Cluster, h.Name, v.ControlPlane, v.Kubelet, w.Store.Now())
 }
 
 // verifyKubelet checks that h's kubelet reports target: from the playbook's registered
@@ -126,7 +125,7 @@ func (w *Workflow) verifyKubelet(ctx context.Context, h *inventory.Host, target 
 	if v.Kubelet != target {
 		return fmt.Errorf("verify %s: `kubelet --version` reports %s, want %s", h.Name, v.Kubelet, target)
 	}
-	return w.Store.SetVersions(ctx, w.Cluster, h.Name, v.ControlPlane, v.Kubelet, time.Now().UTC())
+	return w.Store.SetVersions(ctx, w.Cluster, h.Name, v.ControlPlane, v.Kubelet, w.Store.Now())
 }
 
 // Start creates the upgrade to version to. With from == "", the current version is read over SSH

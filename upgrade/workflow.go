@@ -111,7 +111,7 @@ func (w *Workflow) log() *slog.Logger {
 
 func (w *Workflow) report(ev runner.Event) {
 	if w.Reporter != nil {
-		ev.Time = time.Now().UTC()
+		ev.Time = w.Store.Now()
 		w.Reporter.Report(ev)
 	}
 }
