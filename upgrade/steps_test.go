@@ -1,0 +1,58 @@
+package upgrade_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/kupgrade/kupgrade/playbooks"
+	"github.com/kupgrade/kupgrade/state"
+	"github.com/kupgrade/kupgrade/upgrade"
+)
+
+// Every playbook the step table ships is embedded in the binary and parses.
+func TestShippedPlaybooksExist(t *testing.T) {
+	for _, st := range state.Steps() {
+		if st.Playbook == "" {
+			continue
+		}
+		if _, err := playbooks.Embedded(st.Playbook); err != nil {
+			t.Errorf("step %s ships playbook %q: %v", st.Name, st.Playbook, err)
+		}
+	}
+}
+
+// Every failed state can be retried, by the command of the step that failed: on the host that
+// was tried when it is known, else through `upgrade run`, which finds it in the store.
+func TestEveryFailedStateHasARetry(t *testing.T) {
+	for _, s := range state.AllStates() {
+		if !s.Failed() {
+			continue
+		}
+		st, _ := state.StepOf(s)
+		withHost, without := upgrade.RetryCommand(s, "h0"), upgrade.RetryCommand(s, "")
+		if withHost != strings.ReplaceAll(st.Command, "HOST", "h0") {
+			t.Errorf("RetryCommand(%s, h0) = %q, want the command of step %s", s, withHost, st.Name)
+		}
+		if without == "" || strings.Contains(without, "HOST") {
+			t.Errorf("RetryCommand(%s, \"\") = %q", s, without)
+		}
+	}
+}
+
+// An entry point refuses a step of another scope before it reads or runs anything.
+func TestEntryPointsRefuseAStepOfAnotherScope(t *testing.T) {
+	f := newFixture(t)
+	f.at(t, state.UpgradedNetworking)
+	played := len(f.c.plays)
+	if err := f.w.ClusterStep(t.Context(), state.StepCordon); !errors.Is(err, state.ErrBadInput) {
+		t.Errorf("ClusterStep(cordon) = %v, want bad input", err)
+	}
+	if err := f.w.HostStep(t.Context(), state.StepStorage, "controller-0"); !errors.Is(err, state.ErrBadInput) {
+		t.Errorf("HostStep(storage) = %v, want bad input", err)
+	}
+	if len(f.c.plays) != played {
+		t.Errorf("played %v", f.c.plays[played:])
+	}
+	f.wantState(t, state.UpgradedNetworking)
+}
