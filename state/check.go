@@ -55,7 +55,7 @@ func CheckDelete(u Upgrade) error {
 	if slices.Contains(deletableStates, u.State) {
 		return nil
 	}
-	return refuse(u, "an upgrade can be deleted only once complete or aborted (to stop it: `kupgrade upgrade abort`)")
+	return refuse(u, "an upgrade can be deleted only once complete or aborted (to stop it: `%s`)", mustStep(StepAbort).Command)
 }
 
 // CheckComplete refuses to complete an upgrade before every host reports upgraded-kubelet.

@@ -5,6 +5,10 @@
 // Guarantees:
 //   - Every state string, every in-flight state and its failed twin is defined once, here. Every
 //     path that fails an operation (runner, `upgrade failed`, `recover`, `watch`) uses FailedTwin.
+//   - Every step is one row of the step table (steps.go): its transitions, where it runs, its
+//     shipped playbook, and the command and StarlingX alias that run it. The workflow, `upgrade
+//     run`, the refusals, the retry hints and the CLI grammar look steps up there. The tables
+//     are handed out as copies (Steps, AllStates, DeletableStates): no importer can change them.
 //   - Every write is one transaction with compare-and-set on the state (and host status, and lease)
 //     that the caller read. When the compare fails, nothing is written and ErrConflict is returned.
 //   - Times are UTC end to end and stored as "YYYY-MM-DD HH:MM:SS.ffffff", so an operator's SQL hand

@@ -1,7 +1,8 @@
 // Package upgrade is the kube-upgrade workflow: for each step of STATES.md it runs the pre-checks,
 // moves the state and takes the lease in one transaction, runs the step's playbook on the hosts
 // through the runner while a goroutine renews the lease, verifies the result on the hosts and
-// records the outcome.
+// records the outcome. What a step is (its states, scope, playbook and command) comes from
+// state's step table; the upgrade's notion of now is the store's clock.
 //
 // Guarantees: every failure of a step (non-zero exit, timeout, dropped connection, a verification
 // that does not hold, a lost lease, Ctrl-C or SIGTERM) ends in the failed twin of the step's state
