@@ -32,6 +32,7 @@ var dialect = func() *sqlstore.Dialect {
 	return &sqlstore.Dialect{
 		Name:       "sqlite",
 		Migrations: sub,
+		NowSQL:     "SELECT strftime('%Y-%m-%d %H:%M:%f', 'now')",
 		MigrationsTable: `CREATE TABLE IF NOT EXISTS schema_migrations (
 			version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`,
 		UpsertHost: `INSERT INTO host (cluster, hostname, personality, control_plane_version, kubelet_version)

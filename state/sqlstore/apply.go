@@ -30,7 +30,10 @@ func (s *Store) Apply(ctx context.Context, c state.Change) (state.Upgrade, error
 }
 
 func (s *Store) applyTx(ctx context.Context, tx *sql.Tx, c state.Change) (state.Upgrade, error) {
-	now := s.Now()
+	now, err := s.txNow(ctx, tx)
+	if err != nil {
+		return state.Upgrade{}, err
+	}
 	u, err := s.readUpgrade(ctx, tx, c.Cluster, true)
 	if err != nil {
 		return u, err

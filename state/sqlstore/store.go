@@ -30,6 +30,9 @@ type Dialect struct {
 	Retryable func(error) bool
 	// Duplicate reports a unique-key violation.
 	Duplicate func(error) bool
+	// NowSQL selects the database's current UTC time with microseconds (MySQL:
+	// UTC_TIMESTAMP(6); SQLite: strftime with %f), the one clock leases are judged on.
+	NowSQL string
 	// MigrateLock serialises migrations between processes on conn (MySQL: GET_LOCK); nil when
 	// the migration's own transaction does (SQLite).
 	MigrateLock func(ctx context.Context, conn *sql.Conn) (unlock func(), err error)
@@ -42,7 +45,8 @@ type AuditLocker func(ctx context.Context) (release func(), ok bool, err error)
 type Store struct {
 	db     *sql.DB
 	d      *Dialect
-	clock  func() time.Time
+	clock  func() time.Time // nil: the database's clock (dbc)
+	dbc    *dbClock
 	locker AuditLocker
 }
 
@@ -52,16 +56,12 @@ var _ state.Store = (*Store)(nil)
 // closes it.
 func New(ctx context.Context, db *sql.DB, d *Dialect, locker AuditLocker, opts ...state.Option) (*Store, error) {
 	o := state.NewOptions(opts...)
-	s := &Store{db: db, d: d, clock: o.Clock, locker: locker}
+	s := &Store{db: db, d: d, clock: o.Clock, dbc: &dbClock{query: d.NowSQL}, locker: locker}
 	if err := s.migrate(ctx); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
-
-// Now is the store's clock in UTC, truncated to the microsecond the columns keep, so that what
-// Apply returns equals what a later read returns.
-func (s *Store) Now() time.Time { return s.clock().UTC().Truncate(time.Microsecond) }
 
 // Close closes the database handle.
 func (s *Store) Close() error { return s.db.Close() }

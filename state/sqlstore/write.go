@@ -39,7 +39,10 @@ func (s *Store) CreateUpgrade(ctx context.Context, nu state.NewUpgrade) (state.U
 }
 
 func (s *Store) createTx(ctx context.Context, tx *sql.Tx, nu state.NewUpgrade) (state.Upgrade, error) {
-	now := s.Now()
+	now, err := s.txNow(ctx, tx)
+	if err != nil {
+		return state.Upgrade{}, err
+	}
 	old, err := s.readUpgrade(ctx, tx, nu.Cluster, true)
 	if err == nil {
 		return old, fmt.Errorf("%w: an upgrade of cluster %q to %s exists already (state %s); finish it, or abort and delete it (`kupgrade upgrade abort`, `kupgrade upgrade delete`)",
@@ -135,8 +138,12 @@ func (s *Store) DeleteUpgrade(ctx context.Context, cluster string, from state.St
 		if err := one(res, err, cluster, "upgrade state"); err != nil {
 			return err
 		}
+		now, err := s.txNow(ctx, tx)
+		if err != nil {
+			return err
+		}
 		return insertEvent(ctx, tx, state.Event{Cluster: cluster, UpgradeUUID: u.UUID, Actor: actor,
-			FromState: u.State, Reason: reason, CreatedAt: s.Now()})
+			FromState: u.State, Reason: reason, CreatedAt: now})
 	})
 	if err != nil {
 		return fmt.Errorf("delete upgrade: %w", err)
@@ -172,7 +179,10 @@ func (s *Store) RenewLease(ctx context.Context, cluster, owner string, ttl time.
 		if l.Owner != owner {
 			return conflict(cluster, "expected the lease of %s, found it held by %s for %s", owner, l.Owner, l.Operation)
 		}
-		now := s.Now()
+		now, err := s.txNow(ctx, tx)
+		if err != nil {
+			return err
+		}
 		res, err := tx.ExecContext(ctx, "UPDATE kube_upgrade_lease SET heartbeat_at = ?, expires_at = ? WHERE cluster = ? AND owner = ?",
 			fmtTime(now), fmtTime(now.Add(ttl)), cluster, owner)
 		if err := one(res, err, cluster, "lease"); err != nil {
