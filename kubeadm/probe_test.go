@@ -8,7 +8,7 @@ import (
 
 const sha1 = "1111111111111111111111111111111111111111111111111111111111111111"
 
-func TestParseProbe(t *testing.T) {
+func TestParseReport(t *testing.T) {
 	cases := []struct {
 		name  string
 		out   string
@@ -77,7 +77,7 @@ func TestParseProbe(t *testing.T) {
 	}
 }
 
-func FuzzParseProbe(f *testing.F) {
+func FuzzParseReport(f *testing.F) {
 	f.Add([]byte("config\tmissing\nmanifest\tkube-apiserver\timage: a:v1\nend\n"))
 	f.Add([]byte("dir\tkubelet\t1\t1\t/p\nend\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
