@@ -11,9 +11,11 @@ type Exec = func(ctx context.Context, script string, env map[string]string) (rc 
 
 // Module is a module the caller plugs in (Options.Modules): code that knows what to look at on a
 // host and what it means, which the runner does not. It reaches the host only through exec, which
-// runs under the task's become; its result is registered as a built-in module's is, and a returned
-// error fails the task with its text (or makes the host unreachable when the connection broke).
-// The runner calls it in check mode too: a plugged module must only read.
+// runs as root when the task becomes (become_user does not apply: plugged modules read what only
+// root may read, as the probes run outside a play through ExecOn do). Its result is registered as
+// a built-in module's is; a returned error fails the task with its text (or makes the host
+// unreachable when the connection broke). The runner calls it in check mode too: a plugged
+// module must only read.
 type Module = func(ctx context.Context, exec Exec, args map[string]any) (map[string]any, error)
 
 // ExecOn returns the Exec that runs scripts over c, as root when become. It is how a caller that
@@ -27,15 +29,10 @@ func ExecOn(c Conn, become bool) Exec {
 }
 
 // plugged turns a caller's Module into a module: exec runs over the task's connection (so a
-// broken one is noticed) under the task's become.
+// broken one is noticed), as root when the task becomes.
 func plugged(mod Module) module {
 	return func(ctx context.Context, m *modCtx, args map[string]any) (map[string]any, error) {
-		exec := func(ctx context.Context, script string, env map[string]string) (int, string, string, error) {
-			var so, se bytes.Buffer
-			rc, err := m.conn.Run(ctx, wrap(script, env, m.become, m.becomeUser), nil, &so, &se)
-			return rc, so.String(), se.String(), err
-		}
-		return mod(ctx, exec, args)
+		return mod(ctx, ExecOn(m.conn, m.become), args)
 	}
 }
 

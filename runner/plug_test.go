@@ -68,8 +68,8 @@ func TestPluggedModuleRunsUnderBecome(t *testing.T) {
 		t.Fatal(err)
 	}
 	calls := d.Conns("h1")[0].Calls()
-	if len(calls) != 1 || !strings.HasPrefix(calls[0], "exec sudo -n -u kube -- sh -c ") || !strings.Contains(calls[0], "exec env GREETING=hi sh -c") {
-		t.Errorf("calls = %q, want one command under the task's become, in check mode too, with the env inside sudo", calls)
+	if len(calls) != 1 || !strings.HasPrefix(calls[0], "exec sudo -n -u root -- sh -c ") || !strings.Contains(calls[0], "exec env GREETING=hi sh -c") {
+		t.Errorf("calls = %q, want one command as root under the task's become, in check mode too, with the env inside sudo", calls)
 	}
 }
 
