@@ -62,7 +62,7 @@ type failure struct {
 	host  string
 	fault lab.Fault
 	flags []string // global flags of the failing run
-	class string   // the finding class of runner/classify.go the evidence must carry
+	class string   // the finding class (kubeadm/classify.go) the evidence must carry
 }
 
 // failThenRetry runs the control-plane step of f.host with f's fault armed: kupgrade exits 1,

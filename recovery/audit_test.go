@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kupgrade/kupgrade/kubeadm"
 	"github.com/kupgrade/kupgrade/recovery"
-	"github.com/kupgrade/kupgrade/runner"
 	"github.com/kupgrade/kupgrade/state"
 )
 
@@ -170,7 +170,7 @@ func TestAuditProbesAndRecordsUnreachable(t *testing.T) {
 		f.move(t, c, state.UpgradingSecondMaster, "controller-2", state.UpgradingControlPlane, "dead", -time.Second)
 	}
 	probers := map[string]recovery.Prober{
-		"reachable":   &fakeProber{findings: map[string]runner.Finding{"controller-2": lateFinding}},
+		"reachable":   &fakeProber{findings: map[string]kubeadm.Finding{"controller-2": lateFinding}},
 		"unreachable": &fakeProber{},
 	}
 	rep := audit(t, f, recovery.AuditOptions{Probers: func(c string) recovery.Prober { return probers[c] }})
@@ -183,7 +183,7 @@ func TestAuditProbesAndRecordsUnreachable(t *testing.T) {
 			t.Errorf("%s: state %s, want upgrading-second-master-failed", c, u.State)
 		}
 	}
-	if e := f.evidence(t, "reachable"); e.Finding == nil || e.Finding.Class != runner.FindingConfigRewritten {
+	if e := f.evidence(t, "reachable"); e.Finding == nil || e.Finding.Class != kubeadm.FindingConfigRewritten {
 		t.Errorf("reachable evidence %+v: want the probe's finding", e)
 	}
 	if e := f.evidence(t, "unreachable"); !e.Unreachable || e.ProbeError == "" || e.Finding != nil {

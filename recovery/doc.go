@@ -17,4 +17,7 @@
 // through Fail with the state it read, so a runner finishing at the same moment wins. Watcher
 // runs one audit at a time across processes (state.Store.AuditLock) and serves metrics and a
 // status page.
+//
+// recovery depends on state and kubeadm only: it reaches hosts through the Prober it is handed,
+// never through the runner.
 package recovery

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kupgrade/kupgrade/kubeadm"
 	"github.com/kupgrade/kupgrade/recovery"
-	"github.com/kupgrade/kupgrade/runner"
 	"github.com/kupgrade/kupgrade/state"
 	"github.com/kupgrade/kupgrade/state/sqlite"
 )
@@ -160,7 +160,7 @@ func (f *fixture) evidence(t *testing.T, cluster string) recovery.Evidence {
 // fakeProber answers from a table; hosts it does not know are unreachable.
 type fakeProber struct {
 	mu       sync.Mutex
-	findings map[string]runner.Finding
+	findings map[string]kubeadm.Finding
 	calls    []string
 }
 
@@ -169,17 +169,17 @@ type unreachableError struct{ host string }
 func (e unreachableError) Error() string     { return "dial " + e.host + ": connection refused" }
 func (e unreachableError) Unreachable() bool { return true }
 
-func (p *fakeProber) Probe(ctx context.Context, host, target string) (runner.Finding, error) {
+func (p *fakeProber) Probe(ctx context.Context, host, target string) (kubeadm.Finding, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.calls = append(p.calls, host+"@"+target)
 	if f, ok := p.findings[host]; ok {
 		return f, nil
 	}
-	return runner.Finding{}, unreachableError{host}
+	return kubeadm.Finding{}, unreachableError{host}
 }
 
-var lateFinding = runner.Finding{Class: runner.FindingConfigRewritten,
+var lateFinding = kubeadm.Finding{Class: kubeadm.FindingConfigRewritten,
 	Summary: "/var/lib/kubelet/config.yaml was rewritten after kubeadm's backup.",
 	Next:    "retry the step: kubeadm skips manifests already at the target"}
 

@@ -6,16 +6,17 @@ import (
 	"errors"
 	"time"
 
-	"github.com/kupgrade/kupgrade/runner"
+	"github.com/kupgrade/kupgrade/kubeadm"
 	"github.com/kupgrade/kupgrade/state"
 )
 
 // Prober looks at a host's kubelet config and static-pod manifests (the kubelet-config check of
 // STATES.md) and says how far an interrupted kubeadm step got towards target. cmd implements it
-// over SSH with the runner; tests use a fake. An error whose type has `Unreachable() bool`
+// over SSH (the runner runs kubeadm's probe, kubeadm judges it), so that recovery itself never
+// imports the runner; tests use a fake. An error whose type has `Unreachable() bool`
 // returning true means the host could not be reached.
 type Prober interface {
-	Probe(ctx context.Context, host, target string) (runner.Finding, error)
+	Probe(ctx context.Context, host, target string) (kubeadm.Finding, error)
 }
 
 // defaultProbeTimeout bounds one probe, so that a dead host cannot stall recover or a pass.
@@ -23,9 +24,9 @@ const defaultProbeTimeout = 30 * time.Second
 
 // ProbeResult is what probing one host gave: a finding, or why there is none.
 type ProbeResult struct {
-	Finding     *runner.Finding `json:"finding,omitempty"`
-	Error       string          `json:"error,omitempty"`
-	Unreachable bool            `json:"unreachable,omitempty"`
+	Finding     *kubeadm.Finding `json:"finding,omitempty"`
+	Error       string           `json:"error,omitempty"`
+	Unreachable bool             `json:"unreachable,omitempty"`
 }
 
 // probe runs p on host with a timeout. A failed probe is a result, never an error: the host that
@@ -49,7 +50,7 @@ func probe(ctx context.Context, st Store, cluster string, p Prober, host, target
 	if before != nil {
 		// The runner recorded the host before kubeadm ran: compare with it, which tells a late
 		// failure (config.yaml rewritten) from an early one, instead of judging the after alone.
-		f = runner.Classify(*before, f.After, target)
+		f = kubeadm.Classify(*before, f.After, target)
 	}
 	return &ProbeResult{Finding: &f}
 }
@@ -61,7 +62,7 @@ type eventReader interface {
 
 // beforeSnapshot finds the snapshot the runner took of host just before it put the host in
 // flight (stored in that event's evidence as "before"), or nil.
-func beforeSnapshot(ctx context.Context, st Store, cluster, host string) *runner.Snapshot {
+func beforeSnapshot(ctx context.Context, st Store, cluster, host string) *kubeadm.Snapshot {
 	er, ok := st.(eventReader)
 	if !ok {
 		return nil
@@ -80,7 +81,7 @@ func beforeSnapshot(ctx context.Context, st Store, cluster, host string) *runner
 		if json.Unmarshal(e.Evidence, &ev) != nil || len(ev.Before) == 0 {
 			return nil
 		}
-		snap, err := runner.SnapshotFromValue(string(ev.Before))
+		snap, err := kubeadm.SnapshotFromValue(string(ev.Before))
 		if err != nil || snap.Taken.IsZero() {
 			return nil
 		}
@@ -100,10 +101,10 @@ type Evidence struct {
 	StateEnteredAt time.Time        `json:"state_entered_at"`
 	StateAge       string           `json:"state_age"`
 	// Lease is the lease found: expired (audit), or live and overridden (recover --force).
-	Lease       *state.Lease    `json:"lease,omitempty"`
-	Finding     *runner.Finding `json:"finding,omitempty"`
-	ProbeError  string          `json:"probe_error,omitempty"`
-	Unreachable bool            `json:"unreachable,omitempty"`
+	Lease       *state.Lease     `json:"lease,omitempty"`
+	Finding     *kubeadm.Finding `json:"finding,omitempty"`
+	ProbeError  string           `json:"probe_error,omitempty"`
+	Unreachable bool             `json:"unreachable,omitempty"`
 }
 
 func newEvidence(by string, u state.Upgrade, l *state.Lease, h state.Host, pr *ProbeResult, now time.Time) Evidence {

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kupgrade/kupgrade/kubeadm"
 	"github.com/kupgrade/kupgrade/recovery"
-	"github.com/kupgrade/kupgrade/runner"
 	"github.com/kupgrade/kupgrade/state"
 )
 
@@ -22,7 +22,7 @@ func stuckSecondMaster(t *testing.T, leaseTTL time.Duration) *fixture {
 func TestRecoverRefusesLiveLease(t *testing.T) {
 	f := stuckSecondMaster(t, time.Hour)
 	before := len(f.events(t, "default"))
-	p := &fakeProber{findings: map[string]runner.Finding{"controller-2": lateFinding}}
+	p := &fakeProber{findings: map[string]kubeadm.Finding{"controller-2": lateFinding}}
 	for _, dry := range []bool{false, true} {
 		_, err := recovery.Recover(t.Context(), f.st, recovery.RecoverOptions{Cluster: "default", Prober: p, DryRun: dry})
 		if !isConflict(err) {
@@ -62,7 +62,7 @@ func TestRecoverForceOverridesLiveLease(t *testing.T) {
 func TestRecoverFailsProbesAndClears(t *testing.T) {
 	f := stuckSecondMaster(t, 30*time.Second)
 	f.clk.Add(time.Minute)
-	p := &fakeProber{findings: map[string]runner.Finding{"controller-2": lateFinding}}
+	p := &fakeProber{findings: map[string]kubeadm.Finding{"controller-2": lateFinding}}
 	rec, err := recovery.Recover(t.Context(), f.st, recovery.RecoverOptions{Cluster: "default", Prober: p})
 	if err != nil {
 		t.Fatalf("recover: %v", err)
@@ -83,7 +83,7 @@ func TestRecoverFailsProbesAndClears(t *testing.T) {
 	if ev.Actor != state.ActorRecover {
 		t.Errorf("event actor %s, want recover", ev.Actor)
 	}
-	if e := f.evidence(t, "default"); e.Finding == nil || e.Finding.Class != runner.FindingConfigRewritten {
+	if e := f.evidence(t, "default"); e.Finding == nil || e.Finding.Class != kubeadm.FindingConfigRewritten {
 		t.Errorf("evidence %+v: want the finding", e)
 	}
 
@@ -101,7 +101,7 @@ func TestRecoverFailsProbesAndClears(t *testing.T) {
 func TestRecoverDryRunWritesNothing(t *testing.T) {
 	f := stuckSecondMaster(t, -time.Second)
 	n := len(f.events(t, "default"))
-	p := &fakeProber{findings: map[string]runner.Finding{"controller-2": lateFinding}}
+	p := &fakeProber{findings: map[string]kubeadm.Finding{"controller-2": lateFinding}}
 	rec, err := recovery.Recover(t.Context(), f.st, recovery.RecoverOptions{Cluster: "default", Prober: p, DryRun: true})
 	if err != nil {
 		t.Fatalf("dry run: %v", err)

@@ -7,11 +7,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/kupgrade/kupgrade/recovery"
-	"github.com/kupgrade/kupgrade/runner/runnertest"
 	"github.com/kupgrade/kupgrade/state"
 	"github.com/kupgrade/kupgrade/state/sqlite"
 )
@@ -45,7 +45,7 @@ func TestWatcherWaitsForTheAuditLockAndTakesOver(t *testing.T) {
 		t.Fatalf("--once while the lock is held: %v, want a conflict", err)
 	}
 
-	var logs runnertest.Buffer
+	var logs syncLog
 	w := &recovery.Watcher{Store: second, Interval: 10 * time.Millisecond,
 		Log: slog.New(slog.NewTextHandler(&logs, nil))}
 	ctx, cancel := context.WithCancel(t.Context())
@@ -119,4 +119,22 @@ func TestMetricsAndStatusPage(t *testing.T) {
 			t.Errorf("status page lacks %q", want)
 		}
 	}
+}
+
+// syncLog is a log the watcher writes while the test reads it.
+type syncLog struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *syncLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *syncLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

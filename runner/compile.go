@@ -30,8 +30,9 @@ type ctask struct {
 	block, rescue, always []*ctask
 }
 
-// inherited is what a block passes down to its tasks.
+// inherited is what a block passes down to its tasks, with the runner's module table.
 type inherited struct {
+	mods       map[string]module
 	when       []string
 	tags       []string
 	become     *bool
@@ -86,14 +87,14 @@ func compileTask(t *playbooks.Task, in inherited) *ctask {
 		c.loopVar = "item"
 	}
 	if t.IsBlock() {
-		sub := inherited{when: c.when, tags: c.tags, become: c.become, becomeUser: c.becomeUser,
+		sub := inherited{mods: in.mods, when: c.when, tags: c.tags, become: c.become, becomeUser: c.becomeUser,
 			env: c.env, noLog: c.noLog, ignore: c.ignore, checkMode: c.checkMode}
 		c.block = compileTasks(t.Block, sub)
 		c.rescue = compileTasks(t.Rescue, sub)
 		c.always = compileTasks(t.Always, sub)
 		return c
 	}
-	c.mod = modules[t.Module]
+	c.mod = in.mods[t.Module]
 	c.dynArgs = hasTemplate(t.Args)
 	return c
 }

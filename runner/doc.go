@@ -17,8 +17,10 @@
 //     chain holds a method Unreachable() bool returning true; a broken Conn leaves the pool so the
 //     next Conn or Play redials.
 //
-// The kubelet-config probe (Probe, Classify, the module kubelet_config) records what kubeadm
-// leaves on disk and tells how far an interrupted `kubeadm upgrade` got (STATES.md).
+// The runner knows nothing of Kubernetes or kubeadm. Code that knows what to look at on a host
+// plugs it in as a Module (Options.Modules; kubeadm's kubelet_config is one) and reaches the host
+// only through the Exec the runner hands it; ExecOn gives the same Exec over a Conn outside a
+// play. kubeadm/ judges what such a module gathers.
 //
 // Events go to a Reporter: NewJSONReporter writes JSON Lines, NewTextReporter writes what a
 // person reads. Both are safe for concurrent use.

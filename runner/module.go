@@ -20,22 +20,21 @@ var modules map[string]module
 
 func init() {
 	modules = map[string]module{
-		"command":        modCommand,
-		"shell":          modShell,
-		"copy":           modCopy,
-		"template":       modTemplate,
-		"fetch":          modFetch,
-		"stat":           modStat,
-		"slurp":          modSlurp,
-		"file":           modFile,
-		"wait_for":       modWaitFor,
-		"debug":          modDebug,
-		"set_fact":       modSetFact,
-		"fail":           modFail,
-		"assert":         modAssert,
-		"kubelet_config": modKubeletConfig,
-		"setup":          modSetup,
-		"ping":           modPing,
+		"command":  modCommand,
+		"shell":    modShell,
+		"copy":     modCopy,
+		"template": modTemplate,
+		"fetch":    modFetch,
+		"stat":     modStat,
+		"slurp":    modSlurp,
+		"file":     modFile,
+		"wait_for": modWaitFor,
+		"debug":    modDebug,
+		"set_fact": modSetFact,
+		"fail":     modFail,
+		"assert":   modAssert,
+		"setup":    modSetup,
+		"ping":     modPing,
 	}
 }
 

@@ -59,8 +59,8 @@ func (e *playExec) runPlay(ctx context.Context, p *playbooks.Play) error {
 	if err != nil {
 		return err
 	}
-	tasks := compileTasks(p.Tasks, inherited{become: p.Become, becomeUser: p.BecomeUser})
-	handlers := compileTasks(p.Handlers, inherited{become: p.Become, becomeUser: p.BecomeUser})
+	tasks := compileTasks(p.Tasks, inherited{mods: e.r.mods, become: p.Become, becomeUser: p.BecomeUser})
+	handlers := compileTasks(p.Handlers, inherited{mods: e.r.mods, become: p.Become, becomeUser: p.BecomeUser})
 	renameTasks(tasks, p, e.po.ExtraVars)
 	renameTasks(handlers, p, e.po.ExtraVars)
 	var states []*hostState

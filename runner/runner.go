@@ -13,6 +13,9 @@ import (
 type Options struct {
 	Forks    int      // hosts worked on at the same time; default 50
 	Reporter Reporter // nil discards events
+	// Modules are modules the caller plugs in by name (kubeadm's kubelet_config); the built-in
+	// modules keep their names.
+	Modules map[string]Module
 }
 
 // Runner runs playbooks. It keeps one Conn per host, reused by every task of every Play, and
@@ -22,6 +25,7 @@ type Runner struct {
 	forks  int
 	rep    Reporter
 	repMu  sync.Mutex
+	mods   map[string]module // built-in and plugged modules
 
 	mu    sync.Mutex
 	conns map[string]*pooled
@@ -41,7 +45,7 @@ func New(d Dialer, opts Options) *Runner {
 	if opts.Reporter == nil {
 		opts.Reporter = discard{}
 	}
-	return &Runner{dialer: d, forks: opts.Forks, rep: opts.Reporter, conns: map[string]*pooled{}}
+	return &Runner{dialer: d, forks: opts.Forks, rep: opts.Reporter, mods: moduleTable(opts.Modules), conns: map[string]*pooled{}}
 }
 
 func (r *Runner) report(e Event) {

@@ -10,4 +10,9 @@
 // connection dropped) and the finding stored as evidence. The record is written under a short
 // detached context, so it survives the cancellation that caused it. A SIGKILL leaves the lease to
 // expire; `kupgrade recover` or `kupgrade watch` then fails the operation.
+//
+// upgrade is where the runner and kubeadm meet: the runner runs kubeadm's probe on a host
+// (ProbeHost, over the step's connection), kubeadm reads its report and judges how far kubeadm
+// got (kubeadm.Classify); the playbooks' kubelet_config module is kubeadm's, plugged into the
+// runner by cmd.
 package upgrade

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kupgrade/kupgrade/inventory"
+	"github.com/kupgrade/kupgrade/kubeadm"
 	"github.com/kupgrade/kupgrade/playbooks"
 	"github.com/kupgrade/kupgrade/runner"
 	"github.com/kupgrade/kupgrade/runner/runnertest"
@@ -34,20 +35,20 @@ const twoPlusOne = `all:
 type cluster struct {
 	mu      sync.Mutex
 	target  string
-	snaps   map[string]runner.Snapshot // what the probe reads
-	kubelet map[string]string          // what `kubelet --version` prints
-	plays   []string                   // "playbook@limit", in order
-	down    map[string]error           // hosts that cannot be reached
+	snaps   map[string]kubeadm.Snapshot // what the probe reads
+	kubelet map[string]string           // what `kubelet --version` prints
+	plays   []string                    // "playbook@limit", in order
+	down    map[string]error            // hosts that cannot be reached
 	// onPlay runs before the default behaviour; handled=true skips it.
 	onPlay func(ctx context.Context, name, limit string) (recap *runner.Recap, err error, handled bool)
 }
 
 func newCluster(from string) *cluster {
-	c := &cluster{snaps: map[string]runner.Snapshot{}, kubelet: map[string]string{}, down: map[string]error{}}
+	c := &cluster{snaps: map[string]kubeadm.Snapshot{}, kubelet: map[string]string{}, down: map[string]error{}}
 	for _, h := range []string{"controller-0", "controller-1"} {
 		c.snaps[h] = snapAt(from, "sha-old", false)
 	}
-	c.snaps["worker-0"] = runner.Snapshot{Taken: time.Now(), ConfigExists: true, ConfigSHA256: "sha-old"}
+	c.snaps["worker-0"] = kubeadm.Snapshot{Taken: time.Now(), ConfigExists: true, ConfigSHA256: "sha-old"}
 	for _, h := range []string{"controller-0", "controller-1", "worker-0"} {
 		c.kubelet[h] = from
 	}
@@ -55,12 +56,12 @@ func newCluster(from string) *cluster {
 }
 
 // snapAt is a controller whose manifests are at v; backup says kubeadm backed config.yaml up.
-func snapAt(v, sha string, backup bool) runner.Snapshot {
-	s := runner.Snapshot{Taken: time.Now(), ConfigExists: true, ConfigSHA256: sha, Manifests: map[string]string{
+func snapAt(v, sha string, backup bool) kubeadm.Snapshot {
+	s := kubeadm.Snapshot{Taken: time.Now(), ConfigExists: true, ConfigSHA256: sha, Manifests: map[string]string{
 		"kube-apiserver": v, "kube-controller-manager": v, "kube-scheduler": v}}
 	if backup {
 		s.BackupDirs = []string{"/etc/kubernetes/tmp/kubeadm-backup-manifests-x"}
-		s.KubeletConfigBackups = []runner.KubeletBackup{{Path: "/etc/kubernetes/tmp/kubeadm-kubelet-config-x", HasConfig: true}}
+		s.KubeletConfigBackups = []kubeadm.KubeletBackup{{Path: "/etc/kubernetes/tmp/kubeadm-kubelet-config-x", HasConfig: true}}
 	}
 	return s
 }
@@ -81,7 +82,7 @@ func (c *cluster) Conn(ctx context.Context, h *inventory.Host) (runner.Conn, err
 	return hostConn{fc, h.Name}, nil
 }
 
-func (c *cluster) probe(ctx context.Context, conn runner.Conn) (runner.Snapshot, error) {
+func (c *cluster) probe(ctx context.Context, conn runner.Conn) (kubeadm.Snapshot, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.snaps[conn.(hostConn).host], nil

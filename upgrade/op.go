@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/kupgrade/kupgrade/inventory"
+	"github.com/kupgrade/kupgrade/kubeadm"
 	"github.com/kupgrade/kupgrade/playbooks"
 	"github.com/kupgrade/kupgrade/recovery"
 	"github.com/kupgrade/kupgrade/runner"
@@ -41,15 +42,15 @@ type op struct {
 
 // Evidence is what a failure event stores.
 type Evidence struct {
-	Step       string          `json:"step"`
-	Host       string          `json:"host,omitempty"`
-	Task       string          `json:"task,omitempty"`
-	ExitStatus *int            `json:"exit_status,omitempty"`
-	Error      string          `json:"error"`
-	Stdout     []string        `json:"stdout_tail,omitempty"`
-	Stderr     []string        `json:"stderr_tail,omitempty"`
-	Finding    *runner.Finding `json:"finding,omitempty"`
-	ProbeError string          `json:"probe_error,omitempty"`
+	Step       string           `json:"step"`
+	Host       string           `json:"host,omitempty"`
+	Task       string           `json:"task,omitempty"`
+	ExitStatus *int             `json:"exit_status,omitempty"`
+	Error      string           `json:"error"`
+	Stdout     []string         `json:"stdout_tail,omitempty"`
+	Stderr     []string         `json:"stderr_tail,omitempty"`
+	Finding    *kubeadm.Finding `json:"finding,omitempty"`
+	ProbeError string           `json:"probe_error,omitempty"`
 }
 
 func (o *op) perHost() bool { return len(o.hosts) > 0 && !o.clusterOnly }
@@ -113,8 +114,8 @@ func (w *Workflow) execute(ctx context.Context, o *op) error {
 
 // reach connects to every host of o at once (unreachable hosts are refused before anything is
 // written: exit 5) and, for a kubeadm step, records each one's kubelet config and manifests.
-func (w *Workflow) reach(ctx context.Context, o *op) (map[string]*runner.Snapshot, error) {
-	snaps := make([]*runner.Snapshot, len(o.hosts))
+func (w *Workflow) reach(ctx context.Context, o *op) (map[string]*kubeadm.Snapshot, error) {
+	snaps := make([]*kubeadm.Snapshot, len(o.hosts))
 	errs := make([]error, len(o.hosts))
 	var wg sync.WaitGroup
 	for i, h := range o.hosts {
@@ -138,7 +139,7 @@ func (w *Workflow) reach(ctx context.Context, o *op) (map[string]*runner.Snapsho
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	before := make(map[string]*runner.Snapshot, len(o.hosts))
+	before := make(map[string]*kubeadm.Snapshot, len(o.hosts))
 	for i, h := range o.hosts {
 		before[h.Name] = snaps[i]
 	}
@@ -146,7 +147,7 @@ func (w *Workflow) reach(ctx context.Context, o *op) (map[string]*runner.Snapsho
 }
 
 // begin moves the state into flight and takes the lease, in one transaction per host.
-func (w *Workflow) begin(ctx context.Context, o *op, before map[string]*runner.Snapshot) error {
+func (w *Workflow) begin(ctx context.Context, o *op, before map[string]*kubeadm.Snapshot) error {
 	c := state.Change{
 		Cluster: w.Cluster, Actor: state.ActorRunner, From: o.from, To: o.step.Running,
 		Reason:       "start " + o.operation(),

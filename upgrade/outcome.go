@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kupgrade/kupgrade/inventory"
+	"github.com/kupgrade/kupgrade/kubeadm"
 	"github.com/kupgrade/kupgrade/recovery"
 	"github.com/kupgrade/kupgrade/runner"
 	"github.com/kupgrade/kupgrade/state"
@@ -23,7 +24,7 @@ type hostFailure struct {
 
 // finish records the outcome of every host (the cluster op when there are none), the last write
 // releasing the lease. Failures go through recovery.Fail, after probing the host again.
-func (w *Workflow) finish(ctx context.Context, o *op, failed map[string]*hostFailure, before map[string]*runner.Snapshot) error {
+func (w *Workflow) finish(ctx context.Context, o *op, failed map[string]*hostFailure, before map[string]*kubeadm.Snapshot) error {
 	dctx, cancel := detached(ctx)
 	defer cancel()
 	var errs []error
@@ -72,7 +73,7 @@ func (w *Workflow) succeed(ctx context.Context, o *op, host string, last bool) e
 
 // fail probes the host again (reconnecting if the connection dropped), classifies how far kubeadm
 // got, and fails the operation through the one path with that evidence.
-func (w *Workflow) fail(ctx, dctx context.Context, o *op, host string, f *hostFailure, before *runner.Snapshot) error {
+func (w *Workflow) fail(ctx, dctx context.Context, o *op, host string, f *hostFailure, before *kubeadm.Snapshot) error {
 	ev := Evidence{Step: o.step.Name, Host: host, Task: f.task, ExitStatus: f.rc, Error: f.err.Error(),
 		Stdout: tail(f.stdout, 10), Stderr: tail(f.stderr, 10)}
 	if o.kubeadm && host != "" {
@@ -109,20 +110,20 @@ func (w *Workflow) fail(ctx, dctx context.Context, o *op, host string, f *hostFa
 
 // probeAfter reads the host's kubelet config and manifests after a failure and compares them with
 // the snapshot taken before (reconnecting when the failure dropped the connection).
-func (w *Workflow) probeAfter(ctx context.Context, h *inventory.Host, before *runner.Snapshot, target string) (runner.Finding, error) {
+func (w *Workflow) probeAfter(ctx context.Context, h *inventory.Host, before *kubeadm.Snapshot, target string) (kubeadm.Finding, error) {
 	c, err := w.Runner.Conn(ctx, h)
 	if err != nil {
-		return runner.Finding{}, fmt.Errorf("reconnect to %s to probe: %w", h.Name, err)
+		return kubeadm.Finding{}, fmt.Errorf("reconnect to %s to probe: %w", h.Name, err)
 	}
 	after, err := w.probe(ctx, c)
 	if err != nil {
-		return runner.Finding{}, fmt.Errorf("probe %s: %w", h.Name, err)
+		return kubeadm.Finding{}, fmt.Errorf("probe %s: %w", h.Name, err)
 	}
-	var b runner.Snapshot
+	var b kubeadm.Snapshot
 	if before != nil {
 		b = *before
 	}
-	return runner.Classify(b, after, target), nil
+	return kubeadm.Classify(b, after, target), nil
 }
 
 // hostFailures turns the runner's recap into one failure per host that did not succeed; for a
@@ -188,9 +189,9 @@ func failureFrom(hf *runner.HostError) *hostFailure {
 		return f // the runner's own message says it best
 	}
 	msg, _ := hf.Result["msg"].(string)
-	why := reasonLine(f.stderr)
+	why := kubeadm.FailureLine(f.stderr)
 	if why == "" {
-		why = reasonLine(f.stdout)
+		why = kubeadm.FailureLine(f.stdout)
 	}
 	switch {
 	case f.rc != nil && *f.rc != 0 && why != "":
@@ -201,26 +202,4 @@ func failureFrom(hf *runner.HostError) *hostFailure {
 		f.err = fmt.Errorf("task %q: %s", hf.Task, msg)
 	}
 	return f
-}
-
-// reasonLine picks the line of a failed command's output that says why: the last one that
-// mentions an error or a failure (kubeadm ends with a hint about --v=5, which says nothing),
-// else the last line.
-func reasonLine(out string) string {
-	var lines []string
-	for _, l := range tail(out, 20) {
-		if !strings.HasPrefix(strings.TrimSpace(l), "To see the stack trace") {
-			lines = append(lines, l)
-		}
-	}
-	for i := len(lines) - 1; i >= 0; i-- {
-		l := strings.ToLower(lines[i])
-		if strings.Contains(l, "error") || strings.Contains(l, "fail") || strings.Contains(l, "fatal") {
-			return strings.TrimSpace(lines[i])
-		}
-	}
-	if len(lines) > 0 {
-		return strings.TrimSpace(lines[len(lines)-1])
-	}
-	return ""
 }

@@ -5,13 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
 
 	"github.com/kupgrade/kupgrade/inventory"
-	"github.com/kupgrade/kupgrade/runner"
+	"github.com/kupgrade/kupgrade/kubeadm"
 	"github.com/kupgrade/kupgrade/state"
 )
 
@@ -21,8 +20,6 @@ type Versions struct {
 	ControlPlane string
 	Kubelet      string
 }
-
-var kubeletVersionRE = regexp.MustCompile(`Kubernetes (v\d+\.\d+\.\d+)`)
 
 // ReadVersions reads the versions of hs over SSH, all hosts at once.
 func (w *Workflow) ReadVersions(ctx context.Context, hs []*inventory.Host, controlPlane bool) (map[string]Versions, error) {
@@ -67,11 +64,11 @@ func (w *Workflow) readHost(ctx context.Context, h *inventory.Host, controlPlane
 	if err != nil {
 		return v, err
 	}
-	m := kubeletVersionRE.FindStringSubmatch(stdout.String())
-	if rc != 0 || m == nil {
+	kv, ok := kubeadm.KubeletVersion(stdout.String())
+	if rc != 0 || !ok {
 		return v, fmt.Errorf("`kubelet --version` printed %q (exit %d): is the kubelet installed?", strings.TrimSpace(stdout.String()+stderr.String()), rc)
 	}
-	v.Kubelet = m[1]
+	v.Kubelet = kv
 	return v, nil
 }
 
@@ -97,7 +94,7 @@ func (w *Workflow) Refresh(ctx context.Context) error { return w.refresh(ctx, w.
 // kcfg_after when it did (the shipped playbook reads them right after kubeadm), else over SSH.
 func (w *Workflow) verifyControlPlane(ctx context.Context, h *inventory.Host, target string, reg map[string]any) error {
 	var v Versions
-	if snap, err := runner.SnapshotFromValue(reg["kcfg_after"]); err == nil && !snap.Taken.IsZero() {
+	if snap, err := kubeadm.SnapshotFromValue(reg["kcfg_after"]); err == nil && !snap.Taken.IsZero() {
 		v.ControlPlane = snap.ControlPlaneVersion()
 	} else if v, err = w.readHost(ctx, h, true); err != nil {
 		return fmt.Errorf("verify %s: %w", h.Name, err)
@@ -114,8 +111,8 @@ func (w *Workflow) verifyKubelet(ctx context.Context, h *inventory.Host, target 
 	var v Versions
 	out, _ := reg["kubelet_version"].(map[string]any)
 	stdout, _ := out["stdout"].(string)
-	if m := kubeletVersionRE.FindStringSubmatch(stdout); m != nil {
-		v.Kubelet = m[1]
+	if kv, ok := kubeadm.KubeletVersion(stdout); ok {
+		v.Kubelet = kv
 	} else {
 		var err error
 		if v, err = w.readHost(ctx, h, false); err != nil {

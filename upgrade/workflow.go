@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kupgrade/kupgrade/inventory"
+	"github.com/kupgrade/kupgrade/kubeadm"
 	"github.com/kupgrade/kupgrade/playbooks"
 	"github.com/kupgrade/kupgrade/recovery"
 	"github.com/kupgrade/kupgrade/runner"
@@ -42,16 +43,21 @@ type Workflow struct {
 	KubeadmTimeout time.Duration
 	Reporter       runner.Reporter
 	Log            *slog.Logger
-	// Probe reads a host's kubelet config and manifests (default runner.Probe under become);
-	// tests replace it.
-	Probe func(ctx context.Context, c runner.Conn) (runner.Snapshot, error)
+	// Probe reads a host's kubelet config and manifests (default ProbeHost); tests replace it.
+	Probe func(ctx context.Context, c runner.Conn) (kubeadm.Snapshot, error)
 }
 
-func (w *Workflow) probe(ctx context.Context, c runner.Conn) (runner.Snapshot, error) {
+func (w *Workflow) probe(ctx context.Context, c runner.Conn) (kubeadm.Snapshot, error) {
 	if w.Probe != nil {
 		return w.Probe(ctx, c)
 	}
-	return runner.Probe(ctx, c, true)
+	return ProbeHost(ctx, c)
+}
+
+// ProbeHost reads the kubelet config, manifests and kubeadm folders of the host behind c, as
+// root: the runner runs the command over c, kubeadm says what to look at and reads the report.
+func ProbeHost(ctx context.Context, c runner.Conn) (kubeadm.Snapshot, error) {
+	return kubeadm.Prober{}.Probe(ctx, runner.ExecOn(c, true))
 }
 
 // ErrFailed marks an operation that ran and failed; the state now records it (exit 1).
@@ -64,7 +70,7 @@ type StepError struct {
 	Host    string
 	State   state.State // the state after the failure was recorded
 	Cause   error
-	Finding *runner.Finding
+	Finding *kubeadm.Finding
 	Retry   string
 	// Recorded is false when the failure could not be written (the lease was lost: someone else
 	// already failed the operation, or the database was unreachable).

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/kupgrade/kupgrade/inventory"
+	"github.com/kupgrade/kupgrade/kubeadm"
 	"github.com/kupgrade/kupgrade/recovery"
-	"github.com/kupgrade/kupgrade/runner"
 	"github.com/kupgrade/kupgrade/upgrade"
 )
 
@@ -46,27 +46,27 @@ type sshProber struct {
 	inv *inventory.Inventory
 }
 
-func (p *sshProber) Probe(ctx context.Context, host, target string) (runner.Finding, error) {
+func (p *sshProber) Probe(ctx context.Context, host, target string) (kubeadm.Finding, error) {
 	if p.inv == nil {
 		inv, err := p.a.Inventory()
 		if err != nil {
-			return runner.Finding{}, fmt.Errorf("load the inventory to reach %s: %w", host, err)
+			return kubeadm.Finding{}, fmt.Errorf("load the inventory to reach %s: %w", host, err)
 		}
 		p.inv = inv
 	}
 	h, ok := p.inv.Host(host)
 	if !ok {
-		return runner.Finding{}, fmt.Errorf("host %s is not in the inventory %s", host, p.inv.Path)
+		return kubeadm.Finding{}, fmt.Errorf("host %s is not in the inventory %s", host, p.inv.Path)
 	}
 	conn, err := p.a.Runner(p.inv, 0).Conn(ctx, h)
 	if err != nil {
-		return runner.Finding{}, err
+		return kubeadm.Finding{}, err
 	}
-	after, err := runner.Probe(ctx, conn, true)
+	after, err := upgrade.ProbeHost(ctx, conn)
 	if err != nil {
-		return runner.Finding{}, err
+		return kubeadm.Finding{}, err
 	}
-	return runner.Classify(runner.Snapshot{}, after, target), nil
+	return kubeadm.Classify(kubeadm.Snapshot{}, after, target), nil
 }
 
 // recoverView is `recover -o json`: one object.

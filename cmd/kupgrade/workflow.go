@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/kupgrade/kupgrade/inventory"
+	"github.com/kupgrade/kupgrade/kubeadm"
 	"github.com/kupgrade/kupgrade/runner"
 	"github.com/kupgrade/kupgrade/runner/sshconn"
 	"github.com/kupgrade/kupgrade/upgrade"
@@ -61,7 +62,8 @@ func (a *app) Runner(inv *inventory.Inventory, forks int) *runner.Runner {
 		Agent:      true,
 		Passphrase: sshconn.PromptPassphrase,
 	}
-	a.run = runner.New(dialer{d}, runner.Options{Forks: forks, Reporter: a.reporter()})
+	// kubeadm's modules (kubelet_config) are plugged in here: the runner knows nothing of kubeadm.
+	a.run = runner.New(dialer{d}, runner.Options{Forks: forks, Reporter: a.reporter(), Modules: kubeadm.Modules()})
 	return a.run
 }
 

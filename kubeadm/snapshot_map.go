@@ -1,34 +1,10 @@
-package runner
+package kubeadm
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"time"
 )
-
-// modKubeletConfig registers the Snapshot of the kubelet-config probe; with compare_to (an
-// earlier registered snapshot) and target it also registers the Finding under "finding".
-// The optional root argument points the probe at another root folder (tests, chroots).
-func modKubeletConfig(ctx context.Context, m *modCtx, args map[string]any) (map[string]any, error) {
-	s, err := Prober{Root: argStr(args, "root")}.Probe(ctx, m.conn, m.become)
-	if err != nil {
-		if m.conn.lost != nil || ctx.Err() != nil {
-			return nil, err
-		}
-		return failure(err.Error()), nil
-	}
-	res := s.Map()
-	if before, ok := args["compare_to"]; ok {
-		b, err := SnapshotFromValue(before)
-		if err != nil {
-			return failure("kubelet_config: compare_to: " + err.Error()), nil
-		}
-		f := Classify(b, s, argStr(args, "target"))
-		res["finding"] = map[string]any{"class": f.Class, "summary": f.Summary, "next": f.Next}
-	}
-	return res, nil
-}
 
 // Map is the snapshot as the kubelet_config module registers it: config_exists, config_sha256,
 // config_mtime (RFC 3339, "" when missing), manifests, control_plane_version (the lowest tag),
@@ -152,4 +128,12 @@ func stringList(v any) []string {
 		return out
 	}
 	return nil
+}
+
+func toAnySlice(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
 }

@@ -1,4 +1,4 @@
-package runner
+package kubeadm
 
 import (
 	"strings"
@@ -8,7 +8,7 @@ import (
 
 const sha1 = "1111111111111111111111111111111111111111111111111111111111111111"
 
-func TestParseProbe(t *testing.T) {
+func TestParseReport(t *testing.T) {
 	cases := []struct {
 		name  string
 		out   string
@@ -62,7 +62,7 @@ func TestParseProbe(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			s, err := parseProbe([]byte(c.out))
+			s, err := ParseReport([]byte(c.out))
 			if c.err != "" {
 				if err == nil || !strings.Contains(err.Error(), c.err) {
 					t.Fatalf("err = %v, want %q", err, c.err)
@@ -77,11 +77,11 @@ func TestParseProbe(t *testing.T) {
 	}
 }
 
-func FuzzParseProbe(f *testing.F) {
+func FuzzParseReport(f *testing.F) {
 	f.Add([]byte("config\tmissing\nmanifest\tkube-apiserver\timage: a:v1\nend\n"))
 	f.Add([]byte("dir\tkubelet\t1\t1\t/p\nend\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		s, err := parseProbe(b)
+		s, err := ParseReport(b)
 		if err == nil {
 			_ = Classify(s, s, "v1.0.0")
 		}
@@ -99,5 +99,30 @@ func TestImageTag(t *testing.T) {
 		if got := imageTag(in); got != want {
 			t.Errorf("imageTag(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+func TestControlPlaneVersion(t *testing.T) {
+	cases := []struct {
+		tags [3]string
+		want string
+	}{
+		{[3]string{"v1.30.14", "v1.31.10", "v1.31.10"}, "v1.30.14"},
+		{[3]string{"v1.9.0", "v1.10.0", "v1.10.0"}, "v1.9.0"}, // by number, not by text
+		{[3]string{"v1.31.0-rc.1", "v1.30.14", "v1.31.0"}, "v1.30.14"},
+		{[3]string{"v1.31.0", "latest", "v1.31.0"}, "latest"}, // not a version: by text
+		{[3]string{"", "v1.31.0", ""}, ""},                    // a manifest without a tag
+	}
+	for _, c := range cases {
+		s := Snapshot{Manifests: map[string]string{"etcd": "3.5.15-0"}}
+		for i, comp := range controlPlane {
+			s.Manifests[comp] = c.tags[i]
+		}
+		if got := s.ControlPlaneVersion(); got != c.want {
+			t.Errorf("%v: control-plane version %q, want %q", c.tags, got, c.want)
+		}
+	}
+	if got := (Snapshot{Manifests: map[string]string{"etcd": "3.5.15-0"}}).ControlPlaneVersion(); got != "" {
+		t.Errorf("etcd alone: %q, want none", got)
 	}
 }

@@ -1,4 +1,4 @@
-package runner
+package kubeadm
 
 import (
 	"fmt"
@@ -20,7 +20,8 @@ const (
 )
 
 // Finding is the outcome of the kubelet-config check: a class, one sentence for people about
-// /var/lib/kubelet/config.yaml and the manifests, and the next step.
+// /var/lib/kubelet/config.yaml and the manifests, and the next step. Its JSON field names are
+// stored in the events' evidence and read by `recover` and the audit: they do not change.
 type Finding struct {
 	Class   string   `json:"class"`
 	Summary string   `json:"summary"`
@@ -28,8 +29,6 @@ type Finding struct {
 	Before  Snapshot `json:"before"`
 	After   Snapshot `json:"after"`
 }
-
-const configPath = "/var/lib/kubelet/config.yaml"
 
 // Classify compares the snapshots taken before and after a kubeadm step against the target tag.
 //

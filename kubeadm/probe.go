@@ -1,4 +1,4 @@
-package runner
+package kubeadm
 
 import (
 	"bufio"
@@ -12,41 +12,10 @@ import (
 	"time"
 )
 
-// Snapshot is what kubeadm's progress looks like on one host's disk (STATES.md "The kubelet-config
-// check"). Paths are the host's paths; lists of folders are newest first.
-type Snapshot struct {
-	// Taken is when the probe ran (UTC); zero means "no snapshot".
-	Taken        time.Time `json:"taken"`
-	ConfigExists bool      `json:"config_exists"`
-	ConfigSHA256 string    `json:"config_sha256,omitempty"`
-	ConfigMtime  time.Time `json:"config_mtime,omitzero"`
-	// Manifests maps a static-pod component (kube-apiserver, kube-controller-manager,
-	// kube-scheduler, etcd) to its image tag; components without a manifest are absent.
-	Manifests             map[string]string `json:"manifests"`
-	UpgradedManifestsDirs []string          `json:"upgraded_manifests_dirs"`
-	BackupDirs            []string          `json:"backup_dirs"`
-	KubeletConfigBackups  []KubeletBackup   `json:"kubelet_config_backups"`
-}
-
-// KubeletBackup is one /etc/kubernetes/tmp/kubeadm-kubelet-config* folder.
-type KubeletBackup struct {
-	Path      string `json:"path"`
-	HasConfig bool   `json:"has_config"`
-}
-
-// controlPlane are the components whose lowest tag is the control-plane version (KUBEADM.md).
-var controlPlane = []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler"}
-
-// ControlPlaneVersion is the lowest image tag of the control-plane manifests ("" when none).
-func (s Snapshot) ControlPlaneVersion() string {
-	low := ""
-	for _, c := range controlPlane {
-		if t, ok := s.Manifests[c]; ok && (low == "" || compareVersions(t, low) < 0) {
-			low = t
-		}
-	}
-	return low
-}
+// Exec runs one shell script on a host (env set for the script, as root where the caller's
+// transport can) and returns its exit status and output. kubeadm never talks to hosts itself: the
+// runner hands it an Exec over its connection, tests run sh locally.
+type Exec = func(ctx context.Context, script string, env map[string]string) (rc int, stdout, stderr string, err error)
 
 // Prober reads the kubelet config, manifests and kubeadm folders below Root ("" or "/" is the
 // host's real root; tests point it at a temporary folder).
@@ -54,22 +23,21 @@ type Prober struct {
 	Root string
 }
 
-// Probe runs the probe against the host's real paths: one remote command.
-func Probe(ctx context.Context, c Conn, become bool) (Snapshot, error) {
-	return Prober{}.Probe(ctx, c, become)
-}
+// rootVar carries Root to the script, so that no path is ever spliced into shell text.
+const rootVar = "KUPGRADE_PROBE_ROOT"
 
-// Probe runs one remote shell script and parses its report.
-func (p Prober) Probe(ctx context.Context, c Conn, become bool) (Snapshot, error) {
-	var out, errb bytes.Buffer
-	rc, err := c.Run(ctx, wrap(p.script(), nil, become, "root"), nil, &out, &errb)
+// Probe runs the probe script through exec (one remote command) and parses its report. An error
+// means there is no snapshot: the command did not run, failed, or was cut short.
+func (p Prober) Probe(ctx context.Context, exec Exec) (Snapshot, error) {
+	script, env := p.Command()
+	rc, stdout, stderr, err := exec(ctx, script, env)
 	if err != nil {
 		return Snapshot{}, fmt.Errorf("run kubelet-config probe: %w", err)
 	}
 	if rc != 0 {
-		return Snapshot{}, fmt.Errorf("run kubelet-config probe: exit %d: %s", rc, lastLine(errb.String()))
+		return Snapshot{}, fmt.Errorf("run kubelet-config probe: exit %d: %s", rc, lastLine(stderr))
 	}
-	s, err := parseProbe(out.Bytes())
+	s, err := ParseReport([]byte(stdout))
 	if err != nil {
 		return Snapshot{}, err
 	}
@@ -77,30 +45,36 @@ func (p Prober) Probe(ctx context.Context, c Conn, become bool) (Snapshot, error
 	return s, nil
 }
 
-// script prints one record per line, fields separated by tabs, the path last:
+// Command is the probe script and the environment it reads. It prints one record per line,
+// fields separated by tabs, the path last:
 //
 //	config <sha256> <mtime> | config missing
 //	manifest <component> <image line>
 //	dir upgraded|backup <mtime> <path>
 //	dir kubelet <mtime> <has config.yaml 0|1> <path>
 //	end
-func (p Prober) script() string {
+func (p Prober) Command() (string, map[string]string) {
 	root := strings.TrimRight(p.Root, "/")
-	return `r=` + quote(root) + `
+	var env map[string]string
+	r := `r=`
+	if root != "" {
+		env, r = map[string]string{rootVar: root}, `r=$`+rootVar
+	}
+	return r + `
 t=$(printf '\t')
-c="$r/var/lib/kubelet/config.yaml"
+c="$r` + configPath + `"
 if [ -f "$c" ]; then
   s=$(sha256sum "$c") || exit 1
   echo "config$t${s%% *}$t$(stat -c %Y "$c")"
 else
   echo "config${t}missing"
 fi
-for m in etcd kube-apiserver kube-controller-manager kube-scheduler; do
-  f="$r/etc/kubernetes/manifests/$m.yaml"
+for m in ` + strings.Join(staticPods, " ") + `; do
+  f="$r` + manifestsDir + `/$m.yaml"
   [ -f "$f" ] || continue
   echo "manifest$t$m$t$(grep -m1 'image:' "$f")"
 done
-for d in "$r"/etc/kubernetes/tmp/kubeadm-upgraded-manifests* "$r"/etc/kubernetes/tmp/kubeadm-backup-manifests-* "$r"/etc/kubernetes/tmp/kubeadm-kubelet-config*; do
+for d in "$r"` + tmpDir + `/kubeadm-upgraded-manifests* "$r"` + tmpDir + `/kubeadm-backup-manifests-* "$r"` + tmpDir + `/kubeadm-kubelet-config*; do
   [ -d "$d" ] || continue
   p=${d#"$r"}
   case $p in
@@ -110,7 +84,7 @@ for d in "$r"/etc/kubernetes/tmp/kubeadm-upgraded-manifests* "$r"/etc/kubernetes
   esac
 done
 echo end
-`
+`, env
 }
 
 type datedDir struct {
@@ -118,9 +92,10 @@ type datedDir struct {
 	path  string
 }
 
-// parseProbe reads the script's report. A report without its final "end" line is refused: the
-// command was cut short and a partial snapshot would mislead the classification.
-func parseProbe(out []byte) (Snapshot, error) {
+// ParseReport reads the probe script's report. A report without its final "end" line is refused:
+// the command was cut short and a partial snapshot would mislead the classification. Taken stays
+// zero: the caller knows when the script ran.
+func ParseReport(out []byte) (Snapshot, error) {
 	s := Snapshot{Manifests: map[string]string{}}
 	var upgraded, backups, kubelet []datedDir
 	has := map[string]bool{}
@@ -207,28 +182,11 @@ func imageTag(line string) string {
 	return img[i+1:]
 }
 
-// compareVersions orders tags like v1.29.3 numerically; tags that are not versions sort by text.
-func compareVersions(a, b string) int {
-	pa, oka := versionParts(a)
-	pb, okb := versionParts(b)
-	if !oka || !okb {
-		return strings.Compare(a, b)
+// lastLine is the last line of a command's output: the one that says why it failed.
+func lastLine(s string) string {
+	s = strings.TrimRight(s, "\n")
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return s[i+1:]
 	}
-	return slices.Compare(pa, pb)
-}
-
-func versionParts(v string) ([]int, bool) {
-	v = strings.TrimPrefix(v, "v")
-	if i := strings.IndexAny(v, "-+"); i >= 0 {
-		v = v[:i]
-	}
-	var out []int
-	for p := range strings.SplitSeq(v, ".") {
-		n, err := strconv.Atoi(p)
-		if err != nil {
-			return nil, false
-		}
-		out = append(out, n)
-	}
-	return out, len(out) > 0
+	return s
 }

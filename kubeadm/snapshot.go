@@ -1,0 +1,79 @@
+package kubeadm
+
+import (
+	"strings"
+	"time"
+
+	"github.com/kupgrade/kupgrade/state"
+)
+
+// Snapshot is what kubeadm's progress looks like on one host's disk (STATES.md "The kubelet-config
+// check"). Paths are the host's paths; lists of folders are newest first. Its JSON field names are
+// stored in the events' evidence: they do not change.
+type Snapshot struct {
+	// Taken is when the probe ran (UTC); zero means "no snapshot".
+	Taken        time.Time `json:"taken"`
+	ConfigExists bool      `json:"config_exists"`
+	ConfigSHA256 string    `json:"config_sha256,omitempty"`
+	ConfigMtime  time.Time `json:"config_mtime,omitzero"`
+	// Manifests maps a static-pod component (kube-apiserver, kube-controller-manager,
+	// kube-scheduler, etcd) to its image tag; components without a manifest are absent.
+	Manifests             map[string]string `json:"manifests"`
+	UpgradedManifestsDirs []string          `json:"upgraded_manifests_dirs"`
+	BackupDirs            []string          `json:"backup_dirs"`
+	KubeletConfigBackups  []KubeletBackup   `json:"kubelet_config_backups"`
+}
+
+// KubeletBackup is one /etc/kubernetes/tmp/kubeadm-kubelet-config* folder.
+type KubeletBackup struct {
+	Path      string `json:"path"`
+	HasConfig bool   `json:"has_config"`
+}
+
+// What kubeadm writes, and where (KUBEADM.md).
+const (
+	// configPath is the kubelet's configuration, rewritten by the kubelet-config phase.
+	configPath = "/var/lib/kubelet/config.yaml"
+	// manifestsDir holds the static-pod manifests the control-plane phase swaps.
+	manifestsDir = "/etc/kubernetes/manifests"
+	// tmpDir holds kubeadm's working folder (kubeadm-upgraded-manifests*) and its backups
+	// (kubeadm-backup-manifests-<time>, kubeadm-kubelet-config*).
+	tmpDir = "/etc/kubernetes/tmp"
+)
+
+// staticPods are the manifests kubeadm writes on a controller, in the order it upgrades them.
+var staticPods = []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler"}
+
+// controlPlane are the components whose lowest tag is the control-plane version (KUBEADM.md).
+var controlPlane = []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler"}
+
+// ControlPlaneVersion is the lowest image tag of the control-plane manifests ("" when none).
+func (s Snapshot) ControlPlaneVersion() string {
+	low := ""
+	for _, c := range controlPlane {
+		if t, ok := s.Manifests[c]; ok && (low == "" || compareTags(t, low) < 0) {
+			low = t
+		}
+	}
+	return low
+}
+
+// compareTags orders image tags by the release they carry (state.Version's order, the one
+// comparison of versions kupgrade has): v1.30.2-rc.0 counts as v1.30.2. Tags that carry no
+// release sort by text.
+func compareTags(a, b string) int {
+	va, erra := state.ParseVersion(release(a))
+	vb, errb := state.ParseVersion(release(b))
+	if erra != nil || errb != nil {
+		return strings.Compare(a, b)
+	}
+	return va.Compare(vb)
+}
+
+// release drops a tag's pre-release or build suffix: v1.31.0-alpha.1+abc is v1.31.0.
+func release(tag string) string {
+	if i := strings.IndexAny(tag, "-+"); i >= 0 {
+		return tag[:i]
+	}
+	return tag
+}
