@@ -39,9 +39,12 @@ type Host struct {
 
 // Lease is the kube_upgrade_lease row of a cluster: who is running the in-flight operation.
 type Lease struct {
-	Cluster     string    `json:"-"`
-	Owner       string    `json:"owner"`
-	Operation   string    `json:"operation"`
+	Cluster   string `json:"-"`
+	Owner     string `json:"owner"`
+	Operation string `json:"operation"`
+	// Generation is the lease's fencing token: it grows with every acquisition or takeover of the
+	// cluster's lease, and a host refuses a command of an older generation than it has run.
+	Generation  int64     `json:"generation"`
 	AcquiredAt  time.Time `json:"-"`
 	HeartbeatAt time.Time `json:"heartbeat_at"`
 	ExpiresAt   time.Time `json:"expires_at"`

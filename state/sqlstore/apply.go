@@ -158,10 +158,14 @@ func (s *Store) applyLease(ctx context.Context, tx *sql.Tx, c state.Change, l *s
 	if spec == nil {
 		return nil
 	}
+	gen, err := s.nextGeneration(ctx, tx, c.Cluster)
+	if err != nil {
+		return err
+	}
 	exp := fmtTime(now.Add(spec.TTL))
 	if l == nil {
-		_, err := tx.ExecContext(ctx, `INSERT INTO kube_upgrade_lease (cluster, owner, operation, acquired_at, heartbeat_at, expires_at)
-			VALUES (?, ?, ?, ?, ?, ?)`, c.Cluster, spec.Owner, spec.Operation, fmtTime(now), fmtTime(now), exp)
+		_, err := tx.ExecContext(ctx, `INSERT INTO kube_upgrade_lease (cluster, owner, operation, generation, acquired_at, heartbeat_at, expires_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`, c.Cluster, spec.Owner, spec.Operation, gen, fmtTime(now), fmtTime(now), exp)
 		if err != nil && s.d.Duplicate(err) {
 			return conflict(c.Cluster, "another operation took the lease at the same moment")
 		}
@@ -170,7 +174,21 @@ func (s *Store) applyLease(ctx context.Context, tx *sql.Tx, c state.Change, l *s
 		}
 		return nil
 	}
-	res, err := tx.ExecContext(ctx, `UPDATE kube_upgrade_lease SET owner = ?, operation = ?, acquired_at = ?, heartbeat_at = ?,
-		expires_at = ? WHERE cluster = ? AND owner = ?`, spec.Owner, spec.Operation, fmtTime(now), fmtTime(now), exp, c.Cluster, l.Owner)
+	res, err := tx.ExecContext(ctx, `UPDATE kube_upgrade_lease SET owner = ?, operation = ?, generation = ?, acquired_at = ?, heartbeat_at = ?,
+		expires_at = ? WHERE cluster = ? AND owner = ?`, spec.Owner, spec.Operation, gen, fmtTime(now), fmtTime(now), exp, c.Cluster, l.Owner)
 	return one(res, err, c.Cluster, "lease")
+}
+
+// nextGeneration takes the cluster's next lease generation (the fencing token of the lease
+// being acquired), in the transaction that acquires it.
+func (s *Store) nextGeneration(ctx context.Context, tx *sql.Tx, cluster string) (int64, error) {
+	res, err := tx.ExecContext(ctx, "UPDATE kube_upgrade SET lease_generation = lease_generation + 1 WHERE cluster = ?", cluster)
+	if err := one(res, err, cluster, "lease generation"); err != nil {
+		return 0, err
+	}
+	var gen int64
+	if err := tx.QueryRowContext(ctx, "SELECT lease_generation FROM kube_upgrade WHERE cluster = ?", cluster).Scan(&gen); err != nil {
+		return 0, fmt.Errorf("read lease generation: %w", err)
+	}
+	return gen, nil
 }

@@ -74,7 +74,7 @@ func (s *Store) Upgrades(ctx context.Context) ([]state.Upgrade, error) {
 	return us, rows.Err()
 }
 
-const leaseCols = "l.cluster, l.owner, l.operation, l.acquired_at, l.heartbeat_at, l.expires_at"
+const leaseCols = "l.cluster, l.owner, l.operation, l.generation, l.acquired_at, l.heartbeat_at, l.expires_at"
 
 func (s *Store) readLease(ctx context.Context, q querier, cluster string, lock bool) (*state.Lease, error) {
 	query := "SELECT " + leaseCols + " FROM kube_upgrade_lease l WHERE l.cluster = ?"
@@ -83,7 +83,7 @@ func (s *Store) readLease(ctx context.Context, q querier, cluster string, lock b
 	}
 	var l state.Lease
 	var acq, hb, exp nullTime
-	err := q.QueryRowContext(ctx, query, cluster).Scan(&l.Cluster, &l.Owner, &l.Operation, &acq, &hb, &exp)
+	err := q.QueryRowContext(ctx, query, cluster).Scan(&l.Cluster, &l.Owner, &l.Operation, &l.Generation, &acq, &hb, &exp)
 	if isNoRows(err) {
 		return nil, nil
 	}
@@ -207,15 +207,16 @@ func (s *Store) InFlight(ctx context.Context) ([]state.InFlightOp, error) {
 	for rows.Next() {
 		var op state.InFlightOp
 		var lc, owner, operation sql.NullString
+		var gen sql.NullInt64
 		var acq, hb, exp nullTime
 		dest, done := upgradeDest(&op.Upgrade)
-		if err := rows.Scan(append(dest, &lc, &owner, &operation, &acq, &hb, &exp)...); err != nil {
+		if err := rows.Scan(append(dest, &lc, &owner, &operation, &gen, &acq, &hb, &exp)...); err != nil {
 			return nil, fmt.Errorf("list in-flight upgrades: %w", err)
 		}
 		done()
 		if lc.Valid {
 			op.Lease = &state.Lease{Cluster: lc.String, Owner: owner.String, Operation: operation.String,
-				AcquiredAt: acq.Time, HeartbeatAt: hb.Time, ExpiresAt: exp.Time}
+				Generation: gen.Int64, AcquiredAt: acq.Time, HeartbeatAt: hb.Time, ExpiresAt: exp.Time}
 		}
 		ops = append(ops, op)
 	}

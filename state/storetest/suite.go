@@ -50,6 +50,8 @@ func Run(t *testing.T, fresh func(t *testing.T) Backend) {
 		{"ConflictWritesNothing", testConflictWritesNothing},
 		{"HostStatusCAS", testHostStatusCAS},
 		{"Leases", testLeases},
+		{"LeaseGenerations", testGenerations},
+		{"LeasesOnTheDatabaseClock", testDatabaseClock},
 		{"InFlight", testInFlight},
 		{"StateEnteredAtMovesOnlyOnStateChange", testStateEnteredAt},
 		{"HandEditReadAsUTC", testHandEdit},

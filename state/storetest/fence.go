@@ -1,0 +1,82 @@
+package storetest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/kupgrade/kupgrade/state"
+)
+
+// testGenerations: every acquisition or takeover of a cluster's lease gets a larger generation
+// (the fencing token the hosts compare), and a renewal keeps it.
+func testGenerations(t *testing.T, b Backend) {
+	clock := NewClock()
+	s := b.Open(t, state.WithClock(clock.Now))
+	ctx := t.Context()
+	create(t, s, "c1")
+	move(t, s, "c1", state.UpgradeStarted, state.UpgradedNetworking)
+	take := func(owner string, from state.State) int64 {
+		t.Helper()
+		_, err := s.Apply(ctx, state.Change{Cluster: "c1", Actor: state.ActorRunner, From: from, To: state.UpgradingFirstMaster,
+			AcquireLease: &state.LeaseSpec{Owner: owner, Operation: "control-plane@controller-0", TTL: 30 * time.Second}})
+		if err != nil {
+			t.Fatalf("%s takes the lease: %v", owner, err)
+		}
+		l, err := s.Lease(ctx, "c1")
+		if err != nil || l == nil || l.Owner != owner {
+			t.Fatalf("lease after %s took it: %+v, %v", owner, l, err)
+		}
+		return l.Generation
+	}
+	first := take("a", state.UpgradedNetworking)
+	renewed, err := s.RenewLease(ctx, "c1", "a", 30*time.Second)
+	if err != nil || renewed.Generation != first {
+		t.Fatalf("renewal: generation %d, %v; want %d kept", renewed.Generation, err, first)
+	}
+	clock.Add(31 * time.Second)
+	second := take("b", state.UpgradingFirstMaster) // takeover of a's expired lease
+	if second <= first {
+		t.Fatalf("takeover: generation %d, want more than %d", second, first)
+	}
+	ops, err := s.InFlight(ctx)
+	if err != nil || len(ops) != 1 || ops[0].Lease == nil || ops[0].Lease.Generation != second {
+		t.Fatalf("InFlight reports the lease's generation %d: %+v, %v", second, ops, err)
+	}
+	if _, err := s.Apply(ctx, state.Change{Cluster: "c1", From: state.UpgradingFirstMaster, To: state.UpgradingFirstMasterFailed,
+		LeaseOwner: "b", ReleaseLease: true}); err != nil {
+		t.Fatal(err)
+	}
+	if third := take("c", state.UpgradingFirstMasterFailed); third <= second {
+		t.Fatalf("acquire after a release: generation %d, want more than %d", third, second)
+	}
+}
+
+// testDatabaseClock: with no clock of its own, the store judges leases on the database's
+// clock. A lease that the database says expires in 2 s is live, one it says expired 2 s ago is
+// not.
+func testDatabaseClock(t *testing.T, b Backend) {
+	s := b.Open(t)
+	ctx := t.Context()
+	create(t, s, "c1")
+	move(t, s, "c1", state.UpgradeStarted, state.UpgradedNetworking)
+	if _, err := s.Apply(ctx, state.Change{Cluster: "c1", Actor: state.ActorRunner, From: state.UpgradedNetworking,
+		To: state.UpgradingFirstMaster, AcquireLease: &state.LeaseSpec{Owner: "a", Operation: "op", TTL: 2 * time.Second}}); err != nil {
+		t.Fatal(err)
+	}
+	l, err := s.Lease(ctx, "c1")
+	if err != nil || l == nil || !l.Live(s.Now()) {
+		t.Fatalf("a lease the database wrote 2 s ahead of its clock must be live: %+v, %v (now %v)", l, err, s.Now())
+	}
+	if d := l.ExpiresAt.Sub(l.HeartbeatAt); d != 2*time.Second {
+		t.Fatalf("expires_at - heartbeat_at = %v, want the TTL, 2s", d)
+	}
+	time.Sleep(2100 * time.Millisecond)
+	if l.Live(s.Now()) {
+		t.Fatalf("lease expired on the database's clock is still live at %v: %+v", s.Now(), l)
+	}
+	_, err = s.Apply(ctx, state.Change{Cluster: "c1", Actor: state.ActorRunner, From: state.UpgradingFirstMaster,
+		AcquireLease: &state.LeaseSpec{Owner: "b", Operation: "op", TTL: 30 * time.Second}})
+	if err != nil {
+		t.Fatalf("takeover of a lease expired on the database's clock: %v", err)
+	}
+}
