@@ -18,6 +18,12 @@ const censored = "the output has been hidden due to the fact that 'no_log: true'
 func (e *playExec) runTask(ctx context.Context, h *hostState, t *ctask) {
 	start := time.Now()
 	e.r.report(Event{Time: start, Event: EventTaskStart, Host: h.name, Task: t.name})
+	if e.po.Gate != nil {
+		if err := e.po.Gate(); err != nil {
+			e.finish(h, t, failure("not started: "+err.Error()), nil, start)
+			return
+		}
+	}
 	mark := len(h.stack)
 	for k, v := range t.t.Vars {
 		if !h.facts[k] {

@@ -41,6 +41,7 @@ type cluster struct {
 	down    map[string]error            // hosts that cannot be reached
 	// onPlay runs before the default behaviour; handled=true skips it.
 	onPlay func(ctx context.Context, name, limit string) (recap *runner.Recap, err error, handled bool)
+	gate   func() error // the last play's PlayOptions.Gate
 }
 
 func newCluster(from string) *cluster {
@@ -92,6 +93,7 @@ func (c *cluster) Play(ctx context.Context, pb *playbooks.Playbook, inv *invento
 	name := strings.TrimSuffix(filepath.Base(pb.File), ".yml")
 	c.mu.Lock()
 	c.plays = append(c.plays, name+"@"+po.Limit)
+	c.gate = po.Gate
 	onPlay := c.onPlay
 	c.mu.Unlock()
 	if onPlay != nil {

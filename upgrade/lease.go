@@ -18,67 +18,94 @@ func Owner() string {
 	return fmt.Sprintf("%s:%d:%08x", h, os.Getpid(), rand.Uint32())
 }
 
-// keeper renews a lease every third of its TTL until stopped. If a renewal finds the lease gone
-// or taken (an auditor or `recover --force` failed the operation), it cancels the work's context,
-// so that the step stops instead of racing the one who failed it.
+// keeper renews a lease every third of its TTL until stopped, each renewal bounded by a deadline
+// on this process's monotonic clock. It never cancels the work (STATES.md: the database never
+// kills kubeadm): it only answers Gate, which the runner asks before it starts each task. The
+// gate closes for good when the lease is gone or another's, and stays closed while no renewal has
+// succeeded for a whole TTL (the lease may have expired on the database's clock, and someone may
+// be taking it over); a later successful renewal opens it again.
 type keeper struct {
-	stop    context.CancelFunc
-	done    chan struct{}
+	stop context.CancelFunc
+	done chan struct{}
+	ttl  time.Duration
+
 	mu      sync.Mutex
-	lostErr error
+	lostErr error     // the lease is gone or another's: final
+	lastOK  time.Time // the last successful renewal (or the acquisition), monotonic
+	lastErr error     // the last renewal's error, for Gate's message
 }
 
 type renewer interface {
 	RenewLease(ctx context.Context, cluster, owner string, ttl time.Duration) (state.Lease, error)
 }
 
-// keepLease starts renewing and returns the context the work must run under.
-func keepLease(ctx context.Context, st renewer, cluster, owner string, ttl time.Duration) (context.Context, *keeper) {
-	work, cancelWork := context.WithCancelCause(ctx)
-	kctx, stop := context.WithCancel(ctx)
-	k := &keeper{stop: stop, done: make(chan struct{})}
+// keepLease starts renewing the lease that owner has just acquired.
+func keepLease(ctx context.Context, st renewer, cluster, owner string, ttl time.Duration) *keeper {
+	kctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	k := &keeper{stop: stop, done: make(chan struct{}), ttl: ttl, lastOK: time.Now()}
+	every := max(ttl/3, 10*time.Millisecond)
 	go func() {
 		defer close(k.done)
-		t := time.NewTicker(max(ttl/3, 10*time.Millisecond))
+		t := time.NewTicker(every)
 		defer t.Stop()
-		failures := 0
 		for {
 			select {
 			case <-kctx.Done():
 				return
 			case <-t.C:
 			}
-			_, err := st.RenewLease(kctx, cluster, owner, ttl)
-			switch {
-			case err == nil:
-				failures = 0
-			case errors.Is(err, state.ErrConflict):
-				k.lost(fmt.Errorf("lease of cluster %s lost: another process failed or took over the operation: %w", cluster, err))
-				cancelWork(k.err())
+			rctx, cancel := context.WithTimeout(kctx, every) // a hung renewal must not outlive the lease
+			_, err := st.RenewLease(rctx, cluster, owner, ttl)
+			cancel()
+			if kctx.Err() != nil {
 				return
-			case kctx.Err() != nil:
+			}
+			if k.renewed(cluster, err) {
 				return
-			default:
-				// A database hiccup: keep trying until the lease would have expired.
-				failures++
-				if time.Duration(failures)*ttl/3 >= ttl {
-					k.lost(fmt.Errorf("renew lease of cluster %s: %w", cluster, err))
-					cancelWork(k.err())
-					return
-				}
 			}
 		}
 	}()
-	return work, k
+	return k
 }
 
-func (k *keeper) lost(err error) { k.mu.Lock(); k.lostErr = err; k.mu.Unlock() }
+// renewed records a renewal's outcome; it reports whether renewing is over (the lease is lost).
+func (k *keeper) renewed(cluster string, err error) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	switch {
+	case err == nil:
+		k.lastOK, k.lastErr = time.Now(), nil
+		return false
+	case errors.Is(err, state.ErrConflict):
+		k.lostErr = fmt.Errorf("lease of cluster %s lost: another process failed or took over the operation: %w", cluster, err)
+		return true
+	default:
+		k.lastErr = fmt.Errorf("renew lease of cluster %s: %w", cluster, err)
+		return false
+	}
+}
 
-func (k *keeper) err() error { k.mu.Lock(); defer k.mu.Unlock(); return k.lostErr }
+// Gate is nil while this process may start new work under the lease.
+func (k *keeper) Gate() error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.lostErr != nil {
+		return k.lostErr
+	}
+	if since := time.Since(k.lastOK); since >= k.ttl {
+		return fmt.Errorf("lease not confirmed for %s (its TTL is %s): no new work starts until it is: %w",
+			since.Round(time.Second), k.ttl, k.lastErr)
+	}
+	return nil
+}
 
-// Stop ends the renewals and returns why the lease was lost, if it was.
+// Lost is why the lease was lost to another process, if it was.
+func (k *keeper) Lost() error { k.mu.Lock(); defer k.mu.Unlock(); return k.lostErr }
+
+// Stop ends the renewals (once the outcome is recorded) and returns why the lease was lost to
+// another process, if it was.
 func (k *keeper) Stop() error {
 	k.stop()
 	<-k.done
-	return k.err()
+	return k.Lost()
 }

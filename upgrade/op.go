@@ -82,8 +82,10 @@ func (w *Workflow) execute(ctx context.Context, o *op) error {
 	if err := w.begin(ctx, o, before); err != nil {
 		return err
 	}
-	work, k := keepLease(ctx, w.Store, w.Cluster, w.owner(), w.ttl())
-	recap, playErr := w.Runner.Play(work, o.pb, w.Inventory, runner.PlayOptions{Limit: o.limit(), ExtraVars: o.vars})
+	// The lease is renewed until the outcome is recorded; a database that cannot vouch for it
+	// only stops new tasks from starting (Gate), never the one running.
+	k := keepLease(ctx, w.Store, w.Cluster, w.owner(), w.ttl())
+	recap, playErr := w.Runner.Play(ctx, o.pb, w.Inventory, runner.PlayOptions{Limit: o.limit(), ExtraVars: o.vars, Gate: k.Gate})
 	failed := hostFailures(o, recap, playErr)
 	for _, h := range o.hosts {
 		if o.perHost() && failed[h.Name] == nil && o.verify != nil {
@@ -91,14 +93,10 @@ func (w *Workflow) execute(ctx context.Context, o *op) error {
 			if recap != nil {
 				reg = recap.Registered[h.Name]
 			}
-			if err := o.verify(work, h, reg); err != nil {
+			if err := o.verify(ctx, h, reg); err != nil {
 				failed[h.Name] = &hostFailure{err: err}
 			}
 		}
-	}
-	lost := k.Stop()
-	if lost != nil { // someone else failed the operation: record nothing over it
-		return &StepError{Step: o.step.Name, Host: o.limit(), State: o.step.Running, Cause: lost, Retry: "kupgrade upgrade show"}
 	}
 	if ctx.Err() != nil { // interrupted: the failure is recorded below, and the cause says so
 		for name, f := range failed {
@@ -109,7 +107,13 @@ func (w *Workflow) execute(ctx context.Context, o *op) error {
 			failed[""] = &hostFailure{err: fmt.Errorf("interrupted: %w", context.Canceled)}
 		}
 	}
-	return w.finish(ctx, o, failed, before)
+	err = w.finish(ctx, o, failed, before)
+	if lost := k.Stop(); lost != nil && err != nil {
+		// Someone else failed or took over the operation: its outcome stands, ours was refused.
+		return &StepError{Step: o.step.Name, Host: o.limit(), State: o.step.Running,
+			Cause: fmt.Errorf("%w (this run's outcome was not recorded over it: %v)", lost, err), Retry: "kupgrade upgrade show"}
+	}
+	return err
 }
 
 // reach connects to every host of o at once (unreachable hosts are refused before anything is

@@ -63,6 +63,12 @@ func ProbeHost(ctx context.Context, c runner.Conn) (kubeadm.Snapshot, error) {
 // ErrFailed marks an operation that ran and failed; the state now records it (exit 1).
 var ErrFailed = errors.New("operation failed")
 
+// ErrNotRecorded marks an operation whose outcome this process could not record: the database
+// stayed unreachable past the recording budget, or someone else had already failed or taken over
+// the operation (their outcome stands). The state may still say in flight until the lease expires
+// and `kupgrade watch` or `kupgrade recover` fails it (exit 6).
+var ErrNotRecorded = errors.New("outcome not recorded")
+
 // StepError is a failed operation, recorded in the store: the failed state, the host that was
 // being worked on, what the probe found on it, and the command that retries it.
 type StepError struct {
@@ -85,9 +91,13 @@ func (e *StepError) Error() string {
 	return fmt.Sprintf("%s failed: %v", where, e.Cause)
 }
 
-// Unwrap classes the error as a failed operation, and as an interruption when a signal caused it.
+// Unwrap classes the error as a failed operation (recorded or not), and as an interruption when a
+// signal caused it.
 func (e *StepError) Unwrap() []error {
 	errs := []error{ErrFailed}
+	if !e.Recorded {
+		errs = []error{ErrNotRecorded}
+	}
 	if errors.Is(e.Cause, context.Canceled) {
 		errs = append(errs, context.Canceled)
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -128,8 +129,9 @@ func TestInterruptRecordsTheFailure(t *testing.T) {
 }
 
 // Someone fails the operation while it runs (recover --force): the runner notices at its next
-// renewal, stops, and does not write over the other's record.
-func TestLostLeaseStopsTheStep(t *testing.T) {
+// renewal and starts no new task, but never interrupts the one running (kubeadm runs to its
+// end); it then does not write over the other's record.
+func TestLostLeaseClosesTheGateWithoutCancelling(t *testing.T) {
 	f := newFixture(t)
 	f.at(t, state.UpgradedFirstMaster)
 	f.w.LeaseTTL = 150 * time.Millisecond
@@ -138,23 +140,80 @@ func TestLostLeaseStopsTheStep(t *testing.T) {
 			Actor: state.ActorRecover, Reason: "forced", Force: true}); err != nil {
 			t.Errorf("forced fail: %v", err)
 		}
-		select {
-		case <-ctx.Done():
-			return &runner.Recap{}, ctx.Err(), true
-		case <-time.After(10 * time.Second):
-			t.Error("the step was not cancelled after its lease was lost")
-			return &runner.Recap{}, nil, true
+		f.c.mu.Lock()
+		gate := f.c.gate
+		f.c.mu.Unlock()
+		deadline := time.Now().Add(10 * time.Second)
+		for gate() == nil && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
 		}
+		if err := gate(); err == nil || !errors.Is(err, state.ErrConflict) {
+			t.Errorf("gate after the lease was lost = %v, want the conflict that lost it", err)
+		}
+		if ctx.Err() != nil {
+			t.Errorf("the running task was cancelled because the lease was lost: %v", ctx.Err())
+		}
+		return &runner.Recap{}, nil, true
 	}
 	err := f.w.ControlPlane(t.Context(), "controller-1")
 	var se *upgrade.StepError
-	if !errors.As(err, &se) || se.Recorded {
-		t.Fatalf("err = %v, want an unrecorded StepError", err)
+	if !errors.As(err, &se) || se.Recorded || !errors.Is(err, upgrade.ErrNotRecorded) || !strings.Contains(err.Error(), "lease of cluster default lost") {
+		t.Fatalf("err = %v, want an unrecorded StepError saying the lease was lost", err)
 	}
 	f.wantState(t, state.UpgradingSecondMasterFailed)
 	if ev := f.lastEvent(t); ev.Actor != state.ActorRecover {
 		t.Errorf("last event by %s, want the forced recover's only", ev.Actor)
 	}
+}
+
+// A database that cannot be reached for a whole TTL closes the gate (no new task starts) but
+// never cancels the running one; once a renewal succeeds again the gate opens.
+func TestDatabaseOutageClosesTheGateWithoutCancelling(t *testing.T) {
+	f := newFixture(t)
+	f.at(t, state.UpgradedFirstMaster)
+	f.w.LeaseTTL = 150 * time.Millisecond
+	f.w.Store = &flakyStore{Store: f.st}
+	f.c.onPlay = func(ctx context.Context, name, limit string) (*runner.Recap, error, bool) {
+		fs := f.w.Store.(*flakyStore)
+		fs.down.Store(true)
+		f.c.mu.Lock()
+		gate := f.c.gate
+		f.c.mu.Unlock()
+		waitFor(t, "the gate to close during the outage", func() bool { return gate() != nil })
+		if ctx.Err() != nil {
+			t.Errorf("the running task was cancelled by the database outage: %v", ctx.Err())
+		}
+		fs.down.Store(false)
+		waitFor(t, "the gate to open once the database is back", func() bool { return gate() == nil })
+		return nil, nil, false
+	}
+	if err := f.w.ControlPlane(t.Context(), "controller-1"); err != nil {
+		t.Fatalf("the step survives an outage shorter than the play: %v", err)
+	}
+	f.wantState(t, state.UpgradedSecondMaster)
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatalf("timed out waiting for %s", what)
+}
+
+// flakyStore fails every lease renewal while down, as a database outage does.
+type flakyStore struct {
+	state.Store
+	down atomic.Bool
+}
+
+func (s *flakyStore) RenewLease(ctx context.Context, cluster, owner string, ttl time.Duration) (state.Lease, error) {
+	if s.down.Load() {
+		return state.Lease{}, errors.New("dial tcp 127.0.0.1:3306: connect: connection refused")
+	}
+	return s.Store.RenewLease(ctx, cluster, owner, ttl)
 }
 
 // An unreachable host is refused before anything is written.

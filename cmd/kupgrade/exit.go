@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/kupgrade/kupgrade/state"
+	"github.com/kupgrade/kupgrade/upgrade"
 )
 
 // Exit statuses of CLI.md.
@@ -16,6 +17,7 @@ const (
 	exitRefused     = 3
 	exitConflict    = 4
 	exitUnreachable = 5
+	exitNotRecorded = 6
 	exitInterrupted = 130
 )
 
@@ -26,6 +28,8 @@ func exitCode(err error) int {
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.Is(err, upgrade.ErrNotRecorded): // before the classes of its cause
+		return exitNotRecorded
 	case errors.As(err, &bad) && bad.BadInput(), errors.Is(err, state.ErrBadInput):
 		return exitBadInput
 	case errors.Is(err, state.ErrConflict):
