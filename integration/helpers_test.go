@@ -163,24 +163,38 @@ type lastEvent struct {
 
 func newestFailure(t *testing.T, db *sql.DB) lastEvent {
 	t.Helper()
-	var e lastEvent
-	var evidence string
-	err := db.QueryRowContext(t.Context(), `SELECT actor, to_state, COALESCE(from_host_status, ''), COALESCE(evidence, '')
-		FROM kube_upgrade_event ORDER BY id DESC LIMIT 1`).Scan(&e.Actor, &e.ToState, &e.FromHostStatus, &evidence)
+	rows, err := db.QueryContext(t.Context(), `SELECT actor, COALESCE(from_state, ''), COALESCE(to_state, ''),
+		COALESCE(from_host_status, ''), COALESCE(evidence, '') FROM kube_upgrade_event ORDER BY id DESC LIMIT 10`)
 	if err != nil {
-		t.Fatalf("read the newest event: %v", err)
+		t.Fatalf("read the newest events: %v", err)
 	}
-	var ev struct {
-		Finding *struct {
-			Class string `json:"class"`
-		} `json:"finding"`
+	defer rows.Close()
+	// The runner records a failure first and adds what the probe found as an event of its own
+	// (from = to, no host status): the finding may be in that later event.
+	var e lastEvent
+	for rows.Next() {
+		var from, evidence string
+		if err := rows.Scan(&e.Actor, &from, &e.ToState, &e.FromHostStatus, &evidence); err != nil {
+			t.Fatalf("read the newest events: %v", err)
+		}
+		var ev struct {
+			Finding *struct {
+				Class string `json:"class"`
+			} `json:"finding"`
+		}
+		if evidence != "" {
+			if err := json.Unmarshal([]byte(evidence), &ev); err != nil {
+				t.Fatalf("evidence is not JSON: %v\n%s", err, evidence)
+			}
+		}
+		if ev.Finding != nil && e.Class == "" {
+			e.Class = ev.Finding.Class
+		}
+		if from != e.ToState || e.FromHostStatus != "" {
+			return e
+		}
 	}
-	if err := json.Unmarshal([]byte(evidence), &ev); err != nil {
-		t.Fatalf("evidence of the newest event is not JSON: %v\n%s", err, evidence)
-	}
-	if ev.Finding != nil {
-		e.Class = ev.Finding.Class
-	}
+	t.Fatalf("no state change among the newest events")
 	return e
 }
 

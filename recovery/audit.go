@@ -146,9 +146,9 @@ func auditOp(ctx context.Context, st AuditStore, op state.InFlightOp, why, msg s
 		pr := probe(ctx, st, u.Cluster, p, h.Hostname, u.ToVersion, opts.ProbeTimeout)
 		a := Action{Time: now, Cluster: u.Cluster, Host: h.Hostname, HostStatus: h.Status,
 			FromState: expect, Why: why, Msg: msg, Probe: pr}
+		ev := newEvidence(why, u, op.Lease, h, pr, now)
 		res, err := Fail(ctx, st, Request{Cluster: u.Cluster, Actor: state.ActorWatch,
-			Reason: "kupgrade watch: " + msg, Host: h.Hostname, Expect: expect,
-			Evidence: newEvidence(why, u, op.Lease, h, pr, now)})
+			Reason: "kupgrade watch: " + msg, Host: h.Hostname, Expect: expect, Evidence: &ev})
 		switch {
 		case errors.Is(err, state.ErrConflict), errors.Is(err, state.ErrNotFound), err == nil && res.NoOp:
 			a.Outcome = OutcomeMovedOn // the runner (or a person) got there first

@@ -35,7 +35,10 @@ type Request struct {
 	// Force fails the operation even though another owner holds a live lease (recover --force).
 	Force bool
 	// Evidence is stored as JSON in the event row (exit status, output tail, probe finding).
-	Evidence any
+	Evidence *Evidence
+	// KeepLease leaves the lease with its owner: a kubelet batch records its hosts one by one,
+	// and only the last write releases the lease, so that no host is in flight without one.
+	KeepLease bool
 }
 
 // Result tells what Fail did.
@@ -94,7 +97,7 @@ func Fail(ctx context.Context, st Store, req Request) (Result, error) {
 		Reason:              req.Reason,
 		From:                u.State,
 		To:                  to,
-		ReleaseLease:        true,
+		ReleaseLease:        !req.KeepLease,
 		LeaseOwner:          req.LeaseOwner,
 		LeaseNotLive:        req.LeaseOwner == "" && !req.Force,
 		IncRecoveryAttempts: req.Actor == state.ActorRecover || req.Actor == state.ActorWatch,

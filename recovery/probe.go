@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/kupgrade/kupgrade/kubeadm"
@@ -75,36 +76,56 @@ func beforeSnapshot(ctx context.Context, st Store, cluster, host string) *kubead
 		if e.Hostname != host || !e.ToHostStatus.InFlight() {
 			continue
 		}
-		var ev struct {
-			Before json.RawMessage `json:"before"`
-		}
-		if json.Unmarshal(e.Evidence, &ev) != nil || len(ev.Before) == 0 {
+		ev, err := ParseEvidence(e.Evidence)
+		if err != nil || ev.Before == nil || ev.Before.Taken.IsZero() {
 			return nil
 		}
-		snap, err := kubeadm.SnapshotFromValue(string(ev.Before))
-		if err != nil || snap.Taken.IsZero() {
-			return nil
-		}
-		return &snap
+		return ev.Before
 	}
 	return nil
 }
 
-// Evidence is what recover and the audit store in the failure event. Its keys finding and
-// probe_error match the runner's own failure evidence, so readers of the event log need one shape.
+// Evidence is the one shape of what an event stores about a failure, whoever wrote it: the
+// runner (what the task did and what the probe found), recover and the audit (why the operation
+// was judged stuck), and the runner again when it puts a host in flight (the snapshot taken
+// before kubeadm, which recover and the audit compare with after a crash). Fields a writer does
+// not know are left out of the JSON.
 type Evidence struct {
-	// DetectedBy says why the operation was judged stuck: "recover", "recover --force",
-	// "lease-expired" or "stale-state".
-	DetectedBy     string           `json:"detected_by"`
-	Host           string           `json:"host,omitempty"`
+	// What the runner saw.
+	Step       string   `json:"step,omitempty"`
+	Task       string   `json:"task,omitempty"`
+	ExitStatus *int     `json:"exit_status,omitempty"`
+	Error      string   `json:"error,omitempty"`
+	Stdout     []string `json:"stdout_tail,omitempty"`
+	Stderr     []string `json:"stderr_tail,omitempty"`
+
+	// Why recover or the audit judged the operation stuck: DetectedBy is "recover",
+	// "recover --force", "lease-expired" or "stale-state".
+	DetectedBy     string           `json:"detected_by,omitempty"`
 	HostStatus     state.HostStatus `json:"host_status,omitempty"`
-	StateEnteredAt time.Time        `json:"state_entered_at"`
-	StateAge       string           `json:"state_age"`
+	StateEnteredAt time.Time        `json:"state_entered_at,omitzero"`
+	StateAge       string           `json:"state_age,omitempty"`
 	// Lease is the lease found: expired (audit), or live and overridden (recover --force).
-	Lease       *state.Lease     `json:"lease,omitempty"`
-	Finding     *kubeadm.Finding `json:"finding,omitempty"`
-	ProbeError  string           `json:"probe_error,omitempty"`
-	Unreachable bool             `json:"unreachable,omitempty"`
+	Lease *state.Lease `json:"lease,omitempty"`
+
+	// The host and what is on its disk.
+	Host        string            `json:"host,omitempty"`
+	Before      *kubeadm.Snapshot `json:"before,omitempty"`
+	Finding     *kubeadm.Finding  `json:"finding,omitempty"`
+	ProbeError  string            `json:"probe_error,omitempty"`
+	Unreachable bool              `json:"unreachable,omitempty"`
+}
+
+// ParseEvidence reads an event's evidence; an empty one is the zero Evidence.
+func ParseEvidence(raw []byte) (Evidence, error) {
+	var ev Evidence
+	if len(raw) == 0 {
+		return ev, nil
+	}
+	if err := json.Unmarshal(raw, &ev); err != nil {
+		return ev, fmt.Errorf("read evidence: %w", err)
+	}
+	return ev, nil
 }
 
 func newEvidence(by string, u state.Upgrade, l *state.Lease, h state.Host, pr *ProbeResult, now time.Time) Evidence {

@@ -105,7 +105,7 @@ func failAll(ctx context.Context, st Store, rec *Recovery, opts RecoverOptions, 
 			reason = fmt.Sprintf("recovered by kupgrade recover --force: overrode the live lease of %s", rec.Lease.Owner)
 		}
 		res, err := Fail(ctx, st, Request{Cluster: opts.Cluster, Actor: state.ActorRecover, Reason: reason,
-			Host: ev.Host, Expect: expect, Force: opts.Force, Evidence: ev})
+			Host: ev.Host, Expect: expect, Force: opts.Force, Evidence: &ev})
 		if err != nil {
 			return fmt.Errorf("recover: %w", err)
 		}

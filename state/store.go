@@ -172,6 +172,9 @@ type Store interface {
 	InFlight(ctx context.Context) ([]InFlightOp, error)
 	// Upgrades returns the upgrades of every cluster, ordered by cluster.
 	Upgrades(ctx context.Context) ([]Upgrade, error)
+	// AddEvent appends an event that changes no state (evidence found after the outcome it
+	// belongs to was recorded); the store fills in the upgrade, its current state and the time.
+	AddEvent(ctx context.Context, e Event) error
 	// Events returns the newest limit events of cluster ("" for all), newest first.
 	Events(ctx context.Context, cluster string, limit int) ([]Event, error)
 

@@ -40,19 +40,6 @@ type op struct {
 	verify func(ctx context.Context, h *inventory.Host, reg map[string]any) error
 }
 
-// Evidence is what a failure event stores.
-type Evidence struct {
-	Step       string           `json:"step"`
-	Host       string           `json:"host,omitempty"`
-	Task       string           `json:"task,omitempty"`
-	ExitStatus *int             `json:"exit_status,omitempty"`
-	Error      string           `json:"error"`
-	Stdout     []string         `json:"stdout_tail,omitempty"`
-	Stderr     []string         `json:"stderr_tail,omitempty"`
-	Finding    *kubeadm.Finding `json:"finding,omitempty"`
-	ProbeError string           `json:"probe_error,omitempty"`
-}
-
 func (o *op) perHost() bool { return len(o.hosts) > 0 && !o.clusterOnly }
 
 func (o *op) limit() string {
@@ -173,7 +160,7 @@ func (w *Workflow) begin(ctx context.Context, o *op, before map[string]*kubeadm.
 		hc.Host, hc.HostFrom, hc.HostTo, hc.Target = h.Name, &from, &to, o.target
 		if snap := before[h.Name]; snap != nil {
 			// recover and watch compare the host with this after a crash of this process.
-			ev, err := json.Marshal(map[string]any{"before": snap})
+			ev, err := json.Marshal(recovery.Evidence{Before: snap})
 			if err != nil {
 				return fmt.Errorf("encode snapshot of %s: %w", h.Name, err)
 			}
@@ -194,11 +181,11 @@ func (w *Workflow) begin(ctx context.Context, o *op, before map[string]*kubeadm.
 func (w *Workflow) failHosts(ctx context.Context, o *op, hosts []*inventory.Host, cause error) {
 	dctx, cancel := detached(ctx)
 	defer cancel()
-	for _, h := range hosts {
+	for i, h := range hosts {
 		_, _ = recovery.Fail(dctx, w.Store, recovery.Request{
 			Cluster: w.Cluster, Actor: state.ActorRunner, Reason: cause.Error(), Host: h.Name,
 			Expect: o.step.Running, LeaseOwner: w.owner(),
-			Evidence: Evidence{Step: o.step.Name, Host: h.Name, Error: cause.Error()},
+			KeepLease: i < len(hosts)-1, Evidence: &recovery.Evidence{Step: o.step.Name, Host: h.Name, Error: cause.Error()},
 		})
 	}
 }

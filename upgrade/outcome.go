@@ -2,6 +2,7 @@ package upgrade
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -23,9 +24,11 @@ type hostFailure struct {
 }
 
 // finish records the outcome of every host (the cluster op when there are none), the last write
-// releasing the lease. Failures go through recovery.Fail, after probing the host again.
+// releasing the lease. The writes get a budget of their own (RecordFor), detached from ctx so that
+// Ctrl-C is recorded too, and retry a database that does not answer; the probe after a failure
+// runs only once the failure is recorded, so a wedged host cannot eat that budget.
 func (w *Workflow) finish(ctx context.Context, o *op, failed map[string]*hostFailure, before map[string]*kubeadm.Snapshot) error {
-	dctx, cancel := detached(ctx)
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.recordFor())
 	defer cancel()
 	var errs []error
 	names := []string{""}
@@ -40,11 +43,11 @@ func (w *Workflow) finish(ctx context.Context, o *op, failed map[string]*hostFai
 		f := failed[name]
 		if f == nil {
 			if err := w.succeed(dctx, o, name, last); err != nil {
-				errs = append(errs, err)
+				errs = append(errs, &StepError{Step: o.step.Name, Host: name, State: o.step.Running, Cause: err, Retry: "kupgrade upgrade show"})
 			}
 			continue
 		}
-		errs = append(errs, w.fail(ctx, dctx, o, name, f, before[name]))
+		errs = append(errs, w.fail(ctx, dctx, o, name, f, before[name], last))
 	}
 	return errors.Join(errs...)
 }
@@ -62,7 +65,10 @@ func (w *Workflow) succeed(ctx context.Context, o *op, host string, last bool) e
 			c.To = o.step.Running // the batch's other hosts still run; the state moves with the last
 		}
 	}
-	if _, err := w.Store.Apply(ctx, c); err != nil {
+	if err := w.retryWrite(ctx, "record success of "+c.Reason, func(ctx context.Context) error {
+		_, err := w.Store.Apply(ctx, c)
+		return err
+	}); err != nil {
 		return fmt.Errorf("record success of %s: %w", c.Reason, err)
 	}
 	if c.To != c.From || host != "" {
@@ -71,34 +77,32 @@ func (w *Workflow) succeed(ctx context.Context, o *op, host string, last bool) e
 	return nil
 }
 
-// fail probes the host again (reconnecting if the connection dropped), classifies how far kubeadm
-// got, and fails the operation through the one path with that evidence.
-func (w *Workflow) fail(ctx, dctx context.Context, o *op, host string, f *hostFailure, before *kubeadm.Snapshot) error {
-	ev := Evidence{Step: o.step.Name, Host: host, Task: f.task, ExitStatus: f.rc, Error: f.err.Error(),
+// fail records the failure through the one failing path first, then probes the host again
+// (reconnecting if the connection dropped), classifies how far kubeadm got, and adds that as an
+// event of its own.
+func (w *Workflow) fail(ctx, dctx context.Context, o *op, host string, f *hostFailure, before *kubeadm.Snapshot, last bool) error {
+	ev := recovery.Evidence{Step: o.step.Name, Host: host, Task: f.task, ExitStatus: f.rc, Error: f.err.Error(),
 		Stdout: tail(f.stdout, 10), Stderr: tail(f.stderr, 10)}
-	if o.kubeadm && host != "" {
-		if h, ok := w.Inventory.Host(host); ok {
-			finding, err := w.probeAfter(dctx, h, before, o.target)
-			if err != nil {
-				ev.ProbeError = err.Error()
-			} else {
-				ev.Finding = &finding
-				// host list shows how far kubeadm got, not the version from before the step.
-				_ = w.Store.SetVersions(dctx, w.Cluster, host, finding.After.ControlPlaneVersion(), "", w.Store.Now())
-			}
-		}
-	}
-	res, err := recovery.Fail(dctx, w.Store, recovery.Request{
-		Cluster: w.Cluster, Actor: state.ActorRunner, Reason: f.err.Error(), Host: host,
-		Expect: o.step.Running, LeaseOwner: w.owner(), Evidence: ev,
+	var res recovery.Result
+	err := w.retryWrite(dctx, "record failure of "+o.step.Name, func(ctx context.Context) error {
+		var err error
+		res, err = recovery.Fail(ctx, w.Store, recovery.Request{
+			Cluster: w.Cluster, Actor: state.ActorRunner, Reason: f.err.Error(), Host: host,
+			Expect: o.step.Running, LeaseOwner: w.owner(), KeepLease: !last, Evidence: &ev,
+		})
+		return err
 	})
-	se := &StepError{Step: o.step.Name, Host: host, Cause: f.err, Finding: ev.Finding, Recorded: err == nil}
+	se := &StepError{Step: o.step.Name, Host: host, Cause: f.err, Recorded: err == nil, State: res.ToState}
 	if err != nil {
 		se.Cause = fmt.Errorf("%w (and recording the failure failed: %v)", f.err, err)
 		se.State = o.step.Running
+	}
+	if o.kubeadm && host != "" {
+		se.Finding = w.probeFailed(ctx, o, host, before, se.Recorded)
+	}
+	if !se.Recorded {
 		return se
 	}
-	se.State = res.ToState
 	hint := host
 	if hint == "" && len(o.hosts) == 1 { // cordon, uncordon: the host the step ran on
 		hint = o.hosts[0].Name
@@ -106,6 +110,54 @@ func (w *Workflow) fail(ctx, dctx context.Context, o *op, host string, f *hostFa
 	se.Retry = RetryCommand(res.ToState, hint)
 	w.stateChanged(host, res.FromState, res.ToState, "failed: "+f.err.Error())
 	return se
+}
+
+// probeFailed reads host after a failure, under a budget of its own, and when the failure is
+// recorded adds the finding to the event log and the control-plane version to the host row.
+func (w *Workflow) probeFailed(ctx context.Context, o *op, host string, before *kubeadm.Snapshot, recorded bool) *kubeadm.Finding {
+	h, ok := w.Inventory.Host(host)
+	if !ok {
+		return nil
+	}
+	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.probeFor())
+	defer cancel()
+	ev := recovery.Evidence{Step: o.step.Name, Host: host}
+	finding, err := w.probeAfter(pctx, h, before, o.target)
+	if err != nil {
+		ev.ProbeError = err.Error()
+	} else {
+		ev.Finding = &finding
+	}
+	if recorded {
+		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.recordFor())
+		defer cancel()
+		w.addEvidence(wctx, host, ev)
+		if ev.Finding != nil {
+			// host list shows how far kubeadm got, not the version from before the step.
+			_ = w.Store.SetVersions(wctx, w.Cluster, host, finding.After.ControlPlaneVersion(), "", w.Store.Now())
+		}
+	}
+	return ev.Finding
+}
+
+// addEvidence appends what the probe found after a recorded failure, as an event of its own.
+func (w *Workflow) addEvidence(ctx context.Context, host string, ev recovery.Evidence) {
+	raw, err := json.Marshal(ev)
+	if err != nil {
+		w.log().Warn("encode the probe's evidence", "host", host, "error", err)
+		return
+	}
+	reason := "probe after the failure: " + ev.ProbeError
+	if ev.Finding != nil {
+		reason = fmt.Sprintf("probe after the failure: %s (%s)", ev.Finding.Summary, ev.Finding.Class)
+	}
+	err = w.retryWrite(ctx, "record the probe's evidence", func(ctx context.Context) error {
+		return w.Store.AddEvent(ctx, state.Event{Cluster: w.Cluster, Hostname: host, Actor: state.ActorRunner,
+			Reason: reason, Evidence: raw})
+	})
+	if err != nil {
+		w.log().Warn("the probe's evidence was not recorded", "host", host, "error", err)
+	}
 }
 
 // probeAfter reads the host's kubelet config and manifests after a failure and compares them with

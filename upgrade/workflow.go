@@ -23,6 +23,7 @@ type Store interface {
 	RenewLease(ctx context.Context, cluster, owner string, ttl time.Duration) (state.Lease, error)
 	SetVersions(ctx context.Context, cluster, hostname, controlPlane, kubelet string, at time.Time) error
 	Events(ctx context.Context, cluster string, limit int) ([]state.Event, error)
+	AddEvent(ctx context.Context, e state.Event) error
 }
 
 // Runner is the slice of runner.Runner the workflow uses.
@@ -41,8 +42,12 @@ type Workflow struct {
 	LeaseTTL  time.Duration // default 30s
 	// KubeadmTimeout bounds one kubeadm command (default 15m).
 	KubeadmTimeout time.Duration
-	Reporter       runner.Reporter
-	Log            *slog.Logger
+	// RecordFor bounds how long the final writes of an operation retry a database that does not
+	// answer (default 2m); ProbeFor bounds the probe after a failure (default 45s).
+	RecordFor time.Duration
+	ProbeFor  time.Duration
+	Reporter  runner.Reporter
+	Log       *slog.Logger
 	// Probe reads a host's kubelet config and manifests (default ProbeHost); tests replace it.
 	Probe func(ctx context.Context, c runner.Conn) (kubeadm.Snapshot, error)
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kupgrade/kupgrade/kubeadm"
 	"github.com/kupgrade/kupgrade/recovery"
 	"github.com/kupgrade/kupgrade/runner"
 	"github.com/kupgrade/kupgrade/state"
@@ -83,17 +84,28 @@ func TestLateFailureIsRecordedAndRetried(t *testing.T) {
 	if got := se.Cause.Error(); got != `task "kubeadm upgrade" exited 1: error execution phase kubelet-config: boom` {
 		t.Errorf("reason %q should name the task, the status and kubeadm's error line", got)
 	}
-	ev := f.lastEvent(t)
+	// The failure is recorded first; what the probe found follows as an event of its own.
+	evs, err := f.st.Events(t.Context(), "default", 2)
+	if err != nil || len(evs) != 2 {
+		t.Fatalf("events: %v, %v", evs, err)
+	}
+	probed, failure := evs[0], evs[1]
 	var evidence struct {
 		ExitStatus int `json:"exit_status"`
 		Finding    struct{ Class string }
 	}
-	if err := json.Unmarshal(ev.Evidence, &evidence); err != nil {
+	if err := json.Unmarshal(failure.Evidence, &evidence); err != nil {
 		t.Fatal(err)
 	}
-	if ev.Actor != state.ActorRunner || ev.FromHostStatus != state.UpgradingControlPlane ||
-		evidence.ExitStatus != 1 || evidence.Finding.Class != "kubelet-config-rewritten" {
-		t.Errorf("failure event %+v evidence %s", ev, ev.Evidence)
+	if failure.Actor != state.ActorRunner || failure.FromHostStatus != state.UpgradingControlPlane ||
+		failure.ToState != state.UpgradingSecondMasterFailed || evidence.ExitStatus != 1 {
+		t.Errorf("failure event %+v evidence %s", failure, failure.Evidence)
+	}
+	if err := json.Unmarshal(probed.Evidence, &evidence); err != nil {
+		t.Fatal(err)
+	}
+	if probed.Hostname != "controller-1" || probed.FromState != probed.ToState || evidence.Finding.Class != "kubelet-config-rewritten" {
+		t.Errorf("probe event %+v evidence %s", probed, probed.Evidence)
 	}
 	if l, _ := f.st.Lease(t.Context(), "default"); l != nil {
 		t.Errorf("the failure kept the lease: %+v", l)
@@ -105,6 +117,55 @@ func TestLateFailureIsRecordedAndRetried(t *testing.T) {
 		t.Fatalf("retry: %v", err)
 	}
 	f.wantState(t, state.UpgradedSecondMaster)
+}
+
+// A wedged host whose probe never answers cannot eat the time meant for recording: the failure
+// is written before the probe, and the probe gives up on its own budget.
+func TestWedgedProbeDoesNotStopTheRecording(t *testing.T) {
+	f := newFixture(t)
+	f.at(t, state.UpgradedFirstMaster)
+	f.w.ProbeFor = 200 * time.Millisecond
+	probes := 0
+	f.w.Probe = func(ctx context.Context, c runner.Conn) (kubeadm.Snapshot, error) {
+		if probes++; probes == 1 { // the snapshot before kubeadm
+			return f.c.probe(ctx, c)
+		}
+		<-ctx.Done() // the host hangs
+		return kubeadm.Snapshot{}, ctx.Err()
+	}
+	f.c.onPlay = func(ctx context.Context, name, limit string) (*runner.Recap, error, bool) {
+		r := failed("controller-1", 1, "error execution phase control-plane: boom\n")
+		return r, r.Err(), true
+	}
+	err := f.w.ControlPlane(t.Context(), "controller-1")
+	var se *upgrade.StepError
+	if !errors.As(err, &se) || !se.Recorded || !errors.Is(err, upgrade.ErrFailed) {
+		t.Fatalf("err = %v, want a recorded failure", err)
+	}
+	f.wantState(t, state.UpgradingSecondMasterFailed)
+	if ev := f.lastEvent(t); !strings.Contains(string(ev.Evidence), "probe_error") {
+		t.Errorf("newest event %s should say the probe failed", ev.Evidence)
+	}
+}
+
+// A database that fails the final write (a restart, a failover) is retried until it answers:
+// the outcome is recorded, not left in flight.
+func TestFinalWriteIsRetried(t *testing.T) {
+	f := newFixture(t)
+	f.at(t, state.UpgradedFirstMaster)
+	fs := &flakyStore{Store: f.st}
+	f.w.Store = fs
+	f.c.onPlay = func(ctx context.Context, name, limit string) (*runner.Recap, error, bool) {
+		fs.failApplies.Store(3)
+		return nil, nil, false
+	}
+	if err := f.w.ControlPlane(t.Context(), "controller-1"); err != nil {
+		t.Fatalf("the success must be recorded once the database answers: %v", err)
+	}
+	f.wantState(t, state.UpgradedSecondMaster)
+	if n := fs.failApplies.Load(); n != 0 {
+		t.Errorf("%d injected failures left: the write was not retried", n)
+	}
 }
 
 // Ctrl-C while kubeadm runs: the failure is recorded under a detached context, and the error
@@ -203,10 +264,20 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Fatalf("timed out waiting for %s", what)
 }
 
-// flakyStore fails every lease renewal while down, as a database outage does.
+// flakyStore fails every lease renewal while down, and the next failApplies writes, as a
+// database outage does.
 type flakyStore struct {
 	state.Store
-	down atomic.Bool
+	down        atomic.Bool
+	failApplies atomic.Int32
+}
+
+func (s *flakyStore) Apply(ctx context.Context, c state.Change) (state.Upgrade, error) {
+	if s.failApplies.Add(-1) >= 0 {
+		return state.Upgrade{}, errors.New("invalid connection")
+	}
+	s.failApplies.Store(0)
+	return s.Store.Apply(ctx, c)
 }
 
 func (s *flakyStore) RenewLease(ctx context.Context, cluster, owner string, ttl time.Duration) (state.Lease, error) {

@@ -26,6 +26,27 @@ func insertEvent(ctx context.Context, tx *sql.Tx, e state.Event) error {
 	return nil
 }
 
+// AddEvent appends an event that changes no state: evidence found after the outcome it belongs
+// to was recorded. Its upgrade_uuid, states and time are the store's: the upgrade's current
+// state (from = to), and now on the database's clock.
+func (s *Store) AddEvent(ctx context.Context, e state.Event) error {
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		u, err := s.readUpgrade(ctx, tx, e.Cluster, false)
+		if err != nil {
+			return err
+		}
+		if e.CreatedAt, err = s.txNow(ctx, tx); err != nil {
+			return err
+		}
+		e.UpgradeUUID, e.FromState, e.ToState = u.UUID, u.State, u.State
+		return insertEvent(ctx, tx, e)
+	})
+	if err != nil {
+		return fmt.Errorf("add event: %w", err)
+	}
+	return nil
+}
+
 // Events returns the newest limit events of cluster ("" for every cluster), newest first;
 // limit <= 0 returns them all.
 func (s *Store) Events(ctx context.Context, cluster string, limit int) ([]state.Event, error) {
