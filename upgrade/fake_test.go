@@ -2,6 +2,7 @@ package upgrade_test
 
 import (
 	"context"
+	"database/sql"
 	"os"
 	"path/filepath"
 	"strings"
@@ -131,10 +132,11 @@ func failed(host string, rc int, stderr string) *runner.Recap {
 }
 
 type fixture struct {
-	st  *sqlite.Store
-	c   *cluster
-	w   *upgrade.Workflow
-	inv *inventory.Inventory
+	dbPath string
+	st     *sqlite.Store
+	c      *cluster
+	w      *upgrade.Workflow
+	inv    *inventory.Inventory
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -156,7 +158,7 @@ func newFixture(t *testing.T) *fixture {
 	c := newCluster("v1.29.4")
 	w := &upgrade.Workflow{Store: st, Runner: c, Inventory: inv, Cluster: "default",
 		LeaseTTL: 2 * time.Second, Probe: c.probe}
-	return &fixture{st: st, c: c, w: w, inv: inv}
+	return &fixture{st: st, c: c, w: w, inv: inv, dbPath: filepath.Join(dir, "kupgrade.db")}
 }
 
 // at walks the fixture's upgrade to state s through the workflow itself.
@@ -205,4 +207,19 @@ func (f *fixture) lastEvent(t *testing.T) state.Event {
 		t.Fatalf("no event (%v)", err)
 	}
 	return evs[0]
+}
+
+// generation reads the cluster's lease generation straight from the database.
+func (f *fixture) generation(t *testing.T) int64 {
+	t.Helper()
+	db, err := sql.Open("sqlite", f.dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var gen int64
+	if err := db.QueryRowContext(t.Context(), "SELECT lease_generation FROM kube_upgrade WHERE cluster = 'default'").Scan(&gen); err != nil {
+		t.Fatal(err)
+	}
+	return gen
 }

@@ -46,14 +46,43 @@ func (w *Workflow) Abort(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if !controlPlaneTouched(u, hosts) {
-		return w.abortUntouched(ctx, u)
-	}
 	cs, err := w.controllerHosts()
 	if err != nil {
 		return err
 	}
+	if !controlPlaneTouched(u, hosts) {
+		// The database says no control-plane step started; the hosts have the last word (a
+		// hand edit, a kubeadm run by hand or by a tool that recorded nothing).
+		touched, err := w.manifestsMoved(ctx, u, cs)
+		if err != nil {
+			return err
+		}
+		if !touched {
+			return w.abortUntouched(ctx, u)
+		}
+	}
 	return w.stepOn(ctx, state.StepAbort, state.ScopeControllers, cs)
+}
+
+// manifestsMoved probes the controllers and reports whether any control plane moved away from
+// the upgrade's from_version, or a manifest swap was left half done. An unreachable controller
+// is an error: nothing can be decided without it.
+func (w *Workflow) manifestsMoved(ctx context.Context, u state.Upgrade, cs []*inventory.Host) (bool, error) {
+	for _, h := range cs {
+		c, err := w.Runner.Conn(ctx, h)
+		if err != nil {
+			return false, fmt.Errorf("abort: look at %s's manifests before deciding there is nothing to restore: %w", h.Name, err)
+		}
+		snap, err := w.probe(ctx, c)
+		if err != nil {
+			return false, fmt.Errorf("abort: probe %s: %w", h.Name, err)
+		}
+		if v := snap.ControlPlaneVersion(); (v != "" && v != u.FromVersion) || len(snap.UpgradedManifestsDirs) > 0 {
+			w.log().Info("abort: the manifests moved although no control-plane step was recorded", "host", h.Name, "version", v)
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // controlPlaneTouched: a control-plane step has been started on some controller (its target was
@@ -71,14 +100,24 @@ func controlPlaneTouched(u state.Upgrade, hosts []state.Host) bool {
 // transitions (upgrade-aborting, then upgrade-aborted), each compare-and-set.
 func (w *Workflow) abortUntouched(ctx context.Context, u state.Upgrade) error {
 	reason := "abort: no control plane was touched, nothing to restore"
+	// upgrade-aborting is in flight: it holds a lease like any other operation, so that a crash
+	// between the two writes is failed by the audit once the lease expires.
 	mid, err := w.Store.Apply(ctx, state.Change{Cluster: w.Cluster, Actor: state.ActorCLI, From: u.State,
-		To: state.UpgradeAborting, LeaseNotLive: true, Reason: reason})
+		To: state.UpgradeAborting, Reason: reason,
+		AcquireLease: &state.LeaseSpec{Owner: w.owner(), Operation: state.StepAbort, TTL: w.ttl()}})
 	if err != nil {
 		return err
 	}
 	w.stateChanged("", u.State, mid.State, reason)
-	end, err := w.Store.Apply(ctx, state.Change{Cluster: w.Cluster, Actor: state.ActorCLI, From: mid.State,
-		To: state.UpgradeAborted, LeaseNotLive: true, Reason: reason})
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.recordFor())
+	defer cancel()
+	var end state.Upgrade
+	err = w.retryWrite(dctx, "record the abort", func(ctx context.Context) error {
+		var err error
+		end, err = w.Store.Apply(ctx, state.Change{Cluster: w.Cluster, Actor: state.ActorCLI, From: mid.State,
+			To: state.UpgradeAborted, LeaseOwner: w.owner(), ReleaseLease: true, Reason: reason})
+		return err
+	})
 	if err != nil {
 		return err
 	}

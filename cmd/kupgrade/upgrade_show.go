@@ -72,13 +72,23 @@ func (c *upgradeFailedCmd) Run(ctx context.Context, a *app) error {
 	if err != nil {
 		return err
 	}
-	res, err := recovery.Fail(ctx, st, recovery.Request{
+	// Every host the operation left in flight (a kubelet batch has several) is cleared, so that
+	// none stays in flight once the lease is gone.
+	results, err := recovery.FailAll(ctx, st, recovery.Request{
 		Cluster: a.cluster(), Actor: state.ActorCLI, Reason: c.Reason, Force: c.Force,
 	})
 	if err != nil {
 		return err
 	}
-	return a.printFail(res)
+	if a.json() && len(results) == 1 {
+		return a.printFail(results[0])
+	}
+	for _, res := range results {
+		if err := a.printFail(res); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // printFail tells what the one failing path did.

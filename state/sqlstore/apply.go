@@ -48,6 +48,11 @@ func (s *Store) applyTx(ctx context.Context, tx *sql.Tx, c state.Change) (state.
 	if err := checkLease(c, lease, now); err != nil {
 		return u, err
 	}
+	if c.AcquireLease != nil {
+		if err := s.noneLeftInFlight(ctx, tx, c); err != nil {
+			return u, err
+		}
+	}
 	ev := state.Event{Cluster: c.Cluster, UpgradeUUID: u.UUID, Hostname: c.Host, Actor: c.Actor,
 		FromState: u.State, ToState: c.To, Reason: c.Reason, Evidence: c.Evidence, CreatedAt: now}
 	if c.Host != "" {
@@ -191,4 +196,22 @@ func (s *Store) nextGeneration(ctx context.Context, tx *sql.Tx, cluster string) 
 		return 0, fmt.Errorf("read lease generation: %w", err)
 	}
 	return gen, nil
+}
+
+// noneLeftInFlight refuses to take a cluster's lease while a host other than the change's own is
+// still in flight: that host's operation (a dead runner's batch, a half-failed one) would then be
+// in flight under a lease that is not its own, and released with it (STATES.md: nothing is in
+// flight without a live lease). It must be failed first.
+func (s *Store) noneLeftInFlight(ctx context.Context, tx *sql.Tx, c state.Change) error {
+	var host, status string
+	err := tx.QueryRowContext(ctx, `SELECT h.hostname, hu.status FROM host h JOIN kube_host_upgrade hu ON hu.host_id = h.id
+		WHERE h.cluster = ? AND h.hostname <> ? AND hu.status IN (?, ?) ORDER BY h.id LIMIT 1`,
+		c.Cluster, c.Host, string(state.UpgradingControlPlane), string(state.UpgradingKubelet)).Scan(&host, &status)
+	if isNoRows(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read hosts in flight: %w", err)
+	}
+	return conflict(c.Cluster, "host %s is still %s from an earlier operation that holds no live lease; fail it first with `kupgrade recover` (or `kupgrade upgrade failed`)", host, status)
 }

@@ -80,3 +80,33 @@ func testDatabaseClock(t *testing.T, b Backend) {
 		t.Fatalf("takeover of a lease expired on the database's clock: %v", err)
 	}
 }
+
+// testNoTakeoverWhileInFlight: a kubelet step on one host may not take over a dead runner's
+// expired lease while that runner's host is still upgrading-kubelet: the dead host would be in
+// flight under a lease that is not its own. It must be failed first; then the lease is free.
+func testNoTakeoverWhileInFlight(t *testing.T, b Backend) {
+	clock := NewClock()
+	s := b.Open(t, state.WithClock(clock.Now))
+	ctx := t.Context()
+	create(t, s, "c1")
+	move(t, s, "c1", state.UpgradeStarted, state.UpgradedSecondMaster)
+	idle, kubelet := state.HostIdle, state.UpgradingKubelet
+	start := func(owner, host string, from state.State) error {
+		_, err := s.Apply(ctx, state.Change{Cluster: "c1", Actor: state.ActorRunner, From: from, To: state.UpgradingKubelets,
+			Host: host, HostFrom: &idle, HostTo: &kubelet,
+			AcquireLease: &state.LeaseSpec{Owner: owner, Operation: "kubelets@" + host, TTL: 30 * time.Second}})
+		return err
+	}
+	if err := start("dead", "controller-0", state.UpgradedSecondMaster); err != nil {
+		t.Fatal(err)
+	}
+	clock.Add(time.Minute) // the dead runner's lease expired
+	wantErr(t, "take over while controller-0 is still upgrading-kubelet", start("b", "controller-1", state.UpgradingKubelets), state.ErrConflict)
+	if _, err := s.Apply(ctx, state.Change{Cluster: "c1", Actor: state.ActorRecover, From: state.UpgradingKubelets,
+		Host: "controller-0", HostFrom: &kubelet, HostTo: &idle, LeaseNotLive: true, ReleaseLease: true}); err != nil {
+		t.Fatalf("fail the dead host: %v", err)
+	}
+	if err := start("b", "controller-1", state.UpgradingKubelets); err != nil {
+		t.Fatalf("start once nothing else is in flight: %v", err)
+	}
+}

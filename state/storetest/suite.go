@@ -52,6 +52,7 @@ func Run(t *testing.T, fresh func(t *testing.T) Backend) {
 		{"Leases", testLeases},
 		{"LeaseGenerations", testGenerations},
 		{"LeasesOnTheDatabaseClock", testDatabaseClock},
+		{"NoTakeoverWhileAnotherHostInFlight", testNoTakeoverWhileInFlight},
 		{"InFlight", testInFlight},
 		{"StateEnteredAtMovesOnlyOnStateChange", testStateEnteredAt},
 		{"HandEditReadAsUTC", testHandEdit},
