@@ -50,21 +50,21 @@ func parseDSN(s string) (DSN, error) {
 	scheme, hasScheme := urlScheme(s)
 	switch {
 	case s == "":
-		return DSN{}, dsnError(1, "empty DSN: %s", dsnForms)
+		return DSN{}, dsnError(1, "empty DSN: "+dsnForms)
 	case strings.HasPrefix(s, "sqlite:"):
 		return parseSQLite(s)
 	case scheme == "mysql":
 		return parseMySQLURL(s)
 	case hasScheme:
-		return DSN{}, dsnError(1, "unknown store %q: %s", scheme, dsnForms)
+		return DSN{}, dsnError(1, "unknown store %q: "+dsnForms, scheme)
 	case strings.Contains(s, "/") && (strings.Contains(s, "@") || strings.Contains(s, "(")):
 		return parseGoMySQL(s)
 	}
 	if !strings.ContainsAny(s, "@:") {
-		return DSN{}, dsnError(1, "not a DSN (for a file, write sqlite:%s): %s", s, dsnForms)
+		return DSN{}, dsnError(1, "not a DSN (for a file, write sqlite:%s): "+dsnForms, s)
 	}
 	// Do not echo s: it may hold a password.
-	return DSN{}, dsnError(1, "not a DSN: %s", dsnForms)
+	return DSN{}, dsnError(1, "not a DSN: "+dsnForms)
 }
 
 func parseSQLite(s string) (DSN, error) {
@@ -211,7 +211,7 @@ func hostPort(hp string, col int) (string, error) {
 		}
 	}
 	if host == "" {
-		return "", dsnError(col, "missing the host before :%s", port)
+		return "", dsnError(col, "missing the host before the port %q", port)
 	}
 	if strings.ContainsAny(host, "/@?#()[] \t") {
 		return "", dsnError(col, "bad host %q (a name or an IP address)", host)
@@ -250,7 +250,7 @@ func (d *DSN) setParams(query string, col int) error {
 		}
 		val, err := url.QueryUnescape(raw)
 		if err != nil {
-			return dsnError(col+len(key)+1, "bad %%-escape in the value of %s", key)
+			return dsnError(col+len(key)+1, "bad %%-escape in the value of %q", key)
 		}
 		d.Params = append(d.Params, Param{key, val})
 		col += len(part) + 1

@@ -42,6 +42,8 @@ func TestParseDSNErrorsHidePassword(t *testing.T) {
 		{"mysql://u:hunter2%zz/x@db/k", "bad %-escape in the password"},
 		{"u:hunter2@udp(db:3306)/k", `unknown network "udp"`},
 		{"u:hunter2@tcp(db:3306/k", "missing ')'"},
+		// No database: the parser takes "x@tcp(db:3306)" for it and "kup:hunter2" for the network.
+		{"kup:hunter2/x@tcp(db:3306)", "unknown network (not shown: it may hold the password)"},
 	}
 	for _, tc := range tests {
 		_, err := ParseDSN(tc.in)
