@@ -258,7 +258,8 @@ func (d *DSN) setParams(query string, col int) error {
 	return nil
 }
 
-// Redacted prints the DSN for logs and errors: the password is replaced by "***". A MySQL DSN
+// Redacted prints the DSN for logs and errors: the password, and any parameter value holding
+// it, is replaced by "***". A MySQL DSN
 // comes out as a mysql:// URL, or in go-sql-driver's form for a socket (no URL spelling); both
 // parse back.
 func (d DSN) Redacted() string {
@@ -293,7 +294,11 @@ func (d DSN) Redacted() string {
 		if i == 0 {
 			sep = "?"
 		}
-		b.WriteString(sep + p.Key + "=" + url.QueryEscape(p.Value))
+		v := url.QueryEscape(p.Value)
+		if d.Password != "" && strings.Contains(p.Value, d.Password) {
+			v = "***" // a password pasted into a parameter by mistake
+		}
+		b.WriteString(sep + p.Key + "=" + v)
 	}
 	return b.String()
 }

@@ -79,8 +79,22 @@ func scrub(s, password string) string {
 	if password == "" {
 		return s
 	}
-	for _, p := range []string{password, url.PathEscape(password), url.QueryEscape(password)} {
+	for _, p := range []string{password, url.PathEscape(password), url.QueryEscape(password), escapeAll(password)} {
 		s = strings.ReplaceAll(s, p, "***")
 	}
 	return s
+}
+
+// escapeAll %-escapes every byte but RFC 3986's unreserved ones (as userinfo is often written).
+func escapeAll(s string) string {
+	var b strings.Builder
+	for i := range len(s) {
+		c := s[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-._~", c) >= 0 {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
 }
