@@ -259,9 +259,8 @@ func (d *DSN) setParams(query string, col int) error {
 }
 
 // Redacted prints the DSN for logs and errors: the password, and any parameter value holding
-// it, is replaced by "***". A MySQL DSN
-// comes out as a mysql:// URL, or in go-sql-driver's form for a socket (no URL spelling); both
-// parse back.
+// it, is replaced by "***". A MySQL DSN comes out as a mysql:// URL, or in go-sql-driver's form
+// for a socket (no URL spelling); both parse back.
 func (d DSN) Redacted() string {
 	if d.Driver == "sqlite" {
 		return "sqlite:" + d.Path
