@@ -96,23 +96,14 @@ func urlScheme(s string) (string, bool) {
 
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
-// DSNSecrets returns the texts of the raw DSN s that must never be printed: its password, as
-// parsed and as typed, or, when s does not parse, all the text where a password can be. cmd
-// removes them from everything it prints, as a last guard behind the errors that never quote
-// a password in the first place.
+// DSNSecrets returns the text of the raw DSN s where a password can be, as typed (see
+// secretSpan), without parsing s: nil when s has no password. cmd removes it, and the parsed
+// DSN's Password, from everything it prints, as a last guard behind the errors that never
+// quote a password in the first place; it also covers a DSN that does not parse, or one that
+// kong quotes from the command line.
 func DSNSecrets(s string) []string {
-	var typed string
 	if start, end := secretSpan(s); start >= 0 && end > start {
-		typed = s[start:end]
+		return []string{s[start:end]}
 	}
-	d, err := ParseDSN(s)
-	switch {
-	case err != nil && typed != "":
-		return []string{typed}
-	case err != nil || d.Password == "":
-		return nil
-	case typed != "" && typed != d.Password:
-		return []string{d.Password, typed}
-	}
-	return []string{d.Password}
+	return nil
 }

@@ -78,9 +78,10 @@ func TestDSNSecrets(t *testing.T) {
 		{"sqlite:k.db", nil},
 		{"mysql://u@db/k", nil},
 		{"mysql://u:hunter2@db/k", []string{"hunter2"}},
-		{"mysql://u:p%40ss@db/k", []string{"p@ss", "p%40ss"}},
+		{"mysql://u:p%40ss@db/k", []string{"p%40ss"}},
 		{"u:hunter2/x@tcp(db:3306)/k", []string{"hunter2/x"}},
-		{"mysql://u:hunter2@db:99999/k", []string{"hunter2"}}, // does not parse: the span
+		{"mysql://u:hunter2@db:99999/k", []string{"hunter2"}}, // does not parse
+		{"--db=mysql://u:hunter2@db/k", []string{"//u:hunter2"}},
 		{"u@tcp(db:3306)/k", nil},
 	}
 	for _, tc := range tests {

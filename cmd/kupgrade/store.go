@@ -40,6 +40,7 @@ func (a *app) dsn() (state.DSN, error) {
 	}
 	a.secrets = append(a.secrets, state.DSNSecrets(raw)...)
 	a.db, a.dbErr = state.ParseDSN(raw)
+	a.secrets = append(a.secrets, a.db.Password) // "" when it did not parse
 	return a.db, a.dbErr
 }
 
