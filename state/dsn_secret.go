@@ -107,3 +107,50 @@ func DSNSecrets(s string) []string {
 	}
 	return nil
 }
+
+// Redacted prints the DSN for logs and errors: the password, and any parameter value holding
+// it, is replaced by "***". A MySQL DSN comes out as a mysql:// URL, or in go-sql-driver's form
+// for a socket (no URL spelling); both parse back.
+func (d DSN) Redacted() string {
+	if d.Driver == "sqlite" {
+		return "sqlite:" + d.Path
+	}
+	unix := d.Net == "unix"
+	// ':' and '@' are escaped too: the user ends at the first ':', the user info at the last '@'.
+	esc := func(s string) string { return strings.NewReplacer(":", "%3A", "@", "%40").Replace(url.PathEscape(s)) }
+	if unix {
+		esc = func(s string) string { return s }
+	}
+	var b strings.Builder
+	if !unix {
+		b.WriteString("mysql://")
+	}
+	if d.User != "" {
+		b.WriteString(esc(d.User))
+		if d.Password != "" {
+			b.WriteString(":***")
+		}
+		b.WriteString("@")
+	}
+	if unix {
+		b.WriteString("unix(" + d.Addr + ")")
+	} else {
+		b.WriteString(d.Addr)
+	}
+	b.WriteString("/" + esc(d.Database))
+	for i, p := range d.Params {
+		sep := "&"
+		if i == 0 {
+			sep = "?"
+		}
+		v := url.QueryEscape(p.Value)
+		if d.Password != "" && strings.Contains(p.Value, d.Password) {
+			v = "***" // a password pasted into a parameter by mistake
+		}
+		b.WriteString(sep + p.Key + "=" + v)
+	}
+	return b.String()
+}
+
+// String is Redacted, so that a DSN printed by mistake (%v) does not leak its password.
+func (d DSN) String() string { return d.Redacted() }
