@@ -10,7 +10,9 @@ COMMIT   ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo none)
 LDFLAGS  := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 UNIT_PKGS = $(shell $(GO) list ./... | grep -v /integration)
 # Debian packages the tests and the lab need: debootstrap builds the lab image, openssh-server
-# gives the unit tests and `make bench` a real sshd (never started as a service here).
+# gives the sshd-backed unit tests and `make bench` a real sshd (never started as a service
+# here). Only `deps` installs them (as root): `unit` runs as any user and skips, with a message,
+# the tests whose package is missing; `test`, `bench`, `demo` and `lab` call `deps` first.
 DEB_PKGS := debootstrap openssh-server openssh-client sudo
 DB       ?= sqlite
 KEEP_LAB ?= 0
@@ -35,7 +37,7 @@ build: ## build bin/kupgrade and bin/kupgrade-lab
 
 test: deps unit integration ## every test, unit and integration
 
-unit: deps ## unit tests (no Docker)
+unit: ## unit tests (no Docker, no root; writes nothing outside the tree but Go's caches and temp dirs)
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 15m $(UNIT_PKGS)
 

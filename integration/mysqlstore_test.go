@@ -68,9 +68,13 @@ func mysqlBackend(tb testing.TB, dsn string) storetest.Backend {
 			}
 		}
 	}
+	parsed, err := state.ParseDSN(dsn)
+	if err != nil {
+		tb.Fatal(err)
+	}
 	open := func(tb testing.TB, opts ...state.Option) state.Store {
 		tb.Helper()
-		s, err := mysql.Open(context.Background(), dsn, opts...)
+		s, err := mysql.Open(context.Background(), parsed, opts...)
 		if err != nil {
 			tb.Fatalf("open mysql: %v", err)
 		}

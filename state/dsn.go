@@ -1,7 +1,6 @@
 package state
 
 import (
-	"fmt"
 	"net"
 	"net/url"
 	"strconv"
@@ -10,6 +9,17 @@ import (
 
 // DSN is a parsed --db value: sqlite:PATH, mysql://user:pass@host:port/db?params, or the
 // go-sql-driver form user:pass@tcp(host:port)/db?params.
+//
+// In both MySQL forms the user name ends at the first ':' and the password runs to the last
+// '@' before the address, so a password may hold '/', '@', ':', '?', '(' or ')' as typed; in the
+// URL form a '%' starts an escape (%25 is a literal '%'), and an '@' in a parameter value must
+// be written %40. A DSN is parsed once and the value passed around: its password never appears
+// in an error, and String prints it as "***".
+//
+// Parameters are go-sql-driver's (tls, time_zone, ...). Unless the DSN sets them, state/mysql
+// adds timeout=10s (dial), readTimeout=60s and writeTimeout=30s, so that a server that stops
+// answering fails a statement instead of hanging it; readTimeout stays above InnoDB's default
+// 50 s lock wait, so a statement waiting on a row lock ends with the server's own error.
 type DSN struct {
 	Driver   string // "sqlite" or "mysql"
 	Path     string // sqlite: the database file
@@ -26,31 +36,35 @@ type Param struct{ Key, Value string }
 
 const dsnForms = "use sqlite:PATH, mysql://user:pass@host:port/db or user:pass@tcp(host:port)/db"
 
-// dsnError is ErrBadInput with the 1-based column of the problem. It never quotes the password.
-func dsnError(col int, format string, args ...any) error {
-	return fmt.Errorf("%w: --db: column %d: %s", ErrBadInput, col, fmt.Sprintf(format, args...))
+// ParseDSN parses a --db value. A malformed one is ErrBadInput naming the column and the fix,
+// quoting the offending text only where it cannot be part of the password.
+func ParseDSN(s string) (DSN, error) {
+	d, err := parseDSN(s)
+	if e, ok := err.(*dsnErr); ok {
+		e.hide(s)
+	}
+	return d, err
 }
 
-// ParseDSN parses a --db value. A malformed one is ErrBadInput naming the column and the fix.
-func ParseDSN(s string) (DSN, error) {
+func parseDSN(s string) (DSN, error) {
+	scheme, hasScheme := urlScheme(s)
 	switch {
 	case s == "":
-		return DSN{}, dsnError(1, "empty DSN: %s", dsnForms)
+		return DSN{}, dsnError(1, "empty DSN: "+dsnForms)
 	case strings.HasPrefix(s, "sqlite:"):
 		return parseSQLite(s)
-	case strings.HasPrefix(s, "mysql://"):
+	case scheme == "mysql":
 		return parseMySQLURL(s)
-	case strings.Contains(s, "://"):
-		scheme, _, _ := strings.Cut(s, "://")
-		return DSN{}, dsnError(1, "unknown store %q: %s", scheme, dsnForms)
+	case hasScheme:
+		return DSN{}, dsnError(1, "unknown store %q: "+dsnForms, scheme)
 	case strings.Contains(s, "/") && (strings.Contains(s, "@") || strings.Contains(s, "(")):
 		return parseGoMySQL(s)
 	}
 	if !strings.ContainsAny(s, "@:") {
-		return DSN{}, dsnError(1, "not a DSN (for a file, write sqlite:%s): %s", s, dsnForms)
+		return DSN{}, dsnError(1, "not a DSN (for a file, write sqlite:%s): "+dsnForms, s)
 	}
 	// Do not echo s: it may hold a password.
-	return DSN{}, dsnError(1, "not a DSN: %s", dsnForms)
+	return DSN{}, dsnError(1, "not a DSN: "+dsnForms)
 }
 
 func parseSQLite(s string) (DSN, error) {
@@ -67,17 +81,19 @@ func parseMySQLURL(s string) (DSN, error) {
 	d := DSN{Driver: "mysql", Net: "tcp"}
 	off := len("mysql://")
 	rest := s[off:]
+	// The user info runs to the last '@' (a password may hold '/', '?' or '@'); the query starts
+	// at the first '?' after it.
+	if at := strings.LastIndexByte(rest, '@'); at >= 0 {
+		if err := d.setUserInfo(rest[:at], off+1, true); err != nil {
+			return DSN{}, err
+		}
+		off += at + 1
+		rest = rest[at+1:]
+	}
 	main, query, hasQuery := strings.Cut(rest, "?")
 	authority, db, hasSlash := strings.Cut(main, "/")
 	if !hasSlash || db == "" {
 		return DSN{}, dsnError(off+len(main)+1, "missing the database name (add /kupgrade after the host)")
-	}
-	if at := strings.LastIndex(authority, "@"); at >= 0 {
-		if err := d.setUserInfo(authority[:at], off+1, true); err != nil {
-			return DSN{}, err
-		}
-		off += at + 1
-		authority = authority[at+1:]
 	}
 	if authority == "" {
 		return DSN{}, dsnError(off+1, "missing the host (e.g. mysql://user:pass@127.0.0.1:3306/kupgrade)")
@@ -87,8 +103,7 @@ func parseMySQLURL(s string) (DSN, error) {
 		return DSN{}, err
 	}
 	d.Addr = addr
-	dbOff := len("mysql://") + len(main) - len(db)
-	if err := d.setDatabase(db, dbOff+1, true); err != nil {
+	if err := d.setDatabase(db, off+len(authority)+2, true); err != nil {
 		return DSN{}, err
 	}
 	if hasQuery {
@@ -196,7 +211,7 @@ func hostPort(hp string, col int) (string, error) {
 		}
 	}
 	if host == "" {
-		return "", dsnError(col, "missing the host before :%s", port)
+		return "", dsnError(col, "missing the host before the port %q", port)
 	}
 	if strings.ContainsAny(host, "/@?#()[] \t") {
 		return "", dsnError(col, "bad host %q (a name or an IP address)", host)
@@ -230,54 +245,15 @@ func (d *DSN) setParams(query string, col int) error {
 		if !ok || key == "" {
 			return dsnError(col, "parameter %q is not key=value", part)
 		}
+		if strings.Trim(key, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != "" {
+			return dsnError(col, "parameter name %q: letters, digits and '_' only", key)
+		}
 		val, err := url.QueryUnescape(raw)
 		if err != nil {
-			return dsnError(col+len(key)+1, "bad %%-escape in the value of %s", key)
+			return dsnError(col+len(key)+1, "bad %%-escape in the value of %q", key)
 		}
 		d.Params = append(d.Params, Param{key, val})
 		col += len(part) + 1
 	}
 	return nil
 }
-
-// Redacted prints the DSN for logs and errors: the password is replaced by "***". A MySQL DSN
-// comes out as a mysql:// URL, or in go-sql-driver's form for a socket (no URL spelling); both
-// parse back.
-func (d DSN) Redacted() string {
-	if d.Driver == "sqlite" {
-		return "sqlite:" + d.Path
-	}
-	unix := d.Net == "unix"
-	esc := url.PathEscape
-	if unix {
-		esc = func(s string) string { return s }
-	}
-	var b strings.Builder
-	if !unix {
-		b.WriteString("mysql://")
-	}
-	if d.User != "" {
-		b.WriteString(esc(d.User))
-		if d.Password != "" {
-			b.WriteString(":***")
-		}
-		b.WriteString("@")
-	}
-	if unix {
-		b.WriteString("unix(" + d.Addr + ")")
-	} else {
-		b.WriteString(d.Addr)
-	}
-	b.WriteString("/" + esc(d.Database))
-	for i, p := range d.Params {
-		sep := "&"
-		if i == 0 {
-			sep = "?"
-		}
-		b.WriteString(sep + p.Key + "=" + url.QueryEscape(p.Value))
-	}
-	return b.String()
-}
-
-// String is Redacted, so that a DSN printed by mistake (%v) does not leak its password.
-func (d DSN) String() string { return d.Redacted() }

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"context"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -37,7 +35,11 @@ type app struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	log            *slog.Logger
-	store          state.Store
+	db             state.DSN // parsed once, by dsn
+	dbErr          error
+	parsed         bool
+	store          state.Store // for writing (Store)
+	reader         state.Store // for reading only (Reader), when no writer is open
 	inv            *inventory.Inventory
 	run            *runner.Runner
 	rep            runner.Reporter
@@ -58,44 +60,14 @@ func (a *app) close() {
 	if a.run != nil {
 		a.run.Close()
 	}
-	if a.store != nil {
-		a.store.Close()
+	for _, st := range []state.Store{a.store, a.reader} {
+		if st != nil {
+			st.Close()
+		}
 	}
 }
 
 func (a *app) json() bool { return a.g.Output == "json" }
-
-// dsn returns the DSN from --db-file when given, else --db / KUPGRADE_DB.
-func (a *app) dsn() (string, error) {
-	if a.g.DBFile == "" {
-		return a.g.DB, nil
-	}
-	b, err := os.ReadFile(a.g.DBFile)
-	if err != nil {
-		return "", fmt.Errorf("read --db-file: %v: %w", err, state.ErrBadInput)
-	}
-	return strings.TrimSpace(string(b)), nil
-}
-
-// Store opens the state store named by the DSN, once.
-func (a *app) Store(ctx context.Context) (state.Store, error) {
-	if a.store != nil {
-		return a.store, nil
-	}
-	raw, err := a.dsn()
-	if err != nil {
-		return nil, err
-	}
-	if d, err := state.ParseDSN(raw); err == nil {
-		a.secrets = append(a.secrets, d.Password)
-	}
-	st, err := openStore(ctx, raw)
-	if err != nil {
-		return nil, err
-	}
-	a.store = st
-	return st, nil
-}
 
 // Inventory loads the inventory, once.
 func (a *app) Inventory() (*inventory.Inventory, error) {
@@ -127,12 +99,27 @@ func (a *app) cluster() string {
 	return "default"
 }
 
-// redact removes secrets (a DSN's password) from text meant for people.
-func (a *app) redact(s string) string {
-	for _, sec := range a.secrets {
+// redact removes secrets (whatever may be a DSN's password) from text meant for people.
+func (a *app) redact(s string) string { return redactWith(s, a.secrets) }
+
+func redactWith(s string, secrets []string) string {
+	for _, sec := range secrets {
 		if sec != "" {
 			s = strings.ReplaceAll(s, sec, "*****")
 		}
 	}
 	return s
+}
+
+// redactArgs removes from a command-line error whatever may be a DSN's password in args (kong
+// may quote an argument it did not expect) or in KUPGRADE_DB: no DSN is parsed yet then.
+func redactArgs(msg string, args []string) string {
+	var secrets []string
+	for _, arg := range append(args, os.Getenv("KUPGRADE_DB")) {
+		secrets = append(secrets, state.DSNSecrets(arg)...)
+		if _, v, ok := strings.Cut(arg, "="); ok { // --db=DSN
+			secrets = append(secrets, state.DSNSecrets(v)...)
+		}
+	}
+	return redactWith(msg, secrets)
 }

@@ -22,48 +22,20 @@ func main() {
 	os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-// kongExit carries kong's requested exit status (after --help, or a parse error) out of Parse.
-type kongExit struct{ code int }
-
-// Main runs kupgrade with args and returns its exit status (CLI.md). Tests call it directly.
-func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+// Main runs kupgrade with args and returns its exit status (CLI.md). Tests call it directly;
+// main alone calls os.Exit, so every status, kong's included, leaves through one path.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var cli CLI
-	parser, err := kong.New(&cli,
-		kong.Name("kupgrade"),
-		kong.Description("Upgrade kubeadm-based Kubernetes clusters over SSH, and never strand an upgrade."),
-		kong.Writers(stdout, stderr),
-		kong.Exit(func(c int) { panic(kongExit{c}) }),
-		kong.UsageOnError(),
-		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
-	)
-	if err != nil {
-		fmt.Fprintf(stderr, "kupgrade: %v\n", err)
-		return exitBadInput
+	kctx, code, done := parse(&cli, args, stdout, stderr)
+	if done {
+		return code
 	}
-	defer func() {
-		if r := recover(); r != nil {
-			e, ok := r.(kongExit)
-			if !ok {
-				panic(r)
-			}
-			code = e.code
-			if code == 1 { // kong's parse errors
-				code = exitBadInput
-			}
-		}
-	}()
-	kctx, err := parser.Parse(args)
-	if err != nil {
-		fmt.Fprintf(stderr, "kupgrade: %v\n", err)
-		return exitBadInput
-	}
-
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	a := newApp(&cli.Globals, stdin, stdout, stderr)
 	defer a.close()
 	kctx.BindTo(ctx, (*context.Context)(nil))
-	err = kctx.Run(a)
+	err := kctx.Run(a)
 	if err == nil {
 		return exitOK
 	}
@@ -72,4 +44,41 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		return exitInterrupted
 	}
 	return a.report(err)
+}
+
+// parse parses args into cli. done is true when kupgrade must stop with code: --help was
+// answered (0), or the command line is wrong (2, the message on stderr).
+func parse(cli *CLI, args []string, stdout, stderr io.Writer) (kctx *kong.Context, code int, done bool) {
+	// kong asks to exit after printing help; that request is recorded here instead of ending
+	// the process, and wins over whatever the rest of the parse finds (a missing argument
+	// after --help is no error).
+	exit := -1
+	parser, err := kong.New(cli,
+		kong.Name("kupgrade"),
+		kong.Description("Upgrade kubeadm-based Kubernetes clusters over SSH, and never strand an upgrade."),
+		kong.Writers(stdout, stderr),
+		kong.Exit(func(c int) {
+			if exit < 0 {
+				exit = c
+			}
+		}),
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+	)
+	if err != nil { // the grammar itself is wrong: a bug, not the user's input
+		fmt.Fprintf(stderr, "kupgrade: %v\n", err)
+		return nil, exitFailed, true
+	}
+	kctx, err = parser.Parse(args)
+	switch {
+	case exit == 0:
+		return nil, exitOK, true
+	case exit > 0 || err != nil:
+		msg := "the command line is wrong"
+		if err != nil {
+			msg = err.Error()
+		}
+		fmt.Fprintf(stderr, "kupgrade: %s (see kupgrade --help)\n", redactArgs(msg, args))
+		return nil, exitBadInput, true
+	}
+	return kctx, exitOK, false
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"database/sql"
 	"errors"
 	"os"
@@ -28,6 +29,7 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("KUPGRADE_DB", "sqlite:"+filepath.Join(env.WorkDir, "kupgrade.db"))
 			env.Setenv("HOME", env.WorkDir)
+			env.Values[heldLockKey{}] = &heldLock{}
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
@@ -47,6 +49,12 @@ func TestScripts(t *testing.T) {
 					return
 				}
 				ts.Check(err)
+			},
+			// lockdb DBFILE: an operator's sqlite3 shell in a hand edit (BEGIN EXCLUSIVE and an
+			// UPDATE) holds the write lock until unlockdb or the end of the script.
+			"lockdb": lockDB,
+			"unlockdb": func(ts *testscript.TestScript, neg bool, args []string) {
+				ts.Value(heldLockKey{}).(*heldLock).release(ts)
 			},
 			// status N CMD ARGS...: runs CMD like exec and requires exit status N (CLI.md's codes).
 			"status": func(ts *testscript.TestScript, neg bool, args []string) {
@@ -95,4 +103,40 @@ func TestScripts(t *testing.T) {
 			},
 		},
 	})
+}
+
+type heldLockKey struct{}
+
+// heldLock is the connection of lockdb, open with its transaction until released.
+type heldLock struct {
+	db   *sql.DB
+	conn *sql.Conn
+}
+
+func lockDB(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: lockdb DBFILE")
+	}
+	h := ts.Value(heldLockKey{}).(*heldLock)
+	db, err := sql.Open("sqlite", ts.MkAbs(args[0]))
+	ts.Check(err)
+	conn, err := db.Conn(context.Background())
+	ts.Check(err)
+	h.db, h.conn = db, conn
+	ts.Defer(func() { h.release(ts) })
+	for _, q := range []string{"BEGIN EXCLUSIVE", "UPDATE host SET personality = personality"} {
+		_, err := conn.ExecContext(context.Background(), q)
+		ts.Check(err)
+	}
+}
+
+func (h *heldLock) release(ts *testscript.TestScript) {
+	if h.conn == nil {
+		return
+	}
+	_, err := h.conn.ExecContext(context.Background(), "ROLLBACK")
+	h.conn.Close()
+	h.db.Close()
+	h.conn, h.db = nil, nil
+	ts.Check(err)
 }

@@ -19,7 +19,11 @@ type recoverCmd struct {
 }
 
 func (c *recoverCmd) Run(ctx context.Context, a *app) error {
-	st, err := a.Store(ctx)
+	open := a.Store
+	if c.DryRun {
+		open = a.Reader
+	}
+	st, err := open(ctx)
 	if err != nil {
 		return err
 	}

@@ -2,22 +2,82 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"strings"
 
 	"github.com/kupgrade/kupgrade/state"
 	"github.com/kupgrade/kupgrade/state/mysql"
 	"github.com/kupgrade/kupgrade/state/sqlite"
 )
 
-// openStore opens the store a DSN names: cmd alone chooses implementations.
-func openStore(ctx context.Context, raw string) (state.Store, error) {
-	dsn, err := state.ParseDSN(raw)
+// openStore opens the store a parsed DSN names: cmd alone chooses implementations.
+func openStore(ctx context.Context, d state.DSN, opts ...state.Option) (state.Store, error) {
+	switch d.Driver {
+	case "mysql":
+		return mysql.Open(ctx, d, opts...)
+	default:
+		return sqlite.Open(ctx, d.Path, opts...)
+	}
+}
+
+// dsn parses, once, the DSN from --db-file when given, else --db / KUPGRADE_DB. Whatever may be
+// its password is added to the secrets first, so that no message printed afterwards shows it,
+// even when the DSN does not parse.
+func (a *app) dsn() (state.DSN, error) {
+	if a.parsed {
+		return a.db, a.dbErr
+	}
+	a.parsed = true
+	raw := a.g.DB
+	if a.g.DBFile != "" {
+		b, err := os.ReadFile(a.g.DBFile)
+		if err != nil {
+			a.dbErr = fmt.Errorf("read --db-file: %v: %w", err, state.ErrBadInput)
+			return a.db, a.dbErr
+		}
+		raw = strings.TrimSpace(string(b))
+	}
+	a.secrets = append(a.secrets, state.DSNSecrets(raw)...)
+	a.db, a.dbErr = state.ParseDSN(raw)
+	a.secrets = append(a.secrets, a.db.Password) // "" when it did not parse
+	return a.db, a.dbErr
+}
+
+// Store opens, once, the state store for commands that write.
+func (a *app) Store(ctx context.Context) (state.Store, error) {
+	if a.store != nil {
+		return a.store, nil
+	}
+	d, err := a.dsn()
 	if err != nil {
 		return nil, err
 	}
-	switch dsn.Driver {
-	case "mysql":
-		return mysql.Open(ctx, raw)
-	default:
-		return sqlite.Open(ctx, dsn.Path)
+	st, err := openStore(ctx, d, state.WithLog(a.log))
+	if err != nil {
+		return nil, err
 	}
+	a.store = st
+	return st, nil
+}
+
+// Reader opens, once, the state store for commands that only read: it answers while another
+// process holds the database's write lock (an operator's sqlite3 shell, a running upgrade).
+func (a *app) Reader(ctx context.Context) (state.Store, error) {
+	if a.store != nil {
+		return a.store, nil
+	}
+	if a.reader != nil {
+		return a.reader, nil
+	}
+	d, err := a.dsn()
+	if err != nil {
+		return nil, err
+	}
+	st, err := openStore(ctx, d, state.WithLog(a.log), state.ReadOnly())
+	if err != nil {
+		return nil, err
+	}
+	a.reader = st
+	return st, nil
 }

@@ -14,7 +14,7 @@ import (
 type upgradeShowCmd struct{}
 
 func (c *upgradeShowCmd) Run(ctx context.Context, a *app) error {
-	st, err := a.Store(ctx)
+	st, err := a.Reader(ctx)
 	if err != nil {
 		return err
 	}
@@ -38,14 +38,14 @@ type hostListCmd struct {
 }
 
 func (c *hostListCmd) Run(ctx context.Context, a *app) error {
-	st, err := a.Store(ctx)
-	if err != nil {
-		return err
-	}
-	if c.Refresh {
+	if c.Refresh { // writes the versions it reads, through the writer Reader then returns
 		if err := a.refreshVersions(ctx); err != nil {
 			return err
 		}
+	}
+	st, err := a.Reader(ctx)
+	if err != nil {
+		return err
 	}
 	hosts, err := st.Hosts(ctx, a.cluster())
 	if err != nil {

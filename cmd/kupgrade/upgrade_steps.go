@@ -39,7 +39,7 @@ func (c *upgradeStartCmd) Run(ctx context.Context, a *app) error {
 }
 
 func (a *app) showUpgrade(ctx context.Context, u state.Upgrade) error {
-	st, err := a.Store(ctx)
+	st, err := a.Reader(ctx)
 	if err != nil {
 		return err
 	}

@@ -49,15 +49,25 @@ func migrateLock(ctx context.Context, conn *sql.Conn) (func(), error) {
 		return nil, fmt.Errorf("read database name: %w", err)
 	}
 	name := lockName("migrate", db)
-	ok, err := getLock(ctx, conn, name, time.Minute)
-	if err != nil {
-		return nil, err
+	// Wait a minute in all, in slices well under the connection's read timeout: the server
+	// sends nothing while GET_LOCK waits.
+	for range int(migrateWait / migrateSlice) {
+		ok, err := getLock(ctx, conn, name, migrateSlice)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return func() { releaseLock(conn, name) }, nil
+		}
 	}
-	if !ok {
-		return nil, fmt.Errorf("another process has been migrating %s for a minute (lock %s)", db, name)
-	}
-	return func() { releaseLock(conn, name) }, nil
+	return nil, fmt.Errorf("another process has been migrating %s for %s (lock %s)", db, migrateWait, name)
 }
+
+// How long Open waits for another process's migration, and for how long each GET_LOCK waits.
+const (
+	migrateWait  = time.Minute
+	migrateSlice = 10 * time.Second
+)
 
 // keepalive is how often the audit lock's idle connection is used, so that the server's
 // wait_timeout never closes it (which would drop the lock without anyone noticing).

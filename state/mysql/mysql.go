@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
-	"strings"
 	"time"
 
 	driver "github.com/go-sql-driver/mysql"
@@ -64,17 +62,15 @@ type Store struct {
 	*sqlstore.Store
 }
 
-// Open connects to the database named by dsn (mysql://... or go-sql-driver's form) and
-// migrates it. The database must exist; its tables are created on first use.
-func Open(ctx context.Context, dsn string, opts ...state.Option) (*Store, error) {
-	d, err := state.ParseDSN(dsn)
-	if err != nil {
-		return nil, err
-	}
+// Open connects to the database d names (parsed once by state.ParseDSN) and migrates it when
+// a migration is pending. The database must exist; its tables are created on first use. No
+// error, and no diagnostic of the driver (sent to Options.Log), contains the password.
+func Open(ctx context.Context, d state.DSN, opts ...state.Option) (*Store, error) {
 	if d.Driver != "mysql" {
 		return nil, fmt.Errorf("%w: open mysql: %s is not a MySQL DSN", state.ErrBadInput, d.Redacted())
 	}
-	cfg, err := config(d)
+	o := state.NewOptions(opts...)
+	cfg, err := config(d, o.Log)
 	if err != nil {
 		return nil, err
 	}
@@ -96,31 +92,4 @@ func Open(ctx context.Context, dsn string, opts ...state.Option) (*Store, error)
 		return nil, fmt.Errorf("open mysql %s: %w", d.Redacted(), err)
 	}
 	return &Store{Store: s}, nil
-}
-
-// config turns the parsed DSN into the driver's Config. Parameters go through the driver's own
-// parser (typed options, or session variables such as time_zone); then the settings the store
-// depends on are forced.
-func config(d state.DSN) (*driver.Config, error) {
-	cfg := driver.NewConfig()
-	if len(d.Params) > 0 {
-		var q []string
-		for _, p := range d.Params {
-			q = append(q, p.Key+"="+url.QueryEscape(p.Value))
-		}
-		var err error
-		if cfg, err = driver.ParseDSN("/?" + strings.Join(q, "&")); err != nil {
-			return nil, fmt.Errorf("%w: --db %s: %w", state.ErrBadInput, d.Redacted(), err)
-		}
-	}
-	cfg.User, cfg.Passwd, cfg.Net, cfg.Addr, cfg.DBName = d.User, d.Password, d.Net, d.Addr, d.Database
-	// DATETIME comes back as text and is parsed as UTC by the store, whatever loc says.
-	cfg.ParseTime = false
-	cfg.Loc = time.UTC
-	// RowsAffected must count matched rows, or a compare-and-set that rewrites the same value
-	// would look like a lost race.
-	cfg.ClientFoundRows = true
-	// One round trip per statement instead of prepare, execute, close.
-	cfg.InterpolateParams = true
-	return cfg, nil
 }

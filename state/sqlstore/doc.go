@@ -13,5 +13,8 @@
 //     clock (never the server's NOW(), which follows the session time zone), and read back
 //     tolerantly as UTC, so rows an operator edits by hand are understood.
 //   - Migrations are versioned (table schema_migrations), applied in order, each in its own
-//     transaction, and safe when several processes open the same new database at once.
+//     transaction, and safe when several processes open the same new database at once. When
+//     none is pending, opening only reads schema_migrations: it takes no write lock.
+//   - A write that another process's lock kept out for the whole wait comes back as the
+//     dialect's LockErr makes it (SQLite: state.ErrConflict naming the file).
 package sqlstore

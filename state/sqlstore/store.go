@@ -36,6 +36,10 @@ type Dialect struct {
 	// MigrateLock serialises migrations between processes on conn (MySQL: GET_LOCK); nil when
 	// the migration's own transaction does (SQLite).
 	MigrateLock func(ctx context.Context, conn *sql.Conn) (unlock func(), err error)
+	// LockErr, when set, turns an error that means another process held the database's write
+	// lock for the whole wait into the error callers see (SQLite: ErrConflict naming the file);
+	// any other error comes back unchanged.
+	LockErr func(error) error
 }
 
 // AuditLocker is the store's single-auditor lock (see state.Store.AuditLock).
@@ -52,15 +56,27 @@ type Store struct {
 
 var _ state.Store = (*Store)(nil)
 
-// New migrates db to the newest schema and returns a Store on it. The Store owns db: Close
-// closes it.
+// New migrates db to the newest schema, when some migration is not applied yet, and returns a
+// Store on it. An up-to-date database is only read: opening it takes no write lock. The Store
+// owns db: Close closes it.
 func New(ctx context.Context, db *sql.DB, d *Dialect, locker AuditLocker, opts ...state.Option) (*Store, error) {
 	o := state.NewOptions(opts...)
 	s := &Store{db: db, d: d, clock: o.Clock, dbc: &dbClock{query: d.NowSQL}, locker: locker}
+	if n, err := Pending(ctx, db, d); err == nil && n == 0 {
+		return s, nil
+	}
 	if err := s.migrate(ctx); err != nil {
-		return nil, err
+		return nil, s.lockErr(err)
 	}
 	return s, nil
+}
+
+// lockErr is the dialect's LockErr, when it has one.
+func (s *Store) lockErr(err error) error {
+	if err == nil || s.d.LockErr == nil {
+		return err
+	}
+	return s.d.LockErr(err)
 }
 
 // Close closes the database handle.
@@ -78,10 +94,10 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	var err error
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		if err = s.tryTx(ctx, fn); err == nil || !s.d.Retryable(err) || ctx.Err() != nil {
-			return err
+			break
 		}
 	}
-	return err
+	return s.lockErr(err)
 }
 
 func (s *Store) tryTx(ctx context.Context, fn func(tx *sql.Tx) error) error {

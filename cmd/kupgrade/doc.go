@@ -1,0 +1,91 @@
+// Command kupgrade upgrades kubeadm-based Kubernetes clusters over SSH, one recorded step at a
+// time, and never strands an upgrade: every step's state is in a database (SQLite or MySQL)
+// that any kupgrade, on any machine, can read, resume or fail.
+//
+// Usage:
+//
+//	kupgrade [global flags] COMMAND [flags]
+//
+// # Commands
+//
+//	upgrade start VERSION [--from-version V] [--force]
+//	                          check the hosts, create the upgrade and one row per host
+//	upgrade show              the upgrade: versions, state, times, lease holder
+//	upgrade download-images   pull the new control-plane images on the controllers
+//	upgrade pre-app-update, upgrade post-app-update
+//	                          run the user's hook playbook of that step
+//	upgrade networking, upgrade storage
+//	                          run that step's playbook
+//	upgrade complete | abort | delete
+//	                          finish, roll back (kubeadm's manifest backups), or forget
+//	upgrade failed [--force] [--reason TEXT]
+//	                          fail the in-flight operation by hand
+//	upgrade run [--until STATE] [--retries N] [--worker-batch N]
+//	                          walk every remaining step, resuming from the current state
+//	host list [--refresh]     the hosts, their versions, status and last failure
+//	host upgrade HOST control-plane|kubelet [--force]
+//	                          upgrade one host's control plane or kubelet
+//	host cordon HOST, host uncordon HOST
+//	                          one-controller systems
+//	recover [--dry-run] [--force] [--no-probe]
+//	                          fail an operation nobody runs any more, so it can be retried
+//	watch [--interval 1m] [--stale-after 1h] [--once] [--listen ADDR]
+//	                          the audit loop; --listen serves /healthz, /metrics, a status page
+//	play PLAYBOOK [-l PATTERN] [-f N] [-C] [-t TAGS] [--skip-tags TAGS] [-e KEY=VALUE]
+//	                          run any playbook against the inventory
+//	inventory list [-l PATTERN]
+//	                          the resolved hosts, groups and variables
+//	version                   version, commit, Go version
+//
+// Each command also answers to its StarlingX name (`system kube-*`), as a hidden alias: for
+// example kube-upgrade-show, kube-host-upgrade-list, kube-upgrade-networking.
+//
+// # Global flags
+//
+//	--db DSN                  state store (default sqlite:kupgrade.db): sqlite:PATH,
+//	                          mysql://user:pass@host:port/db?params, or user:pass@tcp(host:port)/db
+//	--db-file FILE            read the DSN from FILE (keeps the password off the command line)
+//	-i, --inventory FILE      Ansible YAML inventory (default inventory.yml)
+//	--cluster NAME            cluster (default: kupgrade_cluster of the inventory, else default)
+//	--known-hosts FILE        host keys to verify against (default ~/.ssh/known_hosts)
+//	--accept-new-host-keys    record keys of unknown hosts; a changed key is still refused
+//	-o, --output table|json   json: one document, or JSON Lines for streams, on stdout
+//	--log-level LEVEL         debug, info, warn or error (diagnostics on stderr)
+//	--log-format text|json
+//	--lease-ttl 30s           an operation's lease; a dead kupgrade is noticed after about this
+//	--kubeadm-timeout 15m     time one kubeadm command may take before its step fails
+//
+// The DSN is parsed once. No message, log line or event ever shows its password, whichever
+// form or source it came in, even when it does not parse. MySQL connections time out (10 s
+// dial, 60 s read, 30 s write) unless the DSN's timeout, readTimeout or writeTimeout say
+// otherwise.
+//
+// Commands that only read (upgrade show, host list without --refresh, recover --dry-run) open
+// the store read-only: on SQLite they answer while another process, such as an operator's
+// sqlite3 shell, holds the database's write lock. Commands that write wait for that lock for
+// up to 30 s, then exit 4 saying which file is locked.
+//
+// # Exit status
+//
+//	0    done (also: nothing to do; --help)
+//	1    the operation ran and failed; the state now says *-failed
+//	2    bad input: flags, inventory, playbook, DSN; the message names the file, line, column
+//	3    refused by a pre-check or an invalid transition, or no such upgrade; nothing changed
+//	4    conflict: another operation holds the lease, the state changed underneath, or the
+//	     database's write lock stayed held; nothing changed
+//	5    unreachable: SSH connection, authentication or host-key verification failed
+//	130  interrupted; the in-flight operation was recorded as failed before exiting
+//
+// # Environment
+//
+//	KUPGRADE_DB               --db
+//	KUPGRADE_INVENTORY        --inventory
+//	KUPGRADE_CLUSTER          --cluster
+//	KUPGRADE_KNOWN_HOSTS      --known-hosts
+//	KUPGRADE_LEASE_TTL        --lease-ttl
+//	KUPGRADE_SSH_PASSPHRASE   passphrase of an encrypted private key (else asked on a terminal)
+//	SSH_AUTH_SOCK             ssh-agent to take keys from
+//
+// The design is in CLI.md and STATES.md; Main is the whole program, and tests call it in
+// process.
+package main
