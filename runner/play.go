@@ -17,7 +17,10 @@ import (
 
 // PlayOptions are the per-run choices of `kupgrade play`.
 type PlayOptions struct {
-	Limit     string
+	Limit string
+	// Hosts, when set, limits the play to these inventory hosts, named exactly (no pattern: a
+	// name may hold ':' or ',', as an IPv6 literal does). Both Limit and Hosts apply when set.
+	Hosts     []string
 	Check     bool
 	Tags      []string
 	SkipTags  []string
@@ -116,6 +119,9 @@ func (e *playExec) selectHosts(p *playbooks.Play) ([]*inventory.Host, error) {
 	hosts, err := e.inv.Select(p.Hosts)
 	if err != nil {
 		return nil, &badInputError{fmt.Errorf("play %q: hosts: %w", p.Name, err)}
+	}
+	if e.po.Hosts != nil {
+		hosts = slices.DeleteFunc(hosts, func(h *inventory.Host) bool { return !slices.Contains(e.po.Hosts, h.Name) })
 	}
 	if e.po.Limit == "" || e.po.Limit == "all" {
 		return hosts, nil

@@ -93,19 +93,20 @@ func (c *cluster) probe(ctx context.Context, conn runner.Conn) (kubeadm.Snapshot
 func (c *cluster) Play(ctx context.Context, pb *playbooks.Playbook, inv *inventory.Inventory, po runner.PlayOptions) (*runner.Recap, error) {
 	name := strings.TrimSuffix(filepath.Base(pb.File), ".yml")
 	c.mu.Lock()
-	c.plays = append(c.plays, name+"@"+po.Limit)
+	limit := strings.Join(po.Hosts, ":")
+	c.plays = append(c.plays, name+"@"+limit)
 	c.gate = po.Gate
 	onPlay := c.onPlay
 	c.mu.Unlock()
 	if onPlay != nil {
-		if recap, err, handled := onPlay(ctx, name, po.Limit); handled {
+		if recap, err, handled := onPlay(ctx, name, limit); handled {
 			return recap, err
 		}
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	to := po.ExtraVars["to_version"].(string)
-	for _, h := range strings.Split(po.Limit, ":") {
+	for _, h := range po.Hosts {
 		switch name {
 		case "control-plane":
 			c.snaps[h] = snapAt(to, "sha-new", true)
@@ -141,12 +142,18 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
+	return newFixtureWith(t, twoPlusOne)
+}
+
+// newFixtureWith is newFixture on the inventory text inv.
+func newFixtureWith(t *testing.T, inv string) *fixture {
+	t.Helper()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "inventory.yml")
-	if err := os.WriteFile(path, []byte(twoPlusOne), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(inv), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	inv, err := inventory.Load(path)
+	loaded, err := inventory.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,9 +163,9 @@ func newFixture(t *testing.T) *fixture {
 	}
 	t.Cleanup(func() { st.Close() })
 	c := newCluster("v1.29.4")
-	w := &upgrade.Workflow{Store: st, Runner: c, Inventory: inv, Cluster: "default",
+	w := &upgrade.Workflow{Store: st, Runner: c, Inventory: loaded, Cluster: "default",
 		LeaseTTL: 2 * time.Second, Probe: c.probe}
-	return &fixture{st: st, c: c, w: w, inv: inv, dbPath: filepath.Join(dir, "kupgrade.db")}
+	return &fixture{st: st, c: c, w: w, inv: loaded, dbPath: filepath.Join(dir, "kupgrade.db")}
 }
 
 // at walks the fixture's upgrade to state s through the workflow itself.

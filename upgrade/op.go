@@ -42,19 +42,24 @@ type op struct {
 
 func (o *op) perHost() bool { return len(o.hosts) > 0 && !o.clusterOnly }
 
-func (o *op) limit() string {
+// names are the hosts of o by their exact inventory names: handed to the runner as a list, never
+// as a --limit pattern, in which an IPv6 literal's ':' would split the name.
+func (o *op) names() []string {
 	names := make([]string, len(o.hosts))
 	for i, h := range o.hosts {
 		names[i] = h.Name
 	}
-	return strings.Join(names, ":")
+	return names
 }
+
+// label lists the hosts of o for people and for the lease's operation.
+func (o *op) label() string { return strings.Join(o.names(), ",") }
 
 func (o *op) operation() string {
 	if len(o.hosts) == 0 {
 		return o.step.Name
 	}
-	return o.step.Name + "@" + strings.ReplaceAll(o.limit(), ":", ",")
+	return o.step.Name + "@" + o.label()
 }
 
 // execute runs o: see the package comment for what it guarantees.
@@ -72,7 +77,7 @@ func (w *Workflow) execute(ctx context.Context, o *op) error {
 	// The lease is renewed until the outcome is recorded; a database that cannot vouch for it
 	// only stops new tasks from starting (Gate), never the one running.
 	k := keepLease(ctx, w.Store, w.Cluster, w.owner(), w.ttl())
-	recap, playErr := w.Runner.Play(ctx, o.pb, w.Inventory, runner.PlayOptions{Limit: o.limit(), ExtraVars: o.vars, Gate: k.Gate})
+	recap, playErr := w.Runner.Play(ctx, o.pb, w.Inventory, runner.PlayOptions{Hosts: o.names(), ExtraVars: o.vars, Gate: k.Gate})
 	failed := hostFailures(o, recap, playErr)
 	for _, h := range o.hosts {
 		if o.perHost() && failed[h.Name] == nil && o.verify != nil {
@@ -97,7 +102,7 @@ func (w *Workflow) execute(ctx context.Context, o *op) error {
 	err = w.finish(ctx, o, failed, before)
 	if lost := k.Stop(); lost != nil && err != nil {
 		// Someone else failed or took over the operation: its outcome stands, ours was refused.
-		return &StepError{Step: o.step.Name, Host: o.limit(), State: o.step.Running,
+		return &StepError{Step: o.step.Name, Host: o.label(), State: o.step.Running,
 			Cause: fmt.Errorf("%w (this run's outcome was not recorded over it: %v)", lost, err), Retry: "kupgrade upgrade show"}
 	}
 	return err

@@ -405,3 +405,35 @@ func TestAbortHoldsALeaseWhileAborting(t *testing.T) {
 		t.Errorf("lease generation %d after the abort, want %d: upgrade-aborting must hold a lease", gen, before+1)
 	}
 }
+
+// Host names of any legal form work in every multi-host step: IPv6 literals hold ':', which a
+// --limit pattern would split.
+func TestIPv6HostNamesInABatch(t *testing.T) {
+	f := newFixtureWith(t, `all:
+  children:
+    controllers:
+      hosts:
+        controller-0:
+        controller-1:
+    workers:
+      hosts:
+        "fd00::10":
+        "fd00::11":
+`)
+	f.c.mu.Lock()
+	for _, h := range []string{"fd00::10", "fd00::11"} {
+		f.c.snaps[h] = kubeadm.Snapshot{Taken: time.Now(), ConfigExists: true, ConfigSHA256: "sha-old"}
+		f.c.kubelet[h] = "v1.29.4"
+	}
+	f.c.mu.Unlock()
+	if _, err := f.w.Start(t.Context(), "v1.30.1", "", false); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.w.Run(t.Context(), upgrade.RunOptions{WorkerBatch: 2}); err != nil {
+		t.Fatalf("upgrade run: %v", err)
+	}
+	f.wantState(t, state.UpgradeComplete)
+	if !slices.Contains(f.c.played(), "kubelet@fd00::10:fd00::11") {
+		t.Errorf("the two IPv6 workers did not run as one batch: %v", f.c.played())
+	}
+}
