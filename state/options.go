@@ -14,6 +14,10 @@ type Options struct {
 	// nil (the default) is the database's own clock, read in every transaction that writes or
 	// judges a time, so that processes whose wall clocks disagree still agree on a lease.
 	Clock func() time.Time
+	// WallClock is this machine's clock as the process reads it (default time.Now). The store
+	// judges nothing by it: it is the last resort of Now while the database cannot be asked.
+	// Tests shift it to play a machine whose clock is wrong.
+	WallClock func() time.Time
 	// Log receives the database driver's own diagnostics (MySQL: a dropped connection), with
 	// any password removed. Default: slog.Default().
 	Log *slog.Logger
@@ -29,6 +33,11 @@ type Options struct {
 
 // DefaultLockWait is Options.LockWait when no WithLockWait is given.
 const DefaultLockWait = 30 * time.Second
+
+// WithWallClock replaces the machine's clock the store falls back on (see Options.WallClock).
+func WithWallClock(clock func() time.Time) Option {
+	return func(o *Options) { o.WallClock = clock }
+}
 
 // WithClock replaces the store's clock (tests move time forward to expire leases).
 func WithClock(clock func() time.Time) Option {
@@ -55,6 +64,9 @@ func NewOptions(opts ...Option) Options {
 	o := Options{}
 	for _, opt := range opts {
 		opt(&o)
+	}
+	if o.WallClock == nil {
+		o.WallClock = time.Now
 	}
 	if o.Log == nil {
 		o.Log = slog.Default()

@@ -72,7 +72,7 @@ func (s *Store) Now() time.Time {
 	}
 	// Unreachable database: every decision that matters is taken again inside a transaction,
 	// on the database's clock, so this reading only ever feeds a message or a pre-check.
-	return time.Now().UTC().Truncate(time.Microsecond)
+	return s.wall().UTC().Truncate(time.Microsecond)
 }
 
 // txNow is the time a transaction writes and judges with: the database's own, read inside it.

@@ -51,6 +51,7 @@ type Store struct {
 	d      *Dialect
 	clock  func() time.Time // nil: the database's clock (dbc)
 	dbc    *dbClock
+	wall   func() time.Time // the machine's clock: Now's last resort, never a judge
 	locker AuditLocker
 }
 
@@ -61,7 +62,7 @@ var _ state.Store = (*Store)(nil)
 // owns db: Close closes it.
 func New(ctx context.Context, db *sql.DB, d *Dialect, locker AuditLocker, opts ...state.Option) (*Store, error) {
 	o := state.NewOptions(opts...)
-	s := &Store{db: db, d: d, clock: o.Clock, dbc: &dbClock{query: d.NowSQL}, locker: locker}
+	s := &Store{db: db, d: d, clock: o.Clock, dbc: &dbClock{query: d.NowSQL}, wall: o.WallClock, locker: locker}
 	if n, err := Pending(ctx, db, d); err == nil && n == 0 {
 		return s, nil
 	}

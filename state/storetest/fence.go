@@ -110,3 +110,32 @@ func testNoTakeoverWhileInFlight(t *testing.T, b Backend) {
 		t.Fatalf("start once nothing else is in flight: %v", err)
 	}
 }
+
+// testSkewedMachines: a runner and a watcher on machines whose clocks are a minute apart share
+// one database. The watcher, a minute ahead, still sees the runner's fresh lease as live, and the
+// runner, a minute behind, still sees an expired one as expired: both judge on the database's
+// clock.
+func testSkewedMachines(t *testing.T, b Backend) {
+	ahead := func() time.Time { return time.Now().Add(time.Minute) }
+	behind := func() time.Time { return time.Now().Add(-time.Minute) }
+	runner := b.Open(t, state.WithWallClock(behind))
+	watcher := b.Open(t, state.WithWallClock(ahead))
+	ctx := t.Context()
+	create(t, runner, "c1")
+	move(t, runner, "c1", state.UpgradeStarted, state.UpgradedNetworking)
+	if _, err := runner.Apply(ctx, state.Change{Cluster: "c1", Actor: state.ActorRunner, From: state.UpgradedNetworking,
+		To: state.UpgradingFirstMaster, AcquireLease: &state.LeaseSpec{Owner: "a", Operation: "op", TTL: 30 * time.Second}}); err != nil {
+		t.Fatal(err)
+	}
+	l, err := watcher.Lease(ctx, "c1")
+	if err != nil || l == nil || !l.Live(watcher.Now()) {
+		t.Fatalf("the watcher a minute ahead judges a fresh 30 s lease expired: %+v, %v (its now %v)", l, err, watcher.Now())
+	}
+	if _, err := watcher.Apply(ctx, state.Change{Cluster: "c1", Actor: state.ActorWatch, From: state.UpgradingFirstMaster,
+		To: state.UpgradingFirstMasterFailed, LeaseNotLive: true, ReleaseLease: true}); err == nil {
+		t.Fatal("the watcher a minute ahead failed a healthy operation")
+	}
+	if d := runner.Now().Sub(watcher.Now()); d > 5*time.Second || d < -5*time.Second {
+		t.Errorf("the two stores' Now differ by %v: they must both read the database's clock", d)
+	}
+}

@@ -53,6 +53,7 @@ func Run(t *testing.T, fresh func(t *testing.T) Backend) {
 		{"LeaseGenerations", testGenerations},
 		{"LeasesOnTheDatabaseClock", testDatabaseClock},
 		{"NoTakeoverWhileAnotherHostInFlight", testNoTakeoverWhileInFlight},
+		{"MachinesWithSkewedClocks", testSkewedMachines},
 		{"InFlight", testInFlight},
 		{"StateEnteredAtMovesOnlyOnStateChange", testStateEnteredAt},
 		{"HandEditReadAsUTC", testHandEdit},
