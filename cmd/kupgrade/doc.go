@@ -74,6 +74,9 @@
 //	4    conflict: another operation holds the lease, the state changed underneath, or the
 //	     database's write lock stayed held; nothing changed
 //	5    unreachable: SSH connection, authentication or host-key verification failed
+//	6    the operation ran but its outcome could not be recorded (the database stayed
+//	     unreachable, or another process had already failed or taken over the operation);
+//	     the state may still say in flight until watch or recover fails it
 //	130  interrupted; the in-flight operation was recorded as failed before exiting
 //
 // # Environment
