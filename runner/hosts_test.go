@@ -1,6 +1,7 @@
 package runner_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -45,7 +46,7 @@ func TestGateStopsNewTasks(t *testing.T) {
   tasks:
     - name: first
       command: "touch `+marker+`"
-`, runner.PlayOptions{Gate: func() error { return errLeaseLost }})
+`, runner.PlayOptions{Gate: func(context.Context) error { return errLeaseLost }})
 	if _, statErr := os.Stat(marker); statErr == nil {
 		t.Error("the task ran through a closed gate")
 	}

@@ -25,11 +25,11 @@ type PlayOptions struct {
 	Tags      []string
 	SkipTags  []string
 	ExtraVars map[string]any
-	// Gate, when set, is asked before each task starts on a host: an error fails that task
-	// without running it (and the host, as any failure does). A task already running is never
+	// Gate, when set, is asked before each task starts on a host, and may make it wait: an error
+	// fails that task without running it (and the host, as any failure does). A task already running is never
 	// interrupted by it: the caller's lease keeper closes the gate when it can no longer vouch
 	// for its lease, so no new work starts while the work in progress runs to its end.
-	Gate func() error
+	Gate func(ctx context.Context) error
 }
 
 // playExec is one Play call.

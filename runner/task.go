@@ -19,7 +19,7 @@ func (e *playExec) runTask(ctx context.Context, h *hostState, t *ctask) {
 	start := time.Now()
 	e.r.report(Event{Time: start, Event: EventTaskStart, Host: h.name, Task: t.name})
 	if e.po.Gate != nil {
-		if err := e.po.Gate(); err != nil {
+		if err := e.po.Gate(ctx); err != nil {
 			e.finish(h, t, failure("not started: "+err.Error()), nil, start)
 			return
 		}

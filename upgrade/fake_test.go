@@ -42,7 +42,7 @@ type cluster struct {
 	down    map[string]error            // hosts that cannot be reached
 	// onPlay runs before the default behaviour; handled=true skips it.
 	onPlay func(ctx context.Context, name, limit string) (recap *runner.Recap, err error, handled bool)
-	gate   func() error // the last play's PlayOptions.Gate
+	gate   func(context.Context) error // the last play's PlayOptions.Gate
 }
 
 func newCluster(from string) *cluster {

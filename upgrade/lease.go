@@ -23,11 +23,13 @@ func Owner() string {
 // kills kubeadm): it only answers Gate, which the runner asks before it starts each task. The
 // gate closes for good when the lease is gone or another's, and stays closed while no renewal has
 // succeeded for a whole TTL (the lease may have expired on the database's clock, and someone may
-// be taking it over); a later successful renewal opens it again.
+// be taking it over); a later successful renewal, which proves the lease is still ours, opens it
+// again.
 type keeper struct {
 	stop context.CancelFunc
 	done chan struct{}
 	ttl  time.Duration
+	wait time.Duration // how long Gate waits for an unconfirmed lease to be confirmed again
 
 	mu      sync.Mutex
 	lostErr error     // the lease is gone or another's: final
@@ -40,9 +42,9 @@ type renewer interface {
 }
 
 // keepLease starts renewing the lease that owner has just acquired.
-func keepLease(ctx context.Context, st renewer, cluster, owner string, ttl time.Duration) *keeper {
+func keepLease(ctx context.Context, st renewer, cluster, owner string, ttl, wait time.Duration) *keeper {
 	kctx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	k := &keeper{stop: stop, done: make(chan struct{}), ttl: ttl, lastOK: time.Now()}
+	k := &keeper{stop: stop, done: make(chan struct{}), ttl: ttl, wait: wait, lastOK: time.Now()}
 	every := max(ttl/3, 10*time.Millisecond)
 	go func() {
 		defer close(k.done)
@@ -85,8 +87,30 @@ func (k *keeper) renewed(cluster string, err error) bool {
 	}
 }
 
-// Gate is nil while this process may start new work under the lease.
-func (k *keeper) Gate() error {
+// Gate returns nil once this process may start new work under the lease. While the lease is
+// unconfirmed (the database does not answer) it waits, up to wait, for a renewal to succeed: a
+// database outage holds new work back instead of failing it. A lease lost to another process
+// refuses at once.
+func (k *keeper) Gate(ctx context.Context) error {
+	deadline := time.Now().Add(k.wait)
+	for {
+		err := k.check()
+		if err == nil || k.Lost() != nil || !time.Now().Before(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return errors.Join(err, ctx.Err())
+		case <-time.After(gatePoll):
+		}
+	}
+}
+
+// gatePoll is how often a waiting Gate looks again.
+const gatePoll = 50 * time.Millisecond
+
+// check is nil while the lease is ours and confirmed within its TTL.
+func (k *keeper) check() error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.lostErr != nil {

@@ -76,7 +76,7 @@ func (w *Workflow) execute(ctx context.Context, o *op) error {
 	}
 	// The lease is renewed until the outcome is recorded; a database that cannot vouch for it
 	// only stops new tasks from starting (Gate), never the one running.
-	k := keepLease(ctx, w.Store, w.Cluster, w.owner(), w.ttl())
+	k := keepLease(ctx, w.Store, w.Cluster, w.owner(), w.ttl(), w.recordFor())
 	recap, playErr := w.Runner.Play(ctx, o.pb, w.Inventory, runner.PlayOptions{Hosts: o.names(), ExtraVars: o.vars, Gate: k.Gate})
 	failed := hostFailures(o, recap, playErr)
 	for _, h := range o.hosts {

@@ -205,10 +205,10 @@ func TestLostLeaseClosesTheGateWithoutCancelling(t *testing.T) {
 		gate := f.c.gate
 		f.c.mu.Unlock()
 		deadline := time.Now().Add(10 * time.Second)
-		for gate() == nil && time.Now().Before(deadline) {
+		for gate(ctx) == nil && time.Now().Before(deadline) {
 			time.Sleep(10 * time.Millisecond)
 		}
-		if err := gate(); err == nil || !errors.Is(err, state.ErrConflict) {
+		if err := gate(ctx); err == nil || !errors.Is(err, state.ErrConflict) {
 			t.Errorf("gate after the lease was lost = %v, want the conflict that lost it", err)
 		}
 		if ctx.Err() != nil {
@@ -227,9 +227,9 @@ func TestLostLeaseClosesTheGateWithoutCancelling(t *testing.T) {
 	}
 }
 
-// A database that cannot be reached for a whole TTL closes the gate (no new task starts) but
-// never cancels the running one; once a renewal succeeds again the gate opens.
-func TestDatabaseOutageClosesTheGateWithoutCancelling(t *testing.T) {
+// A database that cannot be reached for a whole TTL holds new tasks back at the gate, but never
+// cancels the running one; once a renewal succeeds again the waiting task goes on.
+func TestDatabaseOutageHoldsTheGateWithoutCancelling(t *testing.T) {
 	f := newFixture(t)
 	f.at(t, state.UpgradedFirstMaster)
 	f.w.LeaseTTL = 150 * time.Millisecond
@@ -237,31 +237,35 @@ func TestDatabaseOutageClosesTheGateWithoutCancelling(t *testing.T) {
 	f.c.onPlay = func(ctx context.Context, name, limit string) (*runner.Recap, error, bool) {
 		fs := f.w.Store.(*flakyStore)
 		fs.down.Store(true)
+		time.Sleep(2 * f.w.LeaseTTL) // a whole TTL with no renewal
 		f.c.mu.Lock()
 		gate := f.c.gate
 		f.c.mu.Unlock()
-		waitFor(t, "the gate to close during the outage", func() bool { return gate() != nil })
+		opened := make(chan error, 1)
+		go func() { opened <- gate(ctx) }()
+		select {
+		case err := <-opened:
+			t.Errorf("the gate answered during the outage: %v", err)
+		case <-time.After(300 * time.Millisecond):
+		}
 		if ctx.Err() != nil {
 			t.Errorf("the running task was cancelled by the database outage: %v", ctx.Err())
 		}
 		fs.down.Store(false)
-		waitFor(t, "the gate to open once the database is back", func() bool { return gate() == nil })
+		select {
+		case err := <-opened:
+			if err != nil {
+				t.Errorf("the gate refused once the database was back: %v", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Error("the gate stayed closed after the database came back")
+		}
 		return nil, nil, false
 	}
 	if err := f.w.ControlPlane(t.Context(), "controller-1"); err != nil {
-		t.Fatalf("the step survives an outage shorter than the play: %v", err)
+		t.Fatalf("the step survives an outage: %v", err)
 	}
 	f.wantState(t, state.UpgradedSecondMaster)
-}
-
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if cond() {
-			return
-		}
-	}
-	t.Fatalf("timed out waiting for %s", what)
 }
 
 // flakyStore fails every lease renewal while down, and the next failApplies writes, as a
