@@ -25,6 +25,7 @@ type Globals struct {
 	Output            string        `short:"o" enum:"table,json" default:"table" help:"Output: table or json."`
 	LogLevel          string        `name:"log-level" enum:"debug,info,warn,error" default:"info" help:"Diagnostics level (stderr)."`
 	LogFormat         string        `name:"log-format" enum:"text,json" default:"text" help:"Diagnostics format (stderr)."`
+	ClockOffset       time.Duration `name:"clock-offset" env:"KUPGRADE_CLOCK_OFFSET" hidden:"" help:"Shift this machine's clock as kupgrade reads it (fault tests: leases must not depend on it)."`
 	LeaseTTL          time.Duration `name:"lease-ttl" env:"KUPGRADE_LEASE_TTL" default:"30s" help:"Lease time-to-live of an operation; a dead kupgrade is noticed after about this long."`
 	KubeadmTimeout    time.Duration `name:"kubeadm-timeout" default:"15m" help:"Time one kubeadm command may take before it is stopped and the step failed."`
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/kupgrade/kupgrade/state"
 	"github.com/kupgrade/kupgrade/state/mysql"
@@ -53,7 +54,7 @@ func (a *app) Store(ctx context.Context) (state.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := openStore(ctx, d, state.WithLog(a.log))
+	st, err := openStore(ctx, d, a.storeOptions()...)
 	if err != nil {
 		return nil, err
 	}
@@ -74,10 +75,19 @@ func (a *app) Reader(ctx context.Context) (state.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := openStore(ctx, d, state.WithLog(a.log), state.ReadOnly())
+	st, err := openStore(ctx, d, append(a.storeOptions(), state.ReadOnly())...)
 	if err != nil {
 		return nil, err
 	}
 	a.reader = st
 	return st, nil
+}
+
+// storeOptions are the options every store of this process is opened with.
+func (a *app) storeOptions() []state.Option {
+	opts := []state.Option{state.WithLog(a.log)}
+	if off := a.g.ClockOffset; off != 0 {
+		opts = append(opts, state.WithWallClock(func() time.Time { return time.Now().Add(off) }))
+	}
+	return opts
 }

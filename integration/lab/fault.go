@@ -26,15 +26,19 @@ const (
 	// Drop kills the sshd processes serving the session: the client's connection drops and
 	// kubeadm stops there.
 	Drop Action = "drop"
+	// Delay makes kubeadm wait Fault.Seconds (dying as Hang does if signalled or orphaned), then
+	// go on as if nothing happened: a slow kubeadm, to fault the rest of the world meanwhile.
+	Delay Action = "delay"
 )
 
 // Fault is one injected failure of the simulated kubeadm on one node.
 type Fault struct {
-	Phase  string // one of Phases
-	Before bool   // fire when the phase starts (nothing of it done) instead of after it ends
-	Action Action
-	Status int  // exit status for Exit; default 1
-	Once   bool // removed when it fires, so a retry succeeds
+	Phase   string // one of Phases
+	Before  bool   // fire when the phase starts (nothing of it done) instead of after it ends
+	Action  Action
+	Status  int  // exit status for Exit; default 1
+	Seconds int  // how long Delay waits; default 10
+	Once    bool // removed when it fires, so a retry succeeds
 }
 
 // Validate reports a fault that kubeadm could not fire.
@@ -48,8 +52,12 @@ func (f Fault) Validate() error {
 			return fmt.Errorf("fault exit status %d: want 0-255", f.Status)
 		}
 	case Hang, Drop:
+	case Delay:
+		if f.Seconds < 0 {
+			return fmt.Errorf("fault delay %d s: want 0 or more", f.Seconds)
+		}
 	default:
-		return fmt.Errorf("fault action %q: want exit, hang or drop", f.Action)
+		return fmt.Errorf("fault action %q: want exit, hang, drop or delay", f.Action)
 	}
 	return nil
 }
@@ -64,8 +72,12 @@ func (f Fault) String() string {
 	if status == 0 {
 		status = 1
 	}
-	return fmt.Sprintf("%s=%s\naction=%s\nstatus=%d\nonce=%s\n",
-		when, f.Phase, f.Action, status, strconv.FormatBool(f.Once))
+	seconds := f.Seconds
+	if seconds == 0 {
+		seconds = 10
+	}
+	return fmt.Sprintf("%s=%s\naction=%s\nstatus=%d\nseconds=%d\nonce=%s\n",
+		when, f.Phase, f.Action, status, seconds, strconv.FormatBool(f.Once))
 }
 
 // InjectFault arms f on the node, replacing any fault there.

@@ -17,11 +17,12 @@ import (
 
 // MariaDB is a MariaDB server in a lab container, with a database "kupgrade".
 type MariaDB struct {
-	Name     string // container name, also its kupgrade-lab label
-	User     string
-	Password string
-	Port     int // on 127.0.0.1
-	pool     *dockertest.Pool
+	Name      string // container name, also its kupgrade-lab label
+	User      string
+	Password  string
+	Port      int // on 127.0.0.1
+	pool      *dockertest.Pool
+	container string
 }
 
 // DSN is the go-sql-driver DSN of the kupgrade database.
@@ -64,13 +65,17 @@ func UpMariaDB(ctx context.Context, expire time.Duration, log io.Writer) (*Maria
 	if expire > 0 {
 		labels[labelExpires] = strconv.FormatInt(time.Now().Add(expire).Unix(), 10)
 	}
+	// A port of our choosing, so that the server keeps it across Stop and Start.
+	if m.Port, err = freePort(); err != nil {
+		return nil, err
+	}
 	repo, tag, _ := strings.Cut(image, ":")
 	res, err := pool.RunWithOptions(&dockertest.RunOptions{
 		Name: m.Name, Hostname: "mariadb", Repository: repo, Tag: tag, Labels: labels,
 		Cmd:          []string{"/usr/local/sbin/kupgrade-lab-mariadb"},
 		Env:          []string{"LAB_DB_USER=" + m.User, "LAB_DB_PASSWORD=" + m.Password},
 		ExposedPorts: []string{"3306/tcp"},
-		PortBindings: map[docker.Port][]docker.PortBinding{"3306/tcp": {{HostIP: "127.0.0.1"}}},
+		PortBindings: map[docker.Port][]docker.PortBinding{"3306/tcp": {{HostIP: "127.0.0.1", HostPort: strconv.Itoa(m.Port)}}},
 	}, func(hc *docker.HostConfig) { hc.PublishAllPorts = false })
 	if err != nil {
 		_ = m.Purge(context.WithoutCancel(ctx))
@@ -79,12 +84,18 @@ func UpMariaDB(ctx context.Context, expire time.Duration, log io.Writer) (*Maria
 	if expire > 0 {
 		_ = res.Expire(uint(expire.Seconds()))
 	}
-	if m.Port, err = strconv.Atoi(res.GetPort("3306/tcp")); err != nil {
+	m.container = res.Container.ID
+	if err := m.waitReady(ctx); err != nil {
 		_ = m.Purge(context.WithoutCancel(ctx))
-		return nil, fmt.Errorf("mariadb port: %w", err)
+		return nil, fmt.Errorf("wait for mariadb: %w", err)
 	}
-	pool.MaxWait = 90 * time.Second
-	err = pool.Retry(func() error {
+	return m, nil
+}
+
+// waitReady returns once `SELECT 1` succeeds through the DSN.
+func (m *MariaDB) waitReady(ctx context.Context) error {
+	m.pool.MaxWait = 90 * time.Second
+	err := m.pool.Retry(func() error {
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -99,11 +110,40 @@ func UpMariaDB(ctx context.Context, expire time.Duration, log io.Writer) (*Maria
 	if err == nil {
 		err = ctx.Err()
 	}
-	if err != nil {
-		_ = m.Purge(context.WithoutCancel(ctx))
-		return nil, fmt.Errorf("wait for mariadb: %w", err)
+	return err
+}
+
+// Stop kills the server at once, as a crash or a power cut would; its data stays.
+func (m *MariaDB) Stop(ctx context.Context) error {
+	if err := m.pool.Client.StopContainerWithContext(m.container, 0, ctx); err != nil {
+		return fmt.Errorf("stop mariadb: %w", err)
 	}
-	return m, nil
+	return nil
+}
+
+// Start starts a stopped server again, on the same port, and waits until it answers.
+func (m *MariaDB) Start(ctx context.Context) error {
+	if err := m.pool.Client.StartContainerWithContext(m.container, nil, ctx); err != nil {
+		return fmt.Errorf("start mariadb: %w", err)
+	}
+	return m.waitReady(ctx)
+}
+
+// Pause freezes the server: connections stay open and every statement hangs, as behind a
+// black-holed network. Unpause thaws it.
+func (m *MariaDB) Pause(ctx context.Context) error {
+	if err := m.pool.Client.PauseContainer(m.container); err != nil {
+		return fmt.Errorf("pause mariadb: %w", err)
+	}
+	return nil
+}
+
+// Unpause thaws a paused server.
+func (m *MariaDB) Unpause(ctx context.Context) error {
+	if err := m.pool.Client.UnpauseContainer(m.container); err != nil {
+		return fmt.Errorf("unpause mariadb: %w", err)
+	}
+	return nil
 }
 
 // Purge removes the MariaDB container.

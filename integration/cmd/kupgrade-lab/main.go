@@ -118,6 +118,7 @@ type faultCmd struct {
 	Exit  *int   `help:"Exit with this status." xor:"action"`
 	Hang  bool   `help:"Hang until signalled or the SSH session is gone." xor:"action"`
 	Drop  bool   `help:"Drop the SSH connection." xor:"action"`
+	Delay *int   `help:"Wait this many seconds, then go on (a slow kubeadm)." xor:"action"`
 	Once  bool   `help:"Remove the fault when it fires, so a retry succeeds."`
 	Clear bool   `help:"Remove the node's fault." xor:"when,action"`
 }
@@ -145,8 +146,10 @@ func (f faultCmd) Run(ctx context.Context, c *cli) error {
 		fault.Action = lab.Drop
 	case f.Exit != nil:
 		fault.Action, fault.Status = lab.Exit, *f.Exit
+	case f.Delay != nil:
+		fault.Action, fault.Seconds = lab.Delay, *f.Delay
 	default:
-		return errors.New("say what the fault does: --exit N, --hang or --drop")
+		return errors.New("say what the fault does: --exit N, --hang, --drop or --delay SECONDS")
 	}
 	if err := node.InjectFault(ctx, fault); err != nil {
 		return err

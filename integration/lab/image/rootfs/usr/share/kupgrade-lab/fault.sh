@@ -2,15 +2,18 @@
 #
 # /etc/kupgrade-lab/fault holds key=value lines:
 #   after=PHASE | in=PHASE   fire when PHASE ends (after) or before it does anything (in)
-#   action=exit|hang|drop    exit with a status; hang until signalled or the SSH session is
-#                            gone; drop the SSH connection (kill this session's sshd) and stop
+#   action=exit|hang|drop|delay
+#                            exit with a status; hang until signalled or the SSH session is
+#                            gone; drop the SSH connection (kill this session's sshd) and stop;
+#                            delay: wait seconds=N (as hang does), then go on as if nothing
 #   status=N                 exit status for action=exit (default 1)
+#   seconds=N                how long action=delay waits (default 10)
 #   once=true|false          true: the file is removed when the fault fires, so a retry succeeds
 # Phases: preflight, control-plane, kubelet-config, addon, post-upgrade.
 
 # fault_point WHEN PHASE: called by kubeadm at the start ("in") and end ("after") of each phase.
 fault_point() {
-    local when=$1 phase=$2 key value f_when="" f_phase="" action=exit status=1 once=false
+    local when=$1 phase=$2 key value f_when="" f_phase="" action=exit status=1 once=false seconds=10
     [ -f "$FAULT_FILE" ] || return 0
     while IFS='=' read -r key value; do
         case $key in
@@ -18,6 +21,7 @@ fault_point() {
         action) action=$value ;;
         status) status=$value ;;
         once) once=$value ;;
+        seconds) seconds=$value ;;
         esac
     done < "$FAULT_FILE"
     [ "$f_when" = "$when" ] && [ "$f_phase" = "$phase" ] || return 0
@@ -26,6 +30,7 @@ fault_point() {
     case $action in
     exit) fault_exit "$phase" "$status" ;;
     hang) fault_hang ;;
+    delay) fault_hang "$seconds" ;;
     drop) fault_drop ;;
     *) echo "kupgrade-lab: unknown fault action \"$action\" in $FAULT_FILE" >&2; exit 1 ;;
     esac
@@ -42,15 +47,17 @@ fault_exit() {
     exit "$2"
 }
 
-# fault_hang sleeps in the background and waits, so a signal is handled at once (a foreground
-# sleep would delay it), and gives up as soon as the SSH session that started it is gone.
+# fault_hang [SECONDS] sleeps in the background and waits, so a signal is handled at once (a
+# foreground sleep would delay it), and gives up as soon as the SSH session that started it is
+# gone. With SECONDS it returns after that long (the delay fault), and kubeadm goes on.
 fault_hang() {
-    local session sleeper=""
+    local session sleeper="" left=${1:--1}
     session=$(session_sshd_pids | head -n 1)
     trap '[ -n "$sleeper" ] && kill "$sleeper" 2>/dev/null; exit 129' HUP
     trap '[ -n "$sleeper" ] && kill "$sleeper" 2>/dev/null; exit 130' INT
     trap '[ -n "$sleeper" ] && kill "$sleeper" 2>/dev/null; exit 143' TERM
-    while :; do
+    while [ "$left" -ne 0 ]; do
+        left=$((left - 1))
         sleep 1 &
         sleeper=$!
         wait "$sleeper"
@@ -59,6 +66,8 @@ fault_hang() {
             exit 129
         fi
     done
+    trap - HUP INT TERM
+    lab_log "delay ended: going on"
 }
 
 # fault_drop kills the sshd processes of this session: the client sees its connection drop.
