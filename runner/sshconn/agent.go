@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/crypto/ssh"
+
+	"github.com/kupgrade/kupgrade/internal/shellword"
 )
 
 // agentScript is the POSIX sh program of an agent session: one long-lived session per
@@ -66,7 +68,7 @@ printf "\n%s\n" "$m" >&2
 done`
 
 // agentStart is the command line that starts the agent: under bash when the host has it.
-var agentStart = "a=" + quote(agentScript) + `; command -v bash >/dev/null 2>&1 && exec bash -c "$a" sh; exec sh -c "$a" sh`
+var agentStart = "a=" + shellword.Quote(agentScript) + `; command -v bash >/dev/null 2>&1 && exec bash -c "$a" sh; exec sh -c "$a" sh`
 
 // agentBanner starts the agent's first line, which then says "argv" or "sh" (agentScript). A
 // server whose shell cannot run the agent never prints it, and the client falls back to a
@@ -78,7 +80,7 @@ const agentBanner = "kupgrade-agent 1 "
 func agentWord(cmd string) string {
 	lines := strings.Split(cmd, "\n")
 	for i, l := range lines {
-		lines[i] = quote(l)
+		lines[i] = shellword.Quote(l)
 	}
 	return strings.Join(lines, `"$nl"`)
 }
@@ -407,60 +409,18 @@ func markPrefix(buf, mark []byte) int {
 }
 
 // execWords splits cmd into the words after its leading `exec` when cmd is nothing but that:
-// `exec` and words made of plain characters, single-quoted strings and backslash escapes, with
-// no option to exec. Such a command means the same under `sh -c` and as an "a" request. ok is
-// false for anything else: other quoting, expansions, operators, redirections, comments.
+// `exec` and words written with shellword.Quote's forms (plain characters, single-quoted strings
+// and backslash escapes), with no option to exec. Such a command means the same under `sh -c`
+// and as an "a" request. ok is false for anything else: other quoting, expansions, operators,
+// redirections, comments.
 func execWords(cmd string) (words []string, ok bool) {
 	rest, found := strings.CutPrefix(cmd, "exec ")
 	if !found {
 		return nil, false
 	}
-	var w strings.Builder
-	inWord := false
-	for i := 0; i < len(rest); i++ {
-		switch ch := rest[i]; {
-		case ch == ' ':
-			if inWord {
-				words = append(words, w.String())
-				w.Reset()
-				inWord = false
-			}
-		case ch == '\'':
-			end := strings.IndexByte(rest[i+1:], '\'')
-			if end < 0 {
-				return nil, false
-			}
-			w.WriteString(rest[i+1 : i+1+end])
-			i += end + 1
-			inWord = true
-		case ch == '\\':
-			if i+1 == len(rest) || rest[i+1] == '\n' {
-				return nil, false
-			}
-			w.WriteByte(rest[i+1])
-			i++
-			inWord = true
-		case plainByte(ch):
-			w.WriteByte(ch)
-			inWord = true
-		default:
-			return nil, false
-		}
-	}
-	if inWord {
-		words = append(words, w.String())
-	}
-	if len(words) == 0 || strings.HasPrefix(words[0], "-") {
+	words, err := shellword.SplitPlain(rest)
+	if err != nil || len(words) == 0 || strings.HasPrefix(words[0], "-") {
 		return nil, false
 	}
 	return words, true
-}
-
-// plainByte reports whether ch means itself anywhere in an unquoted word.
-func plainByte(ch byte) bool {
-	switch {
-	case ch >= 'a' && ch <= 'z', ch >= 'A' && ch <= 'Z', ch >= '0' && ch <= '9':
-		return true
-	}
-	return strings.IndexByte("_-./:=@%+,", ch) >= 0
 }

@@ -3,6 +3,8 @@ package sshconn
 import (
 	"testing"
 	"time"
+
+	"github.com/kupgrade/kupgrade/internal/shellword"
 )
 
 // AgentModes are the ways Run reaches a host: an agent under bash (job control, the argv fast
@@ -17,7 +19,7 @@ func SetAgentMode(t testing.TB, mode string) {
 	switch mode {
 	case "bash agent":
 	case "sh agent":
-		agentStart = "a=" + quote(agentScript) + `; exec sh -c "$a" sh`
+		agentStart = "a=" + shellword.Quote(agentScript) + `; exec sh -c "$a" sh`
 	case "session per command":
 		agentStart = "echo this shell runs no agent"
 	default:
@@ -53,7 +55,7 @@ func (c *Client) RunBareSession(cmd string) error {
 // hosts' shell start-up files do, until the test ends.
 func GreetBeforeAgent(t testing.TB, greeting string) {
 	keepAgentStart(t)
-	agentStart = "printf %s " + quote(greeting) + "; " + agentStart
+	agentStart = "printf %s " + shellword.Quote(greeting) + "; " + agentStart
 }
 
 // StallBeforeAgent makes the login shell sleep before it starts the agent, and the client wait
