@@ -3,6 +3,8 @@ package inventory
 import (
 	"fmt"
 	"strings"
+
+	"github.com/kupgrade/kupgrade/internal/fault"
 )
 
 // Error is a mistake in the inventory, in a host_vars/group_vars file or in a --limit pattern.
@@ -34,7 +36,8 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
-// BadInput reports that the user's input is at fault: cmd maps it to exit status 2.
-func (e *Error) BadInput() bool { return true }
+// Is makes every *Error of class fault.ErrBadInput: the user's input is at fault, which cmd
+// maps to exit status 2.
+func (e *Error) Is(target error) bool { return target == fault.ErrBadInput }
 
 func (e *Error) Unwrap() error { return e.Err }

@@ -6,14 +6,15 @@ import (
 	"errors"
 	"time"
 
+	"github.com/kupgrade/kupgrade/internal/fault"
 	"github.com/kupgrade/kupgrade/runner"
 	"github.com/kupgrade/kupgrade/state"
 )
 
 // Prober looks at a host's kubelet config and static-pod manifests (the kubelet-config check of
 // STATES.md) and says how far an interrupted kubeadm step got towards target. cmd implements it
-// over SSH with the runner; tests use a fake. An error whose type has `Unreachable() bool`
-// returning true means the host could not be reached.
+// over SSH with the runner; tests use a fake. An error of class fault.ErrUnreachable means the
+// host could not be reached.
 type Prober interface {
 	Probe(ctx context.Context, host, target string) (runner.Finding, error)
 }
@@ -42,9 +43,8 @@ func probe(ctx context.Context, st Store, cluster string, p Prober, host, target
 	defer cancel()
 	f, err := p.Probe(ctx, host, target)
 	if err != nil {
-		var u interface{ Unreachable() bool }
 		return &ProbeResult{Error: err.Error(),
-			Unreachable: (errors.As(err, &u) && u.Unreachable()) || errors.Is(err, context.DeadlineExceeded)}
+			Unreachable: errors.Is(err, fault.ErrUnreachable) || errors.Is(err, context.DeadlineExceeded)}
 	}
 	if before != nil {
 		// The runner recorded the host before kubeadm ran: compare with it, which tells a late

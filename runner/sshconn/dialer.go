@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
+	"github.com/kupgrade/kupgrade/internal/fault"
 	"github.com/kupgrade/kupgrade/inventory"
 )
 
@@ -48,11 +49,6 @@ type target struct {
 	hops    []hop // jump hosts first, the host itself last
 }
 
-// badInput marks a malformed host setting (cmd maps it to exit 2).
-type badInput struct{ error }
-
-func (badInput) BadInput() bool { return true }
-
 func targetOf(h *inventory.Host) (target, error) {
 	u := h.User()
 	if u == "" {
@@ -62,7 +58,7 @@ func targetOf(h *inventory.Host) (target, error) {
 	for _, j := range h.ProxyJump() {
 		hp, err := parseJump(j, u)
 		if err != nil {
-			return target{}, badInput{fmt.Errorf("host %s: ProxyJump %q: %w", h.Name, j, err)}
+			return target{}, fault.Mark(fmt.Errorf("host %s: ProxyJump %q: %w", h.Name, j, err), fault.ErrBadInput)
 		}
 		t.hops = append(t.hops, hp)
 	}
