@@ -20,7 +20,7 @@ import (
 // agentScript is the POSIX sh program of an agent session: one long-lived session per
 // connection that runs commands one after another, so a command costs the host a fork and an
 // exec or two instead of a whole SSH session (sshd's channel set-up, a login shell, the
-// wrapper). agentStart runs it under bash where the host has bash, else under sh.
+// wrapper). defaultAgentStart runs it under bash where the host has bash, else under sh.
 //
 // Start-up: with job control (bash's `set -m` works without a terminal, dash refuses it) every
 // command gets a process group of its own at no cost; without it, setsid gives it one. The agent
@@ -67,8 +67,31 @@ printf "\n%s %d %d\n" "$m" $s $g
 printf "\n%s\n" "$m" >&2
 done`
 
-// agentStart is the command line that starts the agent: under bash when the host has it.
-var agentStart = "a=" + shellword.Quote(agentScript) + `; command -v bash >/dev/null 2>&1 && exec bash -c "$a" sh; exec sh -c "$a" sh`
+// agentSetup is how a Client starts its agents. The zero value means the defaults; only this
+// package's tests change them, through the Dialer (export_test.go).
+type agentSetup struct {
+	start      string        // the command line that starts the agent (defaultAgentStart)
+	bannerWait time.Duration // how long the agent may take to print its banner
+}
+
+// defaultBannerWait is how long the agent may take to print its banner.
+const defaultBannerWait = 30 * time.Second
+
+// defaultAgentStart is the command line that starts the agent: under bash when the host has it.
+func defaultAgentStart() string {
+	return "a=" + shellword.Quote(agentScript) + `; command -v bash >/dev/null 2>&1 && exec bash -c "$a" sh; exec sh -c "$a" sh`
+}
+
+// orDefaults fills in what s leaves unset.
+func (s agentSetup) orDefaults() agentSetup {
+	if s.start == "" {
+		s.start = defaultAgentStart()
+	}
+	if s.bannerWait <= 0 {
+		s.bannerWait = defaultBannerWait
+	}
+	return s
+}
 
 // agentBanner starts the agent's first line, which then says "argv" or "sh" (agentScript). A
 // server whose shell cannot run the agent never prints it, and the client falls back to a
@@ -170,7 +193,7 @@ func (c *Client) startAgent(ctx context.Context) (*agentSession, error) {
 		s.Close()
 		return nil, c.connErr("open agent pipes", err)
 	}
-	if err := s.Start(agentStart); err != nil {
+	if err := s.Start(c.agents.start); err != nil {
 		s.Close()
 		return nil, c.connErr("start agent", err)
 	}
@@ -197,7 +220,7 @@ func (c *Client) startAgent(ctx context.Context) (*agentSession, error) {
 			return
 		}
 	}()
-	timer := time.NewTimer(bannerWait)
+	timer := time.NewTimer(c.agents.bannerWait)
 	defer timer.Stop()
 	select {
 	case err = <-got:
@@ -222,9 +245,6 @@ func (c *Client) startAgent(ctx context.Context) (*agentSession, error) {
 
 // bannerSkip is how much a login shell may print before the agent's banner.
 const bannerSkip = 8 << 10
-
-// bannerWait is how long the agent may take to print its banner (a var for tests).
-var bannerWait = 30 * time.Second
 
 // readLine reads one line of at most max bytes, byte by byte, and returns it without its
 // newline.

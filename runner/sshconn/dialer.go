@@ -34,7 +34,8 @@ type Dialer struct {
 	// Passphrase returns the passphrase of an encrypted key file; nil means PromptPassphrase.
 	Passphrase func(keyFile string) ([]byte, error)
 
-	keys keyCache
+	keys   keyCache
+	agents agentSetup // how clients start kupgrade agents (agentScript); zero means the defaults
 }
 
 // hop is one SSH server on the way: each jump host, then the target.
@@ -130,7 +131,7 @@ func (d *Dialer) dial(ctx context.Context, t target) (*Client, error) {
 	if keepalive == 0 {
 		keepalive = defaultKeepalive
 	}
-	return newClient(t.name, t.hops[len(t.hops)-1].addr, chain, keepalive), nil
+	return newClient(t.name, t.hops[len(t.hops)-1].addr, chain, keepalive, d.agents), nil
 }
 
 // hop opens one SSH connection, over via when it is a jump host, within ConnectTimeout.
