@@ -98,8 +98,8 @@ func (s agentSetup) orDefaults() agentSetup {
 // session per command.
 const agentBanner = "kupgrade-agent 1 "
 
-// agentWord makes cmd one shell word that holds no newline: single-quoted lines joined by the
-// agent's $nl.
+// agentWord makes cmd one shell word that holds no newline: its lines, each quoted
+// (shellword.Quote), joined by the agent's $nl.
 func agentWord(cmd string) string {
 	lines := strings.Split(cmd, "\n")
 	for i, l := range lines {
