@@ -15,8 +15,8 @@
 // A variable replaces a lower one as a whole (Ansible's default hash_behaviour=replace).
 //
 // What it guarantees: Load either returns an inventory in which every host is reachable by the
-// accessors (Port, KeyFile, ProxyJump, Personality...) without surprises, or an *Error whose
-// BadInput method returns true and whose message names the file, line and column of the mistake
+// accessors (Port, KeyFile, ProxyJump, Personality...) without surprises, or an *Error of class
+// fault.ErrBadInput (errors.Is) whose message names the file, line and column of the mistake
 // and how to fix it. No input makes Load panic (FuzzLoad checks this). Unknown keys inside a group,
 // a group that is its own ancestor, a list where a map belongs, a port that is not a number and a
 // ProxyCommand it cannot honour are all errors, never silently ignored.
@@ -24,5 +24,5 @@
 // Select implements ansible's --limit patterns (group, host, globs, ~regex, a:b, a,b, a:!b,
 // a:&b); a pattern term that matches nothing is an error, not an empty run.
 //
-// The package imports nothing else of kupgrade.
+// The package imports nothing else of kupgrade but the leaf helpers of internal/.
 package inventory

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hbollon/go-edlib"
+	"github.com/kupgrade/kupgrade/internal/fault"
 )
 
 // Error is a mistake in the inventory, in a host_vars/group_vars file or in a --limit pattern.
@@ -36,39 +36,8 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
-// BadInput reports that the user's input is at fault: cmd maps it to exit status 2.
-func (e *Error) BadInput() bool { return true }
+// Is makes every *Error of class fault.ErrBadInput: the user's input is at fault, which cmd
+// maps to exit status 2.
+func (e *Error) Is(target error) bool { return target == fault.ErrBadInput }
 
 func (e *Error) Unwrap() error { return e.Err }
-
-// closest returns the candidate nearest to s, or "" when none is near enough to be a likely typo.
-func closest(s string, candidates []string) string {
-	best, bestD := "", -1
-	for _, c := range candidates {
-		d := editDistance(strings.ToLower(s), strings.ToLower(c))
-		if bestD < 0 || d < bestD {
-			best, bestD = c, d
-		}
-	}
-	limit := 2
-	if len(s) <= 3 {
-		limit = 1
-	}
-	if bestD < 0 || bestD > limit {
-		return ""
-	}
-	return best
-}
-
-// editDistance is the optimal-string-alignment distance: a swap of two neighbours ("hsots")
-// counts as one edit, the commonest typo.
-func editDistance(a, b string) int {
-	if len(a) > 64 || len(b) > 64 {
-		// Long strings are never typos of our short keywords; avoid quadratic work on fuzz input.
-		if a == b {
-			return 0
-		}
-		return 64
-	}
-	return edlib.OSADamerauLevenshteinDistance(a, b)
-}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"io/fs"
 	"testing"
+
+	"github.com/kupgrade/kupgrade/internal/fault"
 )
 
 // TestLoadErrors pins the exact message of each mistake: the place (file:line:col) and the fix
@@ -164,9 +166,8 @@ all:
 			if got := relErr(path, err); got != tt.want {
 				t.Errorf("error:\n got %s\nwant %s", got, tt.want)
 			}
-			var bad interface{ BadInput() bool }
-			if !errors.As(err, &bad) || !bad.BadInput() {
-				t.Errorf("error %T is not marked BadInput (exit 2)", err)
+			if !errors.Is(err, fault.ErrBadInput) {
+				t.Errorf("error %T is not of class bad input (exit 2)", err)
 			}
 		})
 	}
@@ -177,8 +178,7 @@ func TestLoadMissingFile(t *testing.T) {
 	if !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("err = %v, want one wrapping fs.ErrNotExist", err)
 	}
-	var bad interface{ BadInput() bool }
-	if !errors.As(err, &bad) || !bad.BadInput() {
-		t.Errorf("error %T is not marked BadInput (exit 2)", err)
+	if !errors.Is(err, fault.ErrBadInput) {
+		t.Errorf("error %T is not of class bad input (exit 2)", err)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/kupgrade/kupgrade/internal/fault"
 )
 
 // FuzzLoad writes arbitrary bytes as an inventory and loads it: Load must never panic, must fail
@@ -22,8 +24,8 @@ func FuzzLoad(f *testing.F) {
 		inv, err := Load(path)
 		if err != nil {
 			var e *Error
-			if !errors.As(err, &e) || !e.BadInput() {
-				t.Fatalf("error %T is not a BadInput *Error: %v", err, err)
+			if !errors.As(err, &e) || !errors.Is(err, fault.ErrBadInput) {
+				t.Fatalf("error %T is not a bad-input *Error: %v", err, err)
 			}
 			if e.Line < 1 || e.Column < 1 {
 				t.Fatalf("error without a place: %v", err)
@@ -95,8 +97,8 @@ func FuzzSelect(f *testing.F) {
 		hosts, err := inv.Select(pattern)
 		if err != nil {
 			var e *Error
-			if !errors.As(err, &e) || !e.BadInput() {
-				t.Fatalf("error %T is not a BadInput *Error: %v", err, err)
+			if !errors.As(err, &e) || !errors.Is(err, fault.ErrBadInput) {
+				t.Fatalf("error %T is not a bad-input *Error: %v", err, err)
 			}
 			return
 		}

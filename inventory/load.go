@@ -12,7 +12,7 @@ import (
 )
 
 // Load reads the inventory at path and the host_vars/ and group_vars/ folders beside it, and
-// resolves every host's groups and variables. Every error it returns is an *Error (BadInput).
+// resolves every host's groups and variables. Every error it returns is an *Error (fault.ErrBadInput).
 func Load(path string) (*Inventory, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {

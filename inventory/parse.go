@@ -5,6 +5,8 @@ import (
 	"slices"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/kupgrade/kupgrade/internal/typo"
 )
 
 // groupKeys are the only keys a group may hold.
@@ -173,7 +175,7 @@ func (p *parser) parseGroup(g *group, n *yaml.Node) error {
 
 func unknownGroupKey(file, group string, k *yaml.Node) error {
 	msg := fmt.Sprintf("unknown key %q in group %q", k.Value, group)
-	if c := closest(k.Value, groupKeys); c != "" {
+	if c := typo.Closest(k.Value, groupKeys); c != "" {
 		return at(file, k).errorf(fmt.Sprintf("did you mean %q?", c), "%s", msg)
 	}
 	return at(file, k).errorf("a group holds only hosts:, children: and vars:; put variables under vars:",

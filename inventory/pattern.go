@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/kupgrade/kupgrade/internal/typo"
 )
 
 // Select returns the hosts matched by an Ansible --limit pattern, in inventory order.
@@ -201,7 +203,7 @@ func (inv *Inventory) noMatch(pattern, term string) error {
 		names = append(names, h.Name)
 	}
 	fix := "kupgrade inventory list shows the hosts and groups"
-	if c := closest(term, names); c != "" {
+	if c := typo.Closest(term, names); c != "" {
 		fix = fmt.Sprintf("did you mean %q?", c)
 	}
 	msg := fmt.Sprintf("--limit %q: %q matches no host or group", pattern, term)

@@ -1,8 +1,11 @@
 package inventory
 
 import (
+	"errors"
 	"slices"
 	"testing"
+
+	"github.com/kupgrade/kupgrade/internal/fault"
 )
 
 const limitInventory = `
@@ -95,8 +98,8 @@ func TestSelectErrors(t *testing.T) {
 			if err.Error() != tt.want {
 				t.Errorf("error:\n got %s\nwant %s", err, tt.want)
 			}
-			if e, ok := err.(*Error); !ok || !e.BadInput() {
-				t.Errorf("error %T is not a BadInput *Error", err)
+			if _, ok := err.(*Error); !ok || !errors.Is(err, fault.ErrBadInput) {
+				t.Errorf("error %T is not a bad-input *Error", err)
 			}
 		})
 	}

@@ -5,13 +5,15 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/kupgrade/kupgrade/internal/shellword"
 )
 
 // proxyJump finds the jump hosts in ssh arguments: `-o ProxyJump=a,b`, `-oProxyJump=a`,
 // `-o "ProxyJump a"`, `-J a,b` and `-Ja`. The last one given wins, as with ssh. A ProxyCommand is
 // an error: kupgrade cannot run it, and ignoring it would connect straight to the host.
 func proxyJump(args string) ([]string, error) {
-	words, err := splitArgs(args)
+	words, err := shellword.Split(args)
 	if err != nil {
 		return nil, err
 	}
@@ -103,54 +105,4 @@ func checkJump(j string) error {
 		}
 	}
 	return nil
-}
-
-// splitArgs splits like a POSIX shell: whitespace separates, single quotes keep everything,
-// double quotes keep all but \" and \\, a backslash outside quotes escapes the next character.
-func splitArgs(s string) ([]string, error) {
-	var words []string
-	var cur strings.Builder
-	inWord := false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '\'':
-			end := strings.IndexByte(s[i+1:], '\'')
-			if end < 0 {
-				return nil, errors.New("unclosed single quote")
-			}
-			cur.WriteString(s[i+1 : i+1+end])
-			i += end + 1
-			inWord = true
-		case c == '"':
-			i++
-			for ; i < len(s) && s[i] != '"'; i++ {
-				if s[i] == '\\' && i+1 < len(s) && (s[i+1] == '"' || s[i+1] == '\\') {
-					i++
-				}
-				cur.WriteByte(s[i])
-			}
-			if i >= len(s) {
-				return nil, errors.New("unclosed double quote")
-			}
-			inWord = true
-		case c == '\\' && i+1 < len(s):
-			i++
-			cur.WriteByte(s[i])
-			inWord = true
-		case c == ' ' || c == '\t' || c == '\n':
-			if inWord {
-				words = append(words, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		default:
-			cur.WriteByte(c)
-			inWord = true
-		}
-	}
-	if inWord {
-		words = append(words, cur.String())
-	}
-	return words, nil
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/kupgrade/kupgrade/internal/typo"
 )
 
 // asString accepts what Ansible would template into a string: text, numbers and booleans.
@@ -87,7 +89,7 @@ func validateHostVars(host string, defs map[string]varDef) error {
 		case "controller", "worker", "storage", "":
 		default:
 			fix := "write controller, worker or storage"
-			if c := closest(s, []string{"controller", "worker", "storage"}); c != "" {
+			if c := typo.Closest(s, []string{"controller", "worker", "storage"}); c != "" {
 				fix = fmt.Sprintf("did you mean %q?", c)
 			}
 			return d.at.errorf(fix, "unknown kupgrade_personality %q of host %q", s, host)

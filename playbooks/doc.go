@@ -7,7 +7,7 @@
 //   - A playbook that loads is well formed: every key is known, every task has exactly one known
 //     module with known arguments and its required ones, every `notify` names a handler, and every
 //     condition and `{{ }}` expression compiles. Anything else is an *Error naming
-//     file:line:col, with a "did you mean" hint for typos; its BadInput method returns true.
+//     file:line:col, with a "did you mean" hint for typos, of class fault.ErrBadInput (errors.Is).
 //   - Module names are normalised: `ansible.builtin.command` and `command` load as "command".
 //   - Templates never run shell or touch the host: they only read the variables they are given.
 //     An undefined variable is an error naming it, except under `default(...)` or `is defined`.

@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hbollon/go-edlib"
+	"github.com/kupgrade/kupgrade/internal/fault"
+	"github.com/kupgrade/kupgrade/internal/typo"
 )
 
 // Error is a mistake in a playbook or in an expression. Its message reads
@@ -30,8 +31,9 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
-// BadInput reports that the user's input is at fault: cmd maps it to exit status 2.
-func (e *Error) BadInput() bool { return true }
+// Is makes every *Error of class fault.ErrBadInput: the user's input is at fault, which cmd
+// maps to exit status 2.
+func (e *Error) Is(target error) bool { return target == fault.ErrBadInput }
 
 func (e *Error) Unwrap() error { return e.Err }
 
@@ -44,40 +46,8 @@ func (e *UndefinedError) Error() string { return fmt.Sprintf("undefined variable
 
 // suggest returns ` (did you mean "x"?)` for the candidate nearest to s, or "".
 func suggest(s string, candidates []string) string {
-	if c := closest(s, candidates); c != "" {
+	if c := typo.Closest(s, candidates); c != "" {
 		return fmt.Sprintf(" (did you mean %q?)", c)
 	}
 	return ""
-}
-
-// closest returns the candidate nearest to s, or "" when none is near enough to be a likely typo.
-func closest(s string, candidates []string) string {
-	best, bestD := "", -1
-	for _, c := range candidates {
-		d := editDistance(strings.ToLower(s), strings.ToLower(c))
-		if bestD < 0 || d < bestD {
-			best, bestD = c, d
-		}
-	}
-	limit := 2
-	if len(s) <= 3 {
-		limit = 1
-	}
-	if bestD < 0 || bestD > limit {
-		return ""
-	}
-	return best
-}
-
-// editDistance is the optimal-string-alignment distance: a swap of two neighbours ("whne")
-// counts as one edit, the commonest typo.
-func editDistance(a, b string) int {
-	if len(a) > 64 || len(b) > 64 {
-		// Long strings are never typos of our short keywords; avoid quadratic work on fuzz input.
-		if a == b {
-			return 0
-		}
-		return 64
-	}
-	return edlib.OSADamerauLevenshteinDistance(a, b)
 }

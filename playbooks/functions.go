@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/expr-lang/expr"
+
+	"github.com/kupgrade/kupgrade/internal/shellword"
 )
 
 // undefined is what _varsoft yields for a missing variable: default() and defined() tell it
@@ -41,7 +43,7 @@ func init() {
 		"_isnumber":     func(a ...any) (any, error) { return arity(a, 1, func() any { return isNumber(a[0]) }) },
 		"_ismapping":    func(a ...any) (any, error) { return arity(a, 1, func() any { return isKind(a[0], reflect.Map) }) },
 		"_list":         func(a ...any) (any, error) { return arity(a, 1, func() any { return a[0] }) },
-		"_quote":        func(a ...any) (any, error) { return arity(a, 1, func() any { return shellQuote(toString(a[0])) }) },
+		"_quote":        func(a ...any) (any, error) { return arity(a, 1, func() any { return shellword.Quote(toString(a[0])) }) },
 		"_basename":     func(a ...any) (any, error) { return arity(a, 1, func() any { return path.Base(toString(a[0])) }) },
 		"_dirname":      func(a ...any) (any, error) { return arity(a, 1, func() any { return path.Dir(toString(a[0])) }) },
 		"_regexSearch":  fnRegexSearch,
@@ -230,13 +232,6 @@ func isKind(v any, k reflect.Kind) bool { return v != nil && reflect.ValueOf(v).
 func resultFlag(v any, key string) bool {
 	m, ok := v.(map[string]any)
 	return ok && truthy(m[key])
-}
-
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'"'"'`) + "'"
 }
 
 func fnRegexSearch(a ...any) (any, error) {

@@ -1,9 +1,12 @@
 package playbooks
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/kupgrade/kupgrade/internal/fault"
 )
 
 // FuzzParse feeds arbitrary bytes to the loader, and whatever loads to the templating: neither
@@ -22,7 +25,7 @@ func FuzzParse(f *testing.F) {
 			if err.Error() == "" {
 				t.Fatal("empty error message")
 			}
-			if b, ok := err.(interface{ BadInput() bool }); !ok || !b.BadInput() {
+			if _, ok := err.(*Error); !ok || !errors.Is(err, fault.ErrBadInput) {
 				t.Fatalf("error %T is not bad input: %v", err, err)
 			}
 			return

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/kupgrade/kupgrade/internal/fault"
 )
 
 const validPlaybook = `- name: Upgrade
@@ -166,9 +168,8 @@ func TestParseErrors(t *testing.T) {
 			if !strings.HasPrefix(err.Error(), tt.want) {
 				t.Errorf("error\n got %q\nwant %q...", err, tt.want)
 			}
-			var bad interface{ BadInput() bool }
-			if !errors.As(err, &bad) || !bad.BadInput() {
-				t.Errorf("error %v does not report BadInput", err)
+			if !errors.Is(err, fault.ErrBadInput) {
+				t.Errorf("error %v is not of class bad input", err)
 			}
 		})
 	}
@@ -188,8 +189,7 @@ func TestLoad(t *testing.T) {
 		t.Errorf("Load = %+v", pb.Plays[0].Tasks[0])
 	}
 	_, err = Load(filepath.Join(dir, "missing.yml"))
-	var bad interface{ BadInput() bool }
-	if err == nil || !errors.As(err, &bad) || !errors.Is(err, os.ErrNotExist) {
+	if !errors.Is(err, fault.ErrBadInput) || !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("Load of a missing file = %v, want a bad-input error wrapping ErrNotExist", err)
 	}
 }

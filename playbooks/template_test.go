@@ -57,6 +57,7 @@ func TestRender(t *testing.T) {
 		{"{{ output.stdout }}", "{{ not a template }}"},
 		{"{{ port > 1000 ? 'high' : 'low' }}", "high"},
 		{"{{ 'a b' | quote }}", "'a b'"},
+		{`{{ "it's" | quote }} {{ 'v1.30' | quote }}`, `'it'\''s' v1.30`},
 		{"{{ None }}", nil},
 	}
 	for _, tt := range tests {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kupgrade/kupgrade/internal/fault"
 	"github.com/kupgrade/kupgrade/kubeadm"
 	"github.com/kupgrade/kupgrade/recovery"
 	"github.com/kupgrade/kupgrade/state"
@@ -166,8 +167,8 @@ type fakeProber struct {
 
 type unreachableError struct{ host string }
 
-func (e unreachableError) Error() string     { return "dial " + e.host + ": connection refused" }
-func (e unreachableError) Unreachable() bool { return true }
+func (e unreachableError) Error() string        { return "dial " + e.host + ": connection refused" }
+func (e unreachableError) Is(target error) bool { return target == fault.ErrUnreachable }
 
 func (p *fakeProber) Probe(ctx context.Context, host, target string) (kubeadm.Finding, error) {
 	p.mu.Lock()

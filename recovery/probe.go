@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/kupgrade/kupgrade/internal/fault"
 	"github.com/kupgrade/kupgrade/kubeadm"
 	"github.com/kupgrade/kupgrade/state"
 )
@@ -14,8 +15,8 @@ import (
 // Prober looks at a host's kubelet config and static-pod manifests (the kubelet-config check of
 // STATES.md) and says how far an interrupted kubeadm step got towards target. cmd implements it
 // over SSH (the runner runs kubeadm's probe, kubeadm judges it), so that recovery itself never
-// imports the runner; tests use a fake. An error whose type has `Unreachable() bool`
-// returning true means the host could not be reached.
+// imports the runner; tests use a fake. An error of class fault.ErrUnreachable means the host
+// could not be reached.
 type Prober interface {
 	Probe(ctx context.Context, host, target string) (kubeadm.Finding, error)
 }
@@ -44,9 +45,8 @@ func probe(ctx context.Context, st Store, cluster string, p Prober, host, target
 	defer cancel()
 	f, err := p.Probe(ctx, host, target)
 	if err != nil {
-		var u interface{ Unreachable() bool }
 		return &ProbeResult{Error: err.Error(),
-			Unreachable: (errors.As(err, &u) && u.Unreachable()) || errors.Is(err, context.DeadlineExceeded)}
+			Unreachable: errors.Is(err, fault.ErrUnreachable) || errors.Is(err, context.DeadlineExceeded)}
 	}
 	if before != nil {
 		// The runner recorded the host before kubeadm ran: compare with it, which tells a late

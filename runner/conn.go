@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"net"
 
+	"github.com/kupgrade/kupgrade/internal/fault"
 	"github.com/kupgrade/kupgrade/inventory"
 )
 
@@ -31,7 +32,7 @@ type Dialer interface {
 }
 
 // UnreachableError says a host could not be reached, or its connection was lost during a task.
-// cmd maps it to exit status 5 through its method Unreachable.
+// It is of class fault.ErrUnreachable, which cmd maps to exit status 5.
 type UnreachableError struct {
 	Host string
 	Err  error
@@ -43,15 +44,8 @@ func (e *UnreachableError) Error() string {
 
 func (e *UnreachableError) Unwrap() error { return e.Err }
 
-// Unreachable reports true: the error's class for exit codes.
-func (e *UnreachableError) Unreachable() bool { return true }
-
-// badInputError marks errors in what the user gave (a --limit pattern, a serial value).
-type badInputError struct{ err error }
-
-func (e *badInputError) Error() string  { return e.err.Error() }
-func (e *badInputError) Unwrap() error  { return e.err }
-func (e *badInputError) BadInput() bool { return true }
+// Is makes the error of class fault.ErrUnreachable.
+func (e *UnreachableError) Is(target error) bool { return target == fault.ErrUnreachable }
 
 // trackedConn wraps a pooled Conn for one host during a play and remembers whether a call lost
 // the connection, so the engine can drop it from the pool and mark the host unreachable.
@@ -88,13 +82,6 @@ func (c *trackedConn) Download(ctx context.Context, remotePath string, w io.Writ
 // isConnLoss tells a transfer error caused by the connection from one caused by the remote file
 // (permission denied, no such folder), which must not drop the connection.
 func isConnLoss(err error) bool {
-	var u interface{ Unreachable() bool }
-	if errors.As(err, &u) && u.Unreachable() {
-		return true
-	}
-	var c interface{ Closed() bool }
-	if errors.As(err, &c) && c.Closed() {
-		return true
-	}
-	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed)
+	return errors.Is(err, fault.ErrUnreachable) || errors.Is(err, io.EOF) ||
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed)
 }

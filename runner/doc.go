@@ -13,8 +13,8 @@
 //     transport signals it and closes its session): nothing keeps running on the host;
 //   - no_log hides a task's arguments and output in events, registered errors, HostError and the
 //     recap;
-//   - an unreachable host (dial failure or connection lost during a task) reports an error whose
-//     chain holds a method Unreachable() bool returning true; a broken Conn leaves the pool so the
+//   - an unreachable host (dial failure or connection lost during a task) reports an error of
+//     class fault.ErrUnreachable (errors.Is); a broken Conn leaves the pool so the
 //     next Conn or Play redials.
 //
 // The runner knows nothing of Kubernetes or kubeadm. Code that knows what to look at on a host

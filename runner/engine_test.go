@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kupgrade/kupgrade/internal/fault"
 	"github.com/kupgrade/kupgrade/runner"
 	"github.com/kupgrade/kupgrade/runner/runnertest"
 )
@@ -228,9 +229,8 @@ func TestUnreachableHost(t *testing.T) {
   tasks:
     - command: "true"
 `, runner.PlayOptions{})
-	var u interface{ Unreachable() bool }
-	if !errors.As(err, &u) || !u.Unreachable() {
-		t.Fatalf("err = %v, want an Unreachable() error", err)
+	if !errors.Is(err, fault.ErrUnreachable) {
+		t.Fatalf("err = %v, want an unreachable one", err)
 	}
 	if recap.Hosts["h2"].Unreachable != 1 || recap.Hosts["h1"].Changed != 1 {
 		t.Errorf("recap h1 %+v h2 %+v", recap.Hosts["h1"], recap.Hosts["h2"])
@@ -253,8 +253,7 @@ func TestDroppedConnectionIsRedialed(t *testing.T) {
 	r := runner.New(d, runner.Options{Reporter: rec})
 	defer r.Close()
 	recap, err := r.Play(t.Context(), p, i, runner.PlayOptions{})
-	var u interface{ Unreachable() bool }
-	if !errors.As(err, &u) || recap.Hosts["h1"].Unreachable != 1 {
+	if !errors.Is(err, fault.ErrUnreachable) || recap.Hosts["h1"].Unreachable != 1 {
 		t.Fatalf("err = %v recap %+v, want h1 unreachable", err, recap.Hosts["h1"])
 	}
 	if got := rec.results("h1"); joined(got) != "host_unreachable kubeadm" {

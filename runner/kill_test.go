@@ -41,7 +41,3 @@ func waitGone(t *testing.T, pidfile string) {
 	}
 	assertGone(t, pidfile)
 }
-
-func asUnreachable(err error, u *interface{ Unreachable() bool }) bool {
-	return errors.As(err, u) && (*u).Unreachable()
-}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/kupgrade/kupgrade/internal/shellword"
 )
 
 // skipMark is what the creates/removes guard prints when the command must not run: the check
@@ -22,14 +24,14 @@ func modCommand(ctx context.Context, m *modCtx, args map[string]any) (map[string
 			raw = argStr(args, "cmd")
 		}
 		var err error
-		if argv, err = splitWords(raw); err != nil {
+		if argv, err = shellword.Split(raw); err != nil {
 			return failure(fmt.Sprintf("command: %v in %q", err, raw)), nil
 		}
 	}
 	if len(argv) == 0 {
 		return failure("command: no command given"), nil
 	}
-	return runCommand(ctx, m, args, "exec "+joinQuoted(argv))
+	return runCommand(ctx, m, args, "exec "+shellword.Join(argv))
 }
 
 func modShell(ctx context.Context, m *modCtx, args map[string]any) (map[string]any, error) {

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kupgrade/kupgrade/internal/shellword"
 )
 
 // modWaitFor waits on the host itself, in one remote loop: for a TCP port to accept (or stop
@@ -42,7 +44,7 @@ func modWaitFor(ctx context.Context, m *modCtx, args map[string]any) (map[string
 		if host == "" {
 			host = "127.0.0.1"
 		}
-		if strings.IndexFunc(host, func(r rune) bool { return unsafeRune(r) && r != ':' }) >= 0 {
+		if !shellword.Plain(host) {
 			return failure(fmt.Sprintf("wait_for: bad host %q", host)), nil
 		}
 		what = "port " + host + ":" + port

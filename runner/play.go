@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/kupgrade/kupgrade/internal/fault"
 	"github.com/kupgrade/kupgrade/inventory"
 	"github.com/kupgrade/kupgrade/playbooks"
 )
@@ -47,7 +48,7 @@ type playExec struct {
 }
 
 // Play runs every play of pb. The returned error is non-nil when the playbook could not run
-// (an error with BadInput() true: a bad --limit or serial) or when a host failed or was
+// (an error of class fault.ErrBadInput: a bad --limit or serial) or when a host failed or was
 // unreachable (the same errors as Recap.Err); it also wraps the context's error when ctx was
 // cancelled. The recap is returned in every case.
 func (r *Runner) Play(ctx context.Context, pb *playbooks.Playbook, inv *inventory.Inventory, po PlayOptions) (*Recap, error) {
@@ -82,7 +83,7 @@ func (e *playExec) runPlay(ctx context.Context, p *playbooks.Play) error {
 	e.r.report(Event{Event: EventPlayStart, Msg: name, Data: map[string]any{
 		"play": name, "hosts": len(states), "host_tasks": len(states) * countTasks(tasks)}})
 	if err := e.buildVars(p, states); err != nil {
-		return &badInputError{err}
+		return fault.Mark(err, fault.ErrBadInput)
 	}
 	defer e.startWorkers(len(states))()
 	e.dialAll(ctx, states)
@@ -118,7 +119,7 @@ func (e *playExec) runPlay(ctx context.Context, p *playbooks.Play) error {
 func (e *playExec) selectHosts(p *playbooks.Play) ([]*inventory.Host, error) {
 	hosts, err := e.inv.Select(p.Hosts)
 	if err != nil {
-		return nil, &badInputError{fmt.Errorf("play %q: hosts: %w", p.Name, err)}
+		return nil, fault.Mark(fmt.Errorf("play %q: hosts: %w", p.Name, err), fault.ErrBadInput)
 	}
 	if e.po.Hosts != nil {
 		hosts = slices.DeleteFunc(hosts, func(h *inventory.Host) bool { return !slices.Contains(e.po.Hosts, h.Name) })
@@ -128,7 +129,7 @@ func (e *playExec) selectHosts(p *playbooks.Play) ([]*inventory.Host, error) {
 	}
 	limit, err := e.inv.Select(e.po.Limit)
 	if err != nil {
-		return nil, &badInputError{fmt.Errorf("--limit: %w", err)}
+		return nil, fault.Mark(fmt.Errorf("--limit: %w", err), fault.ErrBadInput)
 	}
 	return slices.DeleteFunc(hosts, func(h *inventory.Host) bool { return !slices.Contains(limit, h) }), nil
 }
@@ -216,13 +217,13 @@ func serialBatches(hosts []*hostState, serial []string) ([][]*hostState, error) 
 		if pct, ok := strings.CutSuffix(s, "%"); ok {
 			f, err := strconv.ParseFloat(pct, 64)
 			if err != nil || f <= 0 {
-				return nil, &badInputError{fmt.Errorf("serial: bad percentage %q", s)}
+				return nil, fault.Mark(fmt.Errorf("serial: bad percentage %q", s), fault.ErrBadInput)
 			}
 			n = int(math.Floor(float64(len(hosts)) * f / 100))
 		} else {
 			v, err := strconv.Atoi(s)
 			if err != nil || v < 0 {
-				return nil, &badInputError{fmt.Errorf("serial: bad batch size %q", s)}
+				return nil, fault.Mark(fmt.Errorf("serial: bad batch size %q", s), fault.ErrBadInput)
 			}
 			n = v
 		}

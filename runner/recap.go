@@ -27,8 +27,8 @@ type Recap struct {
 	Failures []*HostError
 }
 
-// Err joins the per-host errors; nil when every host is ok. Unreachable hosts' errors keep a
-// method Unreachable() bool returning true in their chain.
+// Err joins the per-host errors; nil when every host is ok. Unreachable hosts' errors keep their
+// class, fault.ErrUnreachable.
 func (rc *Recap) Err() error {
 	if rc == nil || len(rc.Failures) == 0 {
 		return nil

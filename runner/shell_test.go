@@ -1,44 +1,6 @@
 package runner
 
-import (
-	"os/exec"
-	"slices"
-	"testing"
-)
-
-func TestSplitWords(t *testing.T) {
-	cases := []struct {
-		in   string
-		want []string
-		err  bool
-	}{
-		{`kubeadm upgrade node`, []string{"kubeadm", "upgrade", "node"}, false},
-		{`echo 'a b' "c \"d\" \$x" e\ f`, []string{"echo", "a b", `c "d" $x`, "e f"}, false},
-		{`  spaced   out  `, []string{"spaced", "out"}, false},
-		{`empty '' ""`, []string{"empty", "", ""}, false},
-		{`a"b"'c'd`, []string{"abcd"}, false},
-		{`"unterminated`, nil, true},
-		{`'unterminated`, nil, true},
-	}
-	for _, c := range cases {
-		got, err := splitWords(c.in)
-		if (err != nil) != c.err || !slices.Equal(got, c.want) {
-			t.Errorf("splitWords(%q) = %q, %v; want %q (error %v)", c.in, got, err, c.want, c.err)
-		}
-	}
-}
-
-// TestQuoteRoundTrip runs quoted words through a real shell: what comes out must be exactly
-// what went in.
-func TestQuoteRoundTrip(t *testing.T) {
-	words := []string{"plain", "", "it's", `"double"`, "$HOME `id` $(id)", "new\nline", `back\slash`, "*", "a'b'c", "-n"}
-	for _, w := range words {
-		out, err := exec.Command("/bin/sh", "-c", "printf %s "+quote(w)).Output()
-		if err != nil || string(out) != w {
-			t.Errorf("quote(%q) through sh gave %q, %v", w, out, err)
-		}
-	}
-}
+import "testing"
 
 func TestWrap(t *testing.T) {
 	cases := []struct {

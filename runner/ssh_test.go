@@ -2,12 +2,14 @@ package runner_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/kupgrade/kupgrade/internal/fault"
 	"github.com/kupgrade/kupgrade/inventory"
 	"github.com/kupgrade/kupgrade/runner"
 	"github.com/kupgrade/kupgrade/runner/sshconn"
@@ -103,8 +105,7 @@ func TestDroppedSSHConnectionRedials(t *testing.T) {
 	}
 	s.Drop()
 	recap, err := r.Play(t.Context(), p, i, runner.PlayOptions{})
-	var u interface{ Unreachable() bool }
-	if err == nil || !asUnreachable(err, &u) || recap.Hosts["n0"].Unreachable != 1 {
+	if !errors.Is(err, fault.ErrUnreachable) || recap.Hosts["n0"].Unreachable != 1 {
 		t.Fatalf("after a drop: err %v recap %+v, want n0 unreachable", err, recap.Hosts["n0"])
 	}
 	if _, err := r.Play(t.Context(), p, i, runner.PlayOptions{}); err != nil {

@@ -1,16 +1,17 @@
 package state
 
-import "errors"
+import "github.com/kupgrade/kupgrade/internal/fault"
 
-// Error classes. Callers wrap them with %w; cmd maps each class to one exit status (CLI.md).
+// Error classes, the same values as internal/fault's, so that errors.Is finds a class whichever
+// package wrapped it. Callers wrap them with %w; cmd maps each class to one exit status (CLI.md).
 var (
 	// ErrRefused: a pre-check or a transition rule refused; nothing was written (exit 3).
-	ErrRefused = errors.New("refused")
+	ErrRefused = fault.ErrRefused
 	// ErrConflict: another operation holds the lease, or the state changed underneath; nothing
 	// was written (exit 4).
-	ErrConflict = errors.New("conflict")
+	ErrConflict = fault.ErrConflict
 	// ErrNotFound: no upgrade (or host) of that name in the store (exit 3).
-	ErrNotFound = errors.New("not found")
+	ErrNotFound = fault.ErrNotFound
 	// ErrBadInput: malformed user input such as a DSN or a version (exit 2).
-	ErrBadInput = errors.New("bad input")
+	ErrBadInput = fault.ErrBadInput
 )

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kupgrade/kupgrade/internal/fault"
 	"github.com/kupgrade/kupgrade/inventory"
 	"github.com/kupgrade/kupgrade/kubeadm"
 	"github.com/kupgrade/kupgrade/recovery"
@@ -236,8 +237,7 @@ func failureFrom(hf *runner.HostError) *hostFailure {
 	}
 	f.stdout, _ = hf.Result["stdout"].(string)
 	f.stderr, _ = hf.Result["stderr"].(string)
-	var u interface{ Unreachable() bool }
-	if errors.As(hf.Err, &u) || errors.Is(hf.Err, context.Canceled) || errors.Is(hf.Err, context.DeadlineExceeded) {
+	if errors.Is(hf.Err, fault.ErrUnreachable) || errors.Is(hf.Err, context.Canceled) || errors.Is(hf.Err, context.DeadlineExceeded) {
 		return f // the runner's own message says it best
 	}
 	msg, _ := hf.Result["msg"].(string)

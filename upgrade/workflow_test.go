@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kupgrade/kupgrade/internal/fault"
 	"github.com/kupgrade/kupgrade/kubeadm"
 	"github.com/kupgrade/kupgrade/recovery"
 	"github.com/kupgrade/kupgrade/runner"
@@ -298,8 +299,7 @@ func TestUnreachableHostChangesNothing(t *testing.T) {
 	before := f.lastEvent(t)
 	f.c.down["controller-1"] = &runner.UnreachableError{Host: "controller-1", Err: errors.New("connection refused")}
 	err := f.w.ControlPlane(t.Context(), "controller-1")
-	var u interface{ Unreachable() bool }
-	if !errors.As(err, &u) || !u.Unreachable() {
+	if !errors.Is(err, fault.ErrUnreachable) {
 		t.Fatalf("err = %v, want unreachable", err)
 	}
 	f.wantState(t, state.UpgradedFirstMaster)

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/kupgrade/kupgrade/state"
+	"github.com/kupgrade/kupgrade/internal/fault"
 	"github.com/kupgrade/kupgrade/upgrade"
 )
 
@@ -23,20 +23,18 @@ const (
 
 // exitCode maps an error to its exit status: the one place where classes become numbers.
 func exitCode(err error) int {
-	var bad interface{ BadInput() bool }
-	var unreachable interface{ Unreachable() bool }
 	switch {
 	case err == nil:
 		return exitOK
 	case errors.Is(err, upgrade.ErrNotRecorded): // before the classes of its cause
 		return exitNotRecorded
-	case errors.As(err, &bad) && bad.BadInput(), errors.Is(err, state.ErrBadInput):
+	case errors.Is(err, fault.ErrBadInput):
 		return exitBadInput
-	case errors.Is(err, state.ErrConflict):
+	case errors.Is(err, fault.ErrConflict):
 		return exitConflict
-	case errors.Is(err, state.ErrRefused), errors.Is(err, state.ErrNotFound):
+	case errors.Is(err, fault.ErrRefused), errors.Is(err, fault.ErrNotFound):
 		return exitRefused
-	case errors.As(err, &unreachable) && unreachable.Unreachable():
+	case errors.Is(err, fault.ErrUnreachable):
 		return exitUnreachable
 	case errors.Is(err, context.Canceled):
 		return exitInterrupted

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kupgrade/kupgrade/internal/fault"
 	"github.com/kupgrade/kupgrade/inventory"
 	"github.com/kupgrade/kupgrade/playbooks"
 	"github.com/kupgrade/kupgrade/runner"
@@ -47,8 +48,7 @@ func (c *playCmd) Run(ctx context.Context, a *app) error {
 // any failed task is exit 1, even when other hosts were unreachable; hosts that were only
 // unreachable are exit 5.
 func playOutcome(recap *runner.Recap, err error) error {
-	var bad interface{ BadInput() bool }
-	if err == nil || recap == nil || errors.As(err, &bad) || errors.Is(err, context.Canceled) {
+	if err == nil || recap == nil || errors.Is(err, fault.ErrBadInput) || errors.Is(err, context.Canceled) {
 		return err
 	}
 	failed := 0

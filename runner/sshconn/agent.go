@@ -13,12 +13,14 @@ import (
 	"time"
 
 	"golang.org/x/crypto/ssh"
+
+	"github.com/kupgrade/kupgrade/internal/shellword"
 )
 
 // agentScript is the POSIX sh program of an agent session: one long-lived session per
 // connection that runs commands one after another, so a command costs the host a fork and an
 // exec or two instead of a whole SSH session (sshd's channel set-up, a login shell, the
-// wrapper). agentStart runs it under bash where the host has bash, else under sh.
+// wrapper). defaultAgentStart runs it under bash where the host has bash, else under sh.
 //
 // Start-up: with job control (bash's `set -m` works without a terminal, dash refuses it) every
 // command gets a process group of its own at no cost; without it, setsid gives it one. The agent
@@ -65,20 +67,43 @@ printf "\n%s %d %d\n" "$m" $s $g
 printf "\n%s\n" "$m" >&2
 done`
 
-// agentStart is the command line that starts the agent: under bash when the host has it.
-var agentStart = "a=" + quote(agentScript) + `; command -v bash >/dev/null 2>&1 && exec bash -c "$a" sh; exec sh -c "$a" sh`
+// agentSetup is how a Client starts its agents. The zero value means the defaults; only this
+// package's tests change them, through the Dialer (export_test.go).
+type agentSetup struct {
+	start      string        // the command line that starts the agent (defaultAgentStart)
+	bannerWait time.Duration // how long the agent may take to print its banner
+}
+
+// defaultBannerWait is how long the agent may take to print its banner.
+const defaultBannerWait = 30 * time.Second
+
+// defaultAgentStart is the command line that starts the agent: under bash when the host has it.
+func defaultAgentStart() string {
+	return "a=" + shellword.Quote(agentScript) + `; command -v bash >/dev/null 2>&1 && exec bash -c "$a" sh; exec sh -c "$a" sh`
+}
+
+// orDefaults fills in what s leaves unset.
+func (s agentSetup) orDefaults() agentSetup {
+	if s.start == "" {
+		s.start = defaultAgentStart()
+	}
+	if s.bannerWait <= 0 {
+		s.bannerWait = defaultBannerWait
+	}
+	return s
+}
 
 // agentBanner starts the agent's first line, which then says "argv" or "sh" (agentScript). A
 // server whose shell cannot run the agent never prints it, and the client falls back to a
 // session per command.
 const agentBanner = "kupgrade-agent 1 "
 
-// agentWord makes cmd one shell word that holds no newline: single-quoted lines joined by the
-// agent's $nl.
+// agentWord makes cmd one shell word that holds no newline: its lines, each quoted
+// (shellword.Quote), joined by the agent's $nl.
 func agentWord(cmd string) string {
 	lines := strings.Split(cmd, "\n")
 	for i, l := range lines {
-		lines[i] = quote(l)
+		lines[i] = shellword.Quote(l)
 	}
 	return strings.Join(lines, `"$nl"`)
 }
@@ -168,7 +193,7 @@ func (c *Client) startAgent(ctx context.Context) (*agentSession, error) {
 		s.Close()
 		return nil, c.connErr("open agent pipes", err)
 	}
-	if err := s.Start(agentStart); err != nil {
+	if err := s.Start(c.agents.start); err != nil {
 		s.Close()
 		return nil, c.connErr("start agent", err)
 	}
@@ -195,7 +220,7 @@ func (c *Client) startAgent(ctx context.Context) (*agentSession, error) {
 			return
 		}
 	}()
-	timer := time.NewTimer(bannerWait)
+	timer := time.NewTimer(c.agents.bannerWait)
 	defer timer.Stop()
 	select {
 	case err = <-got:
@@ -220,9 +245,6 @@ func (c *Client) startAgent(ctx context.Context) (*agentSession, error) {
 
 // bannerSkip is how much a login shell may print before the agent's banner.
 const bannerSkip = 8 << 10
-
-// bannerWait is how long the agent may take to print its banner (a var for tests).
-var bannerWait = 30 * time.Second
 
 // readLine reads one line of at most max bytes, byte by byte, and returns it without its
 // newline.
@@ -407,60 +429,18 @@ func markPrefix(buf, mark []byte) int {
 }
 
 // execWords splits cmd into the words after its leading `exec` when cmd is nothing but that:
-// `exec` and words made of plain characters, single-quoted strings and backslash escapes, with
-// no option to exec. Such a command means the same under `sh -c` and as an "a" request. ok is
-// false for anything else: other quoting, expansions, operators, redirections, comments.
+// `exec` and words written with shellword.Quote's forms (plain characters, single-quoted strings
+// and backslash escapes), with no option to exec. Such a command means the same under `sh -c`
+// and as an "a" request. ok is false for anything else: other quoting, expansions, operators,
+// redirections, comments.
 func execWords(cmd string) (words []string, ok bool) {
 	rest, found := strings.CutPrefix(cmd, "exec ")
 	if !found {
 		return nil, false
 	}
-	var w strings.Builder
-	inWord := false
-	for i := 0; i < len(rest); i++ {
-		switch ch := rest[i]; {
-		case ch == ' ':
-			if inWord {
-				words = append(words, w.String())
-				w.Reset()
-				inWord = false
-			}
-		case ch == '\'':
-			end := strings.IndexByte(rest[i+1:], '\'')
-			if end < 0 {
-				return nil, false
-			}
-			w.WriteString(rest[i+1 : i+1+end])
-			i += end + 1
-			inWord = true
-		case ch == '\\':
-			if i+1 == len(rest) || rest[i+1] == '\n' {
-				return nil, false
-			}
-			w.WriteByte(rest[i+1])
-			i++
-			inWord = true
-		case plainByte(ch):
-			w.WriteByte(ch)
-			inWord = true
-		default:
-			return nil, false
-		}
-	}
-	if inWord {
-		words = append(words, w.String())
-	}
-	if len(words) == 0 || strings.HasPrefix(words[0], "-") {
+	words, err := shellword.SplitPlain(rest)
+	if err != nil || len(words) == 0 || strings.HasPrefix(words[0], "-") {
 		return nil, false
 	}
 	return words, true
-}
-
-// plainByte reports whether ch means itself anywhere in an unquoted word.
-func plainByte(ch byte) bool {
-	switch {
-	case ch >= 'a' && ch <= 'z', ch >= 'A' && ch <= 'Z', ch >= '0' && ch <= '9':
-		return true
-	}
-	return strings.IndexByte("_-./:=@%+,", ch) >= 0
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/kupgrade/kupgrade/internal/shellword"
 )
 
 // TestReadStatus feeds the agent's stdout as the client sees it, whole and one byte at a time:
@@ -193,7 +195,7 @@ func FuzzExecWords(f *testing.F) {
 		}
 		quoted := make([]string, len(words))
 		for i, w := range words {
-			quoted[i] = quote(w)
+			quoted[i] = shellword.Quote(w)
 		}
 		again, ok := execWords("exec " + strings.Join(quoted, " "))
 		if !ok || !slices.Equal(again, words) {

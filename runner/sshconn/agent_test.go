@@ -23,9 +23,8 @@ func TestAgentRunsCommandsInOneProcess(t *testing.T) {
 	wantShell := map[string]string{"bash agent": "bash", "sh agent": "sh"}
 	for _, mode := range sshconn.AgentModes {
 		t.Run(mode, func(t *testing.T) {
-			sshconn.SetAgentMode(t, mode)
 			srv := sshtest.NewServer(t)
-			c := dial(t, srv)
+			c := dial(t, srv, sshconn.AgentMode(t, mode))
 			parents := map[string]bool{}
 			for _, cmd := range []string{`echo "$PPID $(cat /proc/$PPID/comm)"`, "exec sh -c 'echo \"$PPID $(cat /proc/$PPID/comm)\"'"} {
 				for range 5 {
@@ -56,8 +55,8 @@ func TestAgentRunsCommandsInOneProcess(t *testing.T) {
 // TestAgentConcurrentRuns: commands run at once on one connection each get their own output and
 // status, and the connection keeps at most a few agents once they are done.
 func TestAgentConcurrentRuns(t *testing.T) {
-	eachMode(t, func(t *testing.T, srv *sshtest.Server) {
-		c := dial(t, srv)
+	eachMode(t, func(t *testing.T, srv *sshtest.Server, mode sshconn.DialOption) {
+		c := dial(t, srv, mode)
 		var wg sync.WaitGroup
 		for g := range 6 {
 			wg.Go(func() {
@@ -83,8 +82,8 @@ func TestAgentConcurrentRuns(t *testing.T) {
 
 // TestAgentAfterCancel: a cancelled command does not disturb the next one on the connection.
 func TestAgentAfterCancel(t *testing.T) {
-	eachMode(t, func(t *testing.T, srv *sshtest.Server) {
-		c := dial(t, srv)
+	eachMode(t, func(t *testing.T, srv *sshtest.Server, mode sshconn.DialOption) {
+		c := dial(t, srv, mode)
 		ctx, cancel := context.WithCancel(t.Context())
 		out := &runnertest.Buffer{}
 		done := make(chan error, 1)
@@ -109,8 +108,8 @@ func TestAgentAfterCancel(t *testing.T) {
 
 // TestAgentLargeOutput: megabytes on both streams at once arrive whole and in order.
 func TestAgentLargeOutput(t *testing.T) {
-	eachMode(t, func(t *testing.T, srv *sshtest.Server) {
-		c := dial(t, srv)
+	eachMode(t, func(t *testing.T, srv *sshtest.Server, mode sshconn.DialOption) {
+		c := dial(t, srv, mode)
 		var so, se bytes.Buffer
 		cmd := `i=0; while [ $i -lt 20000 ]; do echo "line $i of the output"; echo "line $i of errors" >&2; i=$((i+1)); done`
 		if exit, err := c.Run(t.Context(), cmd, nil, &so, &se); err != nil || exit != 0 {
@@ -132,8 +131,8 @@ func TestAgentLargeOutput(t *testing.T) {
 // TestAgentBackgroundOutput: what a command leaves running in the background and writing never
 // reaches the output of the commands after it.
 func TestAgentBackgroundOutput(t *testing.T) {
-	eachMode(t, func(t *testing.T, srv *sshtest.Server) {
-		c := dial(t, srv)
+	eachMode(t, func(t *testing.T, srv *sshtest.Server, mode sshconn.DialOption) {
+		c := dial(t, srv, mode)
 		var first bytes.Buffer
 		if exit, err := c.Run(t.Context(), "(sleep 0.3; echo late; echo late >&2) & echo now", nil, &first, nil); err != nil || exit != 0 {
 			t.Fatalf("Run = %d, %v", exit, err)
@@ -157,8 +156,7 @@ func TestAgentKilledWhileIdle(t *testing.T) {
 	for _, k := range kinds {
 		for _, mode := range []string{"bash agent", "sh agent"} {
 			t.Run(k.name+"/"+mode, func(t *testing.T) {
-				sshconn.SetAgentMode(t, mode)
-				c := dial(t, k.start(t))
+				c := dial(t, k.start(t), sshconn.AgentMode(t, mode))
 				var out bytes.Buffer
 				if exit, err := c.Run(t.Context(), "echo $PPID", nil, &out, nil); err != nil || exit != 0 {
 					t.Fatalf("Run = %d, %v", exit, err)
@@ -193,9 +191,8 @@ func TestAgentAfterGreeting(t *testing.T) {
 		{"too long", strings.Repeat("all work and no play\n", 1000), false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			sshconn.GreetBeforeAgent(t, tt.greeting)
 			srv := sshtest.NewServer(t)
-			c := dial(t, srv)
+			c := dial(t, srv, sshconn.GreetBeforeAgent(tt.greeting))
 			for i := range 3 {
 				var out bytes.Buffer
 				if exit, err := c.Run(t.Context(), fmt.Sprintf("echo %d", i), nil, &out, nil); err != nil || exit != 0 {
@@ -216,9 +213,8 @@ func TestAgentAfterGreeting(t *testing.T) {
 // TestAgentStalled: a login shell that never gets to start the agent costs the first command the
 // banner's wait, then every command runs in a session of its own.
 func TestAgentStalled(t *testing.T) {
-	sshconn.StallBeforeAgent(t, 200*time.Millisecond)
 	srv := sshtest.NewServer(t)
-	c := dial(t, srv)
+	c := dial(t, srv, sshconn.StallBeforeAgent(200*time.Millisecond))
 	for i := range 3 {
 		var out bytes.Buffer
 		if exit, err := c.Run(t.Context(), fmt.Sprintf("echo %d", i), nil, &out, nil); err != nil || exit != 0 || out.String() != fmt.Sprintf("%d\n", i) {

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/agent"
 
+	"github.com/kupgrade/kupgrade/internal/fault"
 	"github.com/kupgrade/kupgrade/runner/sshconn"
 	"github.com/kupgrade/kupgrade/runner/sshconn/sshtest"
 )
@@ -55,7 +56,7 @@ func TestDialFailures(t *testing.T) {
 			d.ConnectTimeout = 500 * time.Millisecond
 			_, err := d.Dial(t.Context(), h)
 			var e *sshconn.Error
-			if !errors.As(err, &e) || e.Class != tt.wantClass || !e.Unreachable() {
+			if !errors.As(err, &e) || e.Class != tt.wantClass || !errors.Is(err, fault.ErrUnreachable) {
 				t.Fatalf("Dial error = %v, want class %v", err, tt.wantClass)
 			}
 			if !strings.Contains(err.Error(), tt.wantInMsg) {

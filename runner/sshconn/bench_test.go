@@ -19,8 +19,7 @@ func BenchmarkRun(b *testing.B) {
 			for _, mode := range sshconn.AgentModes {
 				for _, cmd := range []string{"/bin/true", "exec /bin/true"} {
 					b.Run(mode+"/"+cmd, func(b *testing.B) {
-						sshconn.SetAgentMode(b, mode)
-						c := dialB(b, srv)
+						c := dialB(b, srv, sshconn.AgentMode(b, mode))
 						for b.Loop() {
 							if exit, err := c.Run(b.Context(), cmd, nil, nil, nil); err != nil || exit != 0 {
 								b.Fatalf("Run = %d, %v", exit, err)
@@ -41,8 +40,12 @@ func BenchmarkRun(b *testing.B) {
 	}
 }
 
-func dialB(b *testing.B, srv *sshtest.Server) *sshconn.Client {
-	c, err := srv.Dialer().Dial(b.Context(), srv.Host("node"))
+func dialB(b *testing.B, srv *sshtest.Server, opts ...sshconn.DialOption) *sshconn.Client {
+	d := srv.Dialer()
+	for _, o := range opts {
+		o(d)
+	}
+	c, err := d.Dial(b.Context(), srv.Host("node"))
 	if err != nil {
 		b.Fatalf("Dial: %v", err)
 	}

@@ -37,7 +37,7 @@ func TestCancelLeavesNothingRunning(t *testing.T) {
 		{name: "exec form under sudo", cmd: `exec sudo -n sh -c 'sleep 1000 & echo $! >> %P; echo started; wait'`, sudo: true, ending: "cancel"},
 		{name: "exec form, connection dropped", cmd: `exec sh -c 'sleep 1000 & echo $! >> %P; echo started; wait'`, ending: "drop"},
 	}
-	eachMode(t, func(t *testing.T, srv *sshtest.Server) {
+	eachMode(t, func(t *testing.T, srv *sshtest.Server, mode sshconn.DialOption) {
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
 				if tt.sudo {
@@ -48,7 +48,7 @@ func TestCancelLeavesNothingRunning(t *testing.T) {
 						t.Skip("sudo -n needs a password here")
 					}
 				}
-				c := dial(t, srv)
+				c := dial(t, srv, mode)
 				pidFile := filepath.Join(t.TempDir(), "pids")
 				cmd := strings.ReplaceAll(tt.cmd, "%P", pidFile)
 				ctx, cancel := context.WithCancelCause(t.Context())

@@ -24,6 +24,7 @@ type Client struct {
 	sftpMu sync.Mutex
 	sftp   *sftp.Client
 
+	agents  agentSetup // how to start an agent
 	agentMu sync.Mutex
 	idle    []*agentSession // agent sessions waiting for a command
 	noAgent bool            // the server's shell cannot run one: a session per command
@@ -35,8 +36,9 @@ type Client struct {
 	shutOnce sync.Once
 }
 
-func newClient(host, addr string, chain []*ssh.Client, keepalive time.Duration) *Client {
-	c := &Client{host: host, addr: addr, ssh: chain[len(chain)-1], chain: chain, done: make(chan struct{})}
+func newClient(host, addr string, chain []*ssh.Client, keepalive time.Duration, agents agentSetup) *Client {
+	c := &Client{host: host, addr: addr, ssh: chain[len(chain)-1], chain: chain, agents: agents.orDefaults(),
+		done: make(chan struct{})}
 	go func() {
 		// Wait returns when the transport dies, for whatever reason.
 		err := c.ssh.Wait()

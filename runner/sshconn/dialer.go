@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
+	"github.com/kupgrade/kupgrade/internal/fault"
 	"github.com/kupgrade/kupgrade/inventory"
 )
 
@@ -33,7 +34,8 @@ type Dialer struct {
 	// Passphrase returns the passphrase of an encrypted key file; nil means PromptPassphrase.
 	Passphrase func(keyFile string) ([]byte, error)
 
-	keys keyCache
+	keys   keyCache
+	agents agentSetup // how clients start kupgrade agents (agentScript); zero means the defaults
 }
 
 // hop is one SSH server on the way: each jump host, then the target.
@@ -48,11 +50,6 @@ type target struct {
 	hops    []hop // jump hosts first, the host itself last
 }
 
-// badInput marks a malformed host setting (cmd maps it to exit 2).
-type badInput struct{ error }
-
-func (badInput) BadInput() bool { return true }
-
 func targetOf(h *inventory.Host) (target, error) {
 	u := h.User()
 	if u == "" {
@@ -62,7 +59,7 @@ func targetOf(h *inventory.Host) (target, error) {
 	for _, j := range h.ProxyJump() {
 		hp, err := parseJump(j, u)
 		if err != nil {
-			return target{}, badInput{fmt.Errorf("host %s: ProxyJump %q: %w", h.Name, j, err)}
+			return target{}, fault.Mark(fmt.Errorf("host %s: ProxyJump %q: %w", h.Name, j, err), fault.ErrBadInput)
 		}
 		t.hops = append(t.hops, hp)
 	}
@@ -134,7 +131,7 @@ func (d *Dialer) dial(ctx context.Context, t target) (*Client, error) {
 	if keepalive == 0 {
 		keepalive = defaultKeepalive
 	}
-	return newClient(t.name, t.hops[len(t.hops)-1].addr, chain, keepalive), nil
+	return newClient(t.name, t.hops[len(t.hops)-1].addr, chain, keepalive, d.agents), nil
 }
 
 // hop opens one SSH connection, over via when it is a jump host, within ConnectTimeout.

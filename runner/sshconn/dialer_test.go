@@ -51,11 +51,3 @@ type fakeKey string
 func (k fakeKey) Type() string                        { return string(k) }
 func (k fakeKey) Marshal() []byte                     { return []byte(k) }
 func (k fakeKey) Verify([]byte, *ssh.Signature) error { return nil }
-
-func TestQuote(t *testing.T) {
-	for in, want := range map[string]string{"": "''", "a b": "'a b'", "it's": `'it'\''s'`} {
-		if got := quote(in); got != want {
-			t.Errorf("quote(%q) = %s, want %s", in, got, want)
-		}
-	}
-}

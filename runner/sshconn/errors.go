@@ -7,6 +7,8 @@ import (
 	"net"
 	"os"
 	"strings"
+
+	"github.com/kupgrade/kupgrade/internal/fault"
 )
 
 // Class says why a host could not be reached or talked to.
@@ -60,9 +62,13 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// Unreachable reports whether the host could not be used at all, which cmd maps to exit 5.
-// A connect timeout is one too, counted as Unreachable in its meaning (CLI.md exit 5).
-func (e *Error) Unreachable() bool {
+// Is makes an error whose host could not be used at all of class fault.ErrUnreachable, which
+// cmd maps to exit 5. A connect timeout is one too, counted as Unreachable in its meaning
+// (CLI.md exit 5); a connection lost after it was made (Closed) is not.
+func (e *Error) Is(target error) bool {
+	if target != fault.ErrUnreachable {
+		return false
+	}
 	switch e.Class {
 	case Unreachable, Auth, HostKey, Timeout:
 		return true

@@ -3,6 +3,8 @@ package sshconn
 import (
 	"testing"
 	"time"
+
+	"github.com/kupgrade/kupgrade/internal/shellword"
 )
 
 // AgentModes are the ways Run reaches a host: an agent under bash (job control, the argv fast
@@ -10,18 +12,38 @@ import (
 // whose shell does not start the agent.
 var AgentModes = []string{"bash agent", "sh agent", "session per command"}
 
-// SetAgentMode makes Run use mode on the clients dialled until the test ends. Tests that call it
-// must not run in parallel.
-func SetAgentMode(t testing.TB, mode string) {
-	keepAgentStart(t)
+// A DialOption changes how the clients a test's Dialer dials start their agents.
+type DialOption func(*Dialer)
+
+// AgentMode makes the Dialer's clients run commands in mode, one of AgentModes.
+func AgentMode(tb testing.TB, mode string) DialOption {
+	var start string
 	switch mode {
 	case "bash agent":
 	case "sh agent":
-		agentStart = "a=" + quote(agentScript) + `; exec sh -c "$a" sh`
+		start = "a=" + shellword.Quote(agentScript) + `; exec sh -c "$a" sh`
 	case "session per command":
-		agentStart = "echo this shell runs no agent"
+		start = "echo this shell runs no agent"
 	default:
-		t.Fatalf("unknown agent mode %q", mode)
+		tb.Fatalf("unknown agent mode %q", mode)
+	}
+	return func(d *Dialer) { d.agents.start = start }
+}
+
+// GreetBeforeAgent makes the login shell print greeting before it starts the agent, as some
+// hosts' shell start-up files do.
+func GreetBeforeAgent(greeting string) DialOption {
+	return func(d *Dialer) {
+		d.agents.start = "printf %s " + shellword.Quote(greeting) + "; " + d.agents.orDefaults().start
+	}
+}
+
+// StallBeforeAgent makes the login shell sleep before it starts the agent, and the client wait
+// for its banner only for wait.
+func StallBeforeAgent(wait time.Duration) DialOption {
+	return func(d *Dialer) {
+		d.agents.start = "sleep 30; " + d.agents.orDefaults().start
+		d.agents.bannerWait = wait
 	}
 }
 
@@ -47,26 +69,4 @@ func (c *Client) RunBareSession(cmd string) error {
 	}
 	defer s.Close()
 	return s.Run(cmd)
-}
-
-// GreetBeforeAgent makes the login shell print greeting before it starts the agent, as some
-// hosts' shell start-up files do, until the test ends.
-func GreetBeforeAgent(t testing.TB, greeting string) {
-	keepAgentStart(t)
-	agentStart = "printf %s " + quote(greeting) + "; " + agentStart
-}
-
-// StallBeforeAgent makes the login shell sleep before it starts the agent, and the client wait
-// for its banner only for wait, until the test ends.
-func StallBeforeAgent(t testing.TB, wait time.Duration) {
-	keepAgentStart(t)
-	w := bannerWait
-	t.Cleanup(func() { bannerWait = w })
-	agentStart, bannerWait = "sleep 30; "+agentStart, wait
-}
-
-// keepAgentStart puts agentStart back as it is now when the test ends.
-func keepAgentStart(t testing.TB) {
-	start := agentStart
-	t.Cleanup(func() { agentStart = start })
 }

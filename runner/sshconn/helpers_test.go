@@ -20,25 +20,29 @@ var kinds = []struct {
 	{"openssh", sshtest.NewOpenSSH},
 }
 
-// eachMode runs f against each kind of server in each agent mode (sshconn.AgentModes).
-func eachMode(t *testing.T, f func(t *testing.T, srv *sshtest.Server)) {
+// eachMode runs f against each kind of server in each agent mode (sshconn.AgentModes); f dials
+// with mode.
+func eachMode(t *testing.T, f func(t *testing.T, srv *sshtest.Server, mode sshconn.DialOption)) {
 	for _, k := range kinds {
 		t.Run(k.name, func(t *testing.T) {
 			srv := k.start(t)
 			for _, mode := range sshconn.AgentModes {
 				t.Run(mode, func(t *testing.T) {
-					sshconn.SetAgentMode(t, mode)
-					f(t, srv)
+					f(t, srv, sshconn.AgentMode(t, mode))
 				})
 			}
 		})
 	}
 }
 
-// dial connects to srv and closes the client at the end of the test.
-func dial(t *testing.T, srv *sshtest.Server) *sshconn.Client {
+// dial connects to srv with a Dialer set by opts and closes the client at the end of the test.
+func dial(t *testing.T, srv *sshtest.Server, opts ...sshconn.DialOption) *sshconn.Client {
 	t.Helper()
-	c, err := srv.Dialer().Dial(t.Context(), srv.Host("node-1"))
+	d := srv.Dialer()
+	for _, o := range opts {
+		o(d)
+	}
+	c, err := d.Dial(t.Context(), srv.Host("node-1"))
 	if err != nil {
 		t.Fatalf("Dial: %v", err)
 	}

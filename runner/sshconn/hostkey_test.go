@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/kupgrade/kupgrade/internal/fault"
 	"github.com/kupgrade/kupgrade/runner/sshconn"
 	"github.com/kupgrade/kupgrade/runner/sshconn/sshtest"
 )
@@ -52,7 +53,7 @@ func TestHostKeys(t *testing.T) {
 				c.Close()
 			} else {
 				var e *sshconn.Error
-				if !errors.As(err, &e) || e.Class != tt.wantClass || !e.Unreachable() {
+				if !errors.As(err, &e) || e.Class != tt.wantClass || !errors.Is(err, fault.ErrUnreachable) {
 					t.Fatalf("Dial error = %v, want class %v", err, tt.wantClass)
 				}
 				for _, s := range tt.wantInMsg {

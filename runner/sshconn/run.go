@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"golang.org/x/crypto/ssh"
+
+	"github.com/kupgrade/kupgrade/internal/shellword"
 )
 
 // How long a cancelled command gets after TERM, then after KILL, before its session is closed.
@@ -104,7 +106,7 @@ func (c *Client) removeStopDir(dir string) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		s.Run("rmdir " + quote(dir)) //nolint:errcheck // nothing better to do if it fails
+		s.Run("rmdir " + shellword.Quote(dir)) //nolint:errcheck // nothing better to do if it fails
 	}()
 	t := time.NewTimer(termGrace)
 	defer t.Stop()

@@ -6,12 +6,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kupgrade/kupgrade/runner/sshconn"
 	"github.com/kupgrade/kupgrade/runner/sshconn/sshtest"
 )
 
 func TestRunExitStatusAndOutput(t *testing.T) {
-	eachMode(t, func(t *testing.T, srv *sshtest.Server) {
-		c := dial(t, srv)
+	eachMode(t, func(t *testing.T, srv *sshtest.Server, mode sshconn.DialOption) {
+		c := dial(t, srv, mode)
 		tests := []struct {
 			name, cmd, stdin string
 			exit             int

@@ -2,7 +2,8 @@ package sshconn
 
 import (
 	"crypto/rand"
-	"strings"
+
+	"github.com/kupgrade/kupgrade/internal/shellword"
 )
 
 // wrapper is the POSIX sh program every command runs under; $1 is the command, $2 is "l" when
@@ -22,7 +23,7 @@ import (
 //   - the wrapper exits with the command's status and leaves the command's own background
 //     processes alone when it ends normally.
 //
-// It contains no single quote, so quote keeps it as is.
+// It contains no single quote, so shellword.Quote keeps it as is.
 const wrapper = `exec 3<&0
 if [ "$2" = l ]; then exec 4</dev/null; else exec 4<&0; mkdir -m 700 "$2" || exit 125; fi
 if command -v setsid >/dev/null 2>&1; then setsid sh -c "$1" <&4 3<&- 4<&- &
@@ -59,14 +60,9 @@ func wrap(cmd, stopDir string) string {
 	if stopDir == "" {
 		stopDir = "l"
 	}
-	return "exec sh -c " + quote(wrapper) + " kupgrade " + quote(cmd) + " " + quote(stopDir)
+	return "exec sh -c " + shellword.Quote(wrapper) + " kupgrade " + shellword.Quote(cmd) + " " + shellword.Quote(stopDir)
 }
 
 // stopDir names a fresh stop folder for a command that reads the client's stdin. A folder,
 // not a file: mkdir neither follows symbolic links nor succeeds twice.
 func stopDir() string { return "/tmp/kupgrade-run." + rand.Text() }
-
-// quote makes s one POSIX shell word.
-func quote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
