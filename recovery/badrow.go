@@ -22,7 +22,7 @@ func BadRowFix(b state.BadRow) string {
 // notAStateFix is the one way out of a state that is not a state: nobody but a person can tell
 // which state it stands for.
 func notAStateFix(cluster string) string {
-	return fmt.Sprintf("set the state it stands for by hand, e.g. UPDATE kube_upgrade SET state = 'upgrading-first-master-failed' WHERE cluster = '%s'", cluster)
+	return fmt.Sprintf("set the intended state by hand, e.g. UPDATE kube_upgrade SET state = 'upgrading-first-master-failed' WHERE cluster = '%s'", cluster)
 }
 
 // notAState refuses to fail an upgrade whose state is not a state.
