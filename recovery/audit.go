@@ -12,7 +12,7 @@ import (
 // AuditStore is the slice of state.Store one audit pass uses.
 type AuditStore interface {
 	Store
-	InFlight(ctx context.Context) ([]state.InFlightOp, error)
+	InFlight(ctx context.Context) ([]state.InFlightOp, []state.BadRow, error)
 }
 
 // DefaultStaleAfter is StarlingX's audit threshold for a state with no lease at all.
@@ -20,14 +20,15 @@ const DefaultStaleAfter = time.Hour
 
 // AuditOptions tune one pass.
 type AuditOptions struct {
-	// StaleAfter: an in-flight state with no lease row older than this (from state_entered_at)
-	// is failed. Default 1h.
+	// StaleAfter: an in-flight operation with no lease row older than this is failed (its age:
+	// see since). Default 1h.
 	StaleAfter time.Duration
 	// Probers returns the prober for a cluster's hosts, or nil when this process cannot reach
 	// them (no inventory for that cluster); nil Probers probes nothing.
 	Probers      func(cluster string) Prober
 	ProbeTimeout time.Duration
-	// Emit, when set, is called with each action as it is decided (the `audit` events).
+	// Emit, when set, is called with each action as it is decided (the `audit` events), and with
+	// an OutcomeSkipped action for each cluster whose rows could not be read.
 	Emit func(Action)
 }
 
@@ -35,6 +36,7 @@ type AuditOptions struct {
 const (
 	WhyLeaseExpired = "lease-expired"
 	WhyStale        = "stale-state"
+	WhyUnreadable   = "unreadable-row"
 )
 
 // Outcomes of an action.
@@ -42,6 +44,7 @@ const (
 	OutcomeFailed  = "failed"   // the operation was failed through Fail
 	OutcomeMovedOn = "moved-on" // the state changed after the pass read it: nothing written
 	OutcomeError   = "error"    // the write failed for another reason (database down...)
+	OutcomeSkipped = "skipped"  // the cluster's rows could not be read: judged and written nothing
 )
 
 // Action is one thing the audit did about one operation (and host).
@@ -63,6 +66,7 @@ type Action struct {
 type AuditReport struct {
 	Now      time.Time           // the store's clock at the start of the pass
 	InFlight []state.InFlightOp  // every in-flight operation the pass read
+	Bad      []state.BadRow      // clusters whose rows could not be read: reported, left alone
 	Actions  []Action            // in the order they were taken
 	Failed   map[string]struct{} // clusters whose operation the pass failed
 	Duration time.Duration
@@ -73,18 +77,26 @@ type AuditReport struct {
 // lease row whose state was entered more than StaleAfter ago; a live lease is never touched.
 // Every write goes through Fail with Expect set to the state the pass read, so a runner that
 // finished meanwhile wins and the audit writes nothing (OutcomeMovedOn). One cluster's error
-// does not stop the pass; the errors are joined in the returned error.
+// does not stop the pass; the errors are joined in the returned error. A cluster whose rows
+// cannot be read (a hand edit gone wrong) is not an error of the pass: it is in rep.Bad, emitted
+// as OutcomeSkipped, and every other cluster is audited all the same.
 func Audit(ctx context.Context, st AuditStore, opts AuditOptions) (AuditReport, error) {
 	start := time.Now()
 	if opts.StaleAfter <= 0 {
 		opts.StaleAfter = DefaultStaleAfter
 	}
 	rep := AuditReport{Now: st.Now(), Failed: map[string]struct{}{}}
-	ops, err := st.InFlight(ctx)
+	ops, bad, err := st.InFlight(ctx)
 	if err != nil {
 		return rep, fmt.Errorf("audit: %w", err)
 	}
-	rep.InFlight = ops
+	rep.InFlight, rep.Bad = ops, bad
+	for _, b := range bad {
+		if opts.Emit != nil {
+			opts.Emit(Action{Time: rep.Now, Cluster: b.Cluster, FromState: b.State, Why: WhyUnreadable,
+				Msg: BadRowFix(b), Outcome: OutcomeSkipped, Error: b.Err.Error()})
+		}
+	}
 	var errs []error
 	for _, op := range ops {
 		why, msg := judge(op, rep.Now, opts.StaleAfter)
@@ -108,9 +120,7 @@ func Audit(ctx context.Context, st AuditStore, opts AuditOptions) (AuditReport, 
 	return rep, errors.Join(errs...)
 }
 
-// judge says why op is stuck at now ("" when it is not). A host upgrading-kubelet lives inside
-// the long-lived upgrading-kubelets (and a host status left behind lives in a settled state), so
-// without a lease its age is taken from the upgrade's last write: never older than the truth.
+// judge says why op is stuck at now ("" when it is not).
 func judge(op state.InFlightOp, now time.Time, staleAfter time.Duration) (why, msg string) {
 	u, l := op.Upgrade, op.Lease
 	switch {
@@ -119,14 +129,31 @@ func judge(op state.InFlightOp, now time.Time, staleAfter time.Duration) (why, m
 	case l != nil:
 		return WhyLeaseExpired, fmt.Sprintf("the lease of %s for %s expired %s ago", l.Owner, l.Operation, age(now, l.ExpiresAt))
 	}
-	since := u.StateEnteredAt
-	if !u.State.InFlight() { // upgrading-kubelets, or a host left in flight by a settled state
-		since = u.UpdatedAt
-	}
-	if a := age(now, since); a > staleAfter {
-		return WhyStale, fmt.Sprintf("%s for %s with no lease (stale after %s)", u.State, a, staleAfter)
+	if a := age(now, since(op)); a > staleAfter {
+		what := string(u.State)
+		if !u.State.InFlight() {
+			what = fmt.Sprintf("host %s %s in %s", op.Hosts[0].Hostname, op.Hosts[0].Status, u.State)
+		}
+		return WhyStale, fmt.Sprintf("%s for %s with no lease (stale after %s)", what, a, staleAfter)
 	}
 	return "", ""
+}
+
+// since is when op's in-flight thing began: for an in-flight state, when the state was entered;
+// for a host left in flight in upgrading-kubelets (or in a settled state), when the newest of
+// those hosts' own rows was written, which only a write about that host moves. Never the
+// upgrade's updated_at, which writes about other hosts keep moving.
+func since(op state.InFlightOp) time.Time {
+	if op.Upgrade.State.InFlight() || len(op.Hosts) == 0 {
+		return op.Upgrade.StateEnteredAt
+	}
+	t := op.Hosts[0].UpdatedAt
+	for _, h := range op.Hosts[1:] {
+		if h.UpdatedAt.After(t) {
+			t = h.UpdatedAt
+		}
+	}
+	return t
 }
 
 // auditOp fails op, once per host it left in flight (a kubelet batch may have several).

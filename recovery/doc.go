@@ -10,8 +10,11 @@
 // step, `upgrade failed`, Recover and Audit all call Fail; nothing else writes a `*-failed` state.
 //
 // Recover and Audit judge an operation stuck by its lease first (expired: the owner died) and by
-// age second (no lease at all: older than --stale-after, measured from state_entered_at). A live
-// lease is never touched without --force. Before failing they probe the host that was worked on
+// age second (no lease at all: older than --stale-after, measured from state_entered_at, or for a
+// host left in flight in a long-lived or settled state from that host's own row). A live lease is
+// never touched without --force. A cluster whose rows cannot be read (state.BadRow) is reported
+// and skipped by the audit, never the end of a pass; Fail still fails it with --force, except
+// a state that is not a state, which only a person can correct. Before failing they probe the host that was worked on
 // and compare it with the snapshot the runner recorded before kubeadm ran, so the evidence says
 // how far kubeadm got; an unreachable host is reported, never fatal. Audit passes every write
 // through Fail with the state it read, so a runner finishing at the same moment wins. Watcher

@@ -3,6 +3,7 @@ package recovery
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -53,25 +54,26 @@ type Result struct {
 
 // Fail fails the in-flight operation of req.Cluster through the one path of STATES.md.
 func Fail(ctx context.Context, st Store, req Request) (Result, error) {
+	// Failing needs the state, the lease's liveness and the hosts' statuses: a time of the
+	// upgrade or host rows that cannot be read (ErrBadRow) decides nothing, and is rewritten by
+	// the change of state.
 	u, err := st.Upgrade(ctx, req.Cluster)
-	if err != nil {
+	if err != nil && !errors.Is(err, state.ErrBadRow) {
 		return Result{}, err
 	}
 	if req.Expect != "" && u.State != req.Expect {
 		return Result{}, fmt.Errorf("fail %s: the state is now %s: %w", req.Expect, u.State, state.ErrConflict)
 	}
+	if !u.State.Valid() {
+		return Result{}, fmt.Errorf("fail cluster %s: %w", req.Cluster, notAState(req.Cluster, u.State))
+	}
 	if req.LeaseOwner == "" && !req.Force { // Apply checks it again, in its transaction
-		l, err := st.Lease(ctx, req.Cluster)
-		if err != nil {
+		if err := notLive(ctx, st, u, req.Cluster); err != nil {
 			return Result{}, err
-		}
-		if now := st.Now(); l.Live(now) {
-			return Result{}, fmt.Errorf("fail %s of cluster %s: %s; if that process is gone, wait for the lease to expire or pass --force: %w",
-				u.State, req.Cluster, l.Holder(now), state.ErrConflict)
 		}
 	}
 	hosts, err := st.Hosts(ctx, req.Cluster)
-	if err != nil {
+	if err != nil && !errors.Is(err, state.ErrBadRow) {
 		return Result{}, err
 	}
 	host, status := workedOn(hosts, req.Host, u.State)
@@ -116,6 +118,28 @@ func Fail(ctx context.Context, st Store, req Request) (Result, error) {
 		return Result{}, fmt.Errorf("fail %s: %w", u.State, err)
 	}
 	return Result{FromState: u.State, ToState: to, Host: host, HostStatus: status, Upgrade: after}, nil
+}
+
+// notLive refuses while the cluster's lease is live, or cannot be read: nobody can tell then
+// whether its holder still works, and only --force (which deletes it) may overrule that.
+func notLive(ctx context.Context, st Store, u state.Upgrade, cluster string) error {
+	l, err := st.Lease(ctx, cluster)
+	if errors.Is(err, state.ErrBadRow) {
+		holder := "its holder"
+		if l != nil {
+			holder = l.Owner
+		}
+		return fmt.Errorf("fail %s of cluster %s: %w; if %s is gone, pass --force, which deletes that lease: %w",
+			u.State, cluster, err, holder, state.ErrConflict)
+	}
+	if err != nil {
+		return err
+	}
+	if now := st.Now(); l.Live(now) {
+		return fmt.Errorf("fail %s of cluster %s: %s; if that process is gone, wait for the lease to expire or pass --force: %w",
+			u.State, cluster, l.Holder(now), state.ErrConflict)
+	}
+	return nil
 }
 
 // workedOn finds the host the in-flight operation is about: the named one, else the one whose

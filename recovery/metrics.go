@@ -5,6 +5,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/kupgrade/kupgrade/state"
 )
 
 // Metrics are the watcher's Prometheus metrics, in a registry of their own (no global state, so
@@ -21,6 +23,7 @@ type Metrics struct {
 	inFlight   prometheus.Gauge
 	opAge      *prometheus.GaugeVec
 	leaseAge   *prometheus.GaugeVec
+	unreadable *prometheus.GaugeVec
 }
 
 // NewMetrics registers the watcher's metrics in a new registry.
@@ -44,12 +47,14 @@ func NewMetrics() *Metrics {
 		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{Name: "kupgrade_inflight_operations",
 			Help: "In-flight operations left after the last pass, every cluster."}),
 		opAge: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "kupgrade_inflight_operation_age_seconds",
-			Help: "Seconds since the in-flight state was entered, by cluster."}, []string{"cluster", "state"}),
+			Help: "Seconds since the in-flight operation began (its state was entered, or, for a host in flight in upgrading-kubelets, that host's row was written), by cluster."}, []string{"cluster", "state"}),
 		leaseAge: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "kupgrade_lease_age_seconds",
 			Help: "Seconds since the in-flight operation's lease was last renewed, by cluster."}, []string{"cluster", "owner"}),
+		unreadable: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "kupgrade_audit_unreadable_columns",
+			Help: "Columns the last pass could not read (a hand edit gone wrong), by cluster: the audit leaves such a cluster alone until it is fixed."}, []string{"cluster"}),
 	}
 	m.reg.MustRegister(m.passes, m.passErrors, m.failed, m.movedOn, m.lastPass, m.passTime,
-		m.holding, m.inFlight, m.opAge, m.leaseAge)
+		m.holding, m.inFlight, m.opAge, m.leaseAge, m.unreadable)
 	return m
 }
 
@@ -77,6 +82,10 @@ func (m *Metrics) Observe(rep AuditReport, err error) {
 	m.lastPass.Set(float64(rep.Now.Add(rep.Duration).Unix()))
 	m.opAge.Reset()
 	m.leaseAge.Reset()
+	m.unreadable.Reset()
+	for _, b := range rep.Bad {
+		m.unreadable.WithLabelValues(b.Cluster).Set(float64(max(1, len(state.RowErrors(b.Err)))))
+	}
 	left := 0
 	for _, op := range rep.InFlight {
 		if _, gone := rep.Failed[op.Upgrade.Cluster]; gone {
@@ -84,7 +93,7 @@ func (m *Metrics) Observe(rep AuditReport, err error) {
 		}
 		left++
 		u := op.Upgrade
-		m.opAge.WithLabelValues(u.Cluster, string(u.State)).Set(rep.Now.Sub(u.StateEnteredAt).Seconds())
+		m.opAge.WithLabelValues(u.Cluster, string(u.State)).Set(rep.Now.Sub(since(op)).Seconds())
 		if l := op.Lease; l != nil {
 			m.leaseAge.WithLabelValues(u.Cluster, l.Owner).Set(rep.Now.Sub(l.HeartbeatAt).Seconds())
 		}

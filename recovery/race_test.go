@@ -28,10 +28,10 @@ type racingStore struct {
 	hook func()
 }
 
-func (r *racingStore) InFlight(ctx context.Context) ([]state.InFlightOp, error) {
-	ops, err := r.Store.InFlight(ctx)
+func (r *racingStore) InFlight(ctx context.Context) ([]state.InFlightOp, []state.BadRow, error) {
+	ops, bad, err := r.Store.InFlight(ctx)
 	r.once.Do(r.hook)
-	return ops, err
+	return ops, bad, err
 }
 
 // The runner finishes after the audit read the expired lease: the audit must write nothing.

@@ -52,6 +52,9 @@ func Recover(ctx context.Context, st Store, opts RecoverOptions) (Recovery, erro
 	if errors.Is(err, state.ErrNotFound) {
 		return rec, nil
 	}
+	if errors.Is(err, state.ErrBadRow) {
+		return rec, fmt.Errorf("recover: %w; `kupgrade upgrade failed --force` fails it whatever its times hold", err)
+	}
 	if err != nil {
 		return rec, fmt.Errorf("recover: %w", err)
 	}
@@ -65,7 +68,10 @@ func Recover(ctx context.Context, st Store, opts RecoverOptions) (Recovery, erro
 		return rec, nil
 	}
 	rec.Stuck = true
-	if rec.Lease, err = st.Lease(ctx, opts.Cluster); err != nil {
+	if rec.Lease, err = st.Lease(ctx, opts.Cluster); errors.Is(err, state.ErrBadRow) {
+		return rec, fmt.Errorf("recover: %w; nobody can tell whether its holder still works: if it is gone, "+
+			"`kupgrade upgrade failed --force` fails the operation and deletes that lease: %w", err, state.ErrConflict)
+	} else if err != nil {
 		return rec, fmt.Errorf("recover: %w", err)
 	}
 	now := st.Now()

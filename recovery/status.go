@@ -1,6 +1,7 @@
 package recovery
 
 import (
+	"errors"
 	"html/template"
 	"net/http"
 	"time"
@@ -29,8 +30,8 @@ td,th{border:1px solid #ccc;padding:.25em .6em;text-align:left}.failed{color:#b0
 {{with .Last}}Last pass at {{utc .Now}}, took {{.Duration}}, {{len .InFlight}} in flight, {{len .Actions}} actions.{{else}}No pass yet.{{end}}
 {{with .LastErr}}<span class="failed">Last pass error: {{.}}</span>{{end}}</p>
 <h2>Clusters ({{.Total}})</h2>
-<table><tr><th>cluster</th><th>state</th><th>since</th><th>to version</th><th>lease</th></tr>
-{{range .Clusters}}<tr><td>{{.Cluster}}</td><td class="{{.Class}}">{{.State}}</td><td>{{utc .Since}}</td><td>{{.To}}</td><td>{{.Lease}}</td></tr>
+<table><tr><th>cluster</th><th>state</th><th>since</th><th>to version</th><th>lease</th><th>error</th></tr>
+{{range .Clusters}}<tr><td>{{.Cluster}}</td><td class="{{.Class}}">{{.State}}</td><td>{{utc .Since}}</td><td>{{.To}}</td><td>{{.Lease}}</td><td class="failed">{{.Error}}</td></tr>
 {{end}}</table>
 {{if .More}}<p>and {{.More}} more clusters.</p>{{end}}
 <h2>Audit actions</h2>
@@ -46,6 +47,7 @@ td,th{border:1px solid #ccc;padding:.25em .6em;text-align:left}.failed{color:#b0
 
 type clusterRow struct {
 	Cluster, State, Class, To, Lease string
+	Error                            string // why its rows cannot be read, and the fix
 	Since                            time.Time
 }
 
@@ -58,17 +60,18 @@ func (w *Watcher) StatusHandler() http.Handler {
 			return
 		}
 		ups, err := w.Store.Upgrades(r.Context())
-		if err != nil {
+		if err != nil && !errors.Is(err, state.ErrBadRow) { // a bad row is shown, not fatal
 			http.Error(rw, "read upgrades: "+err.Error(), http.StatusServiceUnavailable)
 			return
 		}
+		s := w.snapshot()
+		unreadable := unreadableClusters(err, s.Last)
 		evs, err := w.Store.Events(r.Context(), "", 20)
 		if err != nil {
 			http.Error(rw, "read events: "+err.Error(), http.StatusServiceUnavailable)
 			return
 		}
-		s := w.snapshot()
-		rows, more := clusterRows(ups, s.Last, w.Store.Now())
+		rows, more := clusterRows(ups, s.Last, unreadable, w.Store.Now())
 		data := map[string]any{"Holding": s.Holding, "Last": s.Last, "LastErr": s.LastErr, "Recent": s.Recent,
 			"Events": evs, "Clusters": rows, "More": more, "Total": len(ups)}
 		rw.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -78,8 +81,24 @@ func (w *Watcher) StatusHandler() http.Handler {
 	})
 }
 
-// clusterRows lists in-flight and failed clusters first, then the others, up to the cap.
-func clusterRows(ups []state.Upgrade, last *AuditReport, now time.Time) ([]clusterRow, int) {
+// unreadableClusters maps each cluster with a row that cannot be read to what is wrong with it:
+// from the list just read (upgrade rows), and from the last pass (lease and host rows too).
+func unreadableClusters(listErr error, last *AuditReport) map[string]string {
+	m := map[string]string{}
+	for _, re := range state.RowErrors(listErr) {
+		m[re.Cluster] = re.Error()
+	}
+	if last != nil {
+		for _, b := range last.Bad {
+			m[b.Cluster] = b.Err.Error() + "; " + BadRowFix(b)
+		}
+	}
+	return m
+}
+
+// clusterRows lists unreadable, in-flight and failed clusters first, then the others, up to
+// the cap.
+func clusterRows(ups []state.Upgrade, last *AuditReport, unreadable map[string]string, now time.Time) ([]clusterRow, int) {
 	leases := map[string]*state.Lease{}
 	if last != nil {
 		for _, op := range last.InFlight {
@@ -95,8 +114,9 @@ func clusterRows(ups []state.Upgrade, last *AuditReport, now time.Time) ([]clust
 				r.Lease += " EXPIRED"
 			}
 		}
+		r.Error = unreadable[u.Cluster]
 		switch {
-		case u.State.Failed():
+		case r.Error != "" || u.State.Failed():
 			r.Class = "failed"
 			first = append(first, r)
 		case u.State.InFlight() || leases[u.Cluster] != nil:

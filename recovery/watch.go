@@ -112,7 +112,11 @@ func (w *Watcher) Pass(ctx context.Context) (AuditReport, error) {
 	if w.Metrics != nil {
 		w.Metrics.Observe(rep, err)
 	}
-	w.log().Debug("audit pass", "in_flight", len(rep.InFlight), "actions", len(rep.Actions), "took", rep.Duration)
+	for _, b := range rep.Bad {
+		w.log().Warn("audit skipped a cluster whose rows cannot be read", "cluster", b.Cluster, "state", b.State,
+			"err", b.Err, "fix", BadRowFix(b))
+	}
+	w.log().Debug("audit pass", "in_flight", len(rep.InFlight), "unreadable", len(rep.Bad), "actions", len(rep.Actions), "took", rep.Duration)
 	return rep, err
 }
 

@@ -35,6 +35,9 @@ type Host struct {
 	// LastFailure is the reason of the newest event that failed an operation on this host, "" if
 	// none since the upgrade started.
 	LastFailure string `json:"last_failure"`
+	// UpdatedAt is kube_host_upgrade.updated_at: when this host's own row was last written (its
+	// status set), which no write about another host or the cluster moves. Zero without a row.
+	UpdatedAt time.Time `json:"-"`
 }
 
 // Lease is the kube_upgrade_lease row of a cluster: who is running the in-flight operation.
@@ -143,12 +146,23 @@ type InFlightOp struct {
 	Hosts   []Host // hosts whose status is in flight
 }
 
+// BadRow is a cluster InFlight could not read wholly: a time of its upgrade, lease or in-flight
+// host rows does not parse, or its state is not a state. The audit reports it and leaves it
+// alone; `kupgrade upgrade failed --force` can still fail it.
+type BadRow struct {
+	Cluster string
+	State   State // as stored, which may not be a state
+	Err     error // one *RowError, or several joined
+}
+
 // Store persists upgrades. Implementations: state/sqlite, state/mysql. All methods are safe for
 // concurrent use by many goroutines and many processes sharing the database.
 type Store interface {
 	// CreateUpgrade creates the upgrade of nu.Cluster. ErrRefused when one exists already.
 	CreateUpgrade(ctx context.Context, nu NewUpgrade) (Upgrade, error)
-	// Upgrade returns the upgrade of cluster; ErrNotFound when there is none.
+	// Upgrade returns the upgrade of cluster; ErrNotFound when there is none. Upgrade, Hosts and
+	// Lease return a row with a column that cannot be read (a time that does not parse) with that
+	// column zero, and an error wrapping ErrBadRow (a *RowError) that says which.
 	Upgrade(ctx context.Context, cluster string) (Upgrade, error)
 	// Hosts returns the hosts of cluster (with their kube_host_upgrade columns when an upgrade
 	// exists), ordered by id.
@@ -168,9 +182,12 @@ type Store interface {
 	RenewLease(ctx context.Context, cluster, owner string, ttl time.Duration) (Lease, error)
 
 	// InFlight returns every in-flight operation of every cluster (for the audit): in-flight
-	// states, and any upgrade with a host whose status is in flight, whatever its state.
-	InFlight(ctx context.Context) ([]InFlightOp, error)
-	// Upgrades returns the upgrades of every cluster, ordered by cluster.
+	// states, and any upgrade with a host whose status is in flight, whatever its state. A cluster
+	// whose rows cannot be read (or whose state is not a state) is returned in bad instead, so
+	// that one hand edit gone wrong never hides every other cluster; err is for the database.
+	InFlight(ctx context.Context) (ops []InFlightOp, bad []BadRow, err error)
+	// Upgrades returns the upgrades of every cluster, ordered by cluster. A row with a column that
+	// cannot be read is returned with that column zero, and the error (ErrBadRow) says which.
 	Upgrades(ctx context.Context) ([]Upgrade, error)
 	// AddEvent appends an event that changes no state (evidence found after the outcome it
 	// belongs to was recorded); the store fills in the upgrade, its current state and the time.

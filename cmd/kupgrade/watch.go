@@ -143,6 +143,8 @@ func (e *auditEmitter) emit(a recovery.Action) {
 		}
 	case recovery.OutcomeMovedOn:
 		line += " moved on before the audit wrote: left alone"
+	case recovery.OutcomeSkipped:
+		line += " SKIPPED: " + a.Error
 	default:
 		line += " NOT failed: " + a.Error
 	}

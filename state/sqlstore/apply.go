@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 
@@ -34,18 +35,20 @@ func (s *Store) applyTx(ctx context.Context, tx *sql.Tx, c state.Change) (state.
 	if err != nil {
 		return state.Upgrade{}, err
 	}
+	// A time of the upgrade row that does not parse decides nothing here (and a change of state
+	// rewrites state_entered_at): only the state is compared.
 	u, err := s.readUpgrade(ctx, tx, c.Cluster, true)
-	if err != nil {
+	if err != nil && !errors.Is(err, state.ErrBadRow) {
 		return u, err
 	}
 	if u.State != c.From {
 		return u, conflict(c.Cluster, "expected state %s, found %s", c.From, u.State)
 	}
 	lease, err := s.readLease(ctx, tx, c.Cluster, true)
-	if err != nil {
+	if err != nil && !errors.Is(err, state.ErrBadRow) {
 		return u, err
 	}
-	if err := checkLease(c, lease, now); err != nil {
+	if err := checkLease(c, lease, err, now); err != nil {
 		return u, err
 	}
 	if c.AcquireLease != nil {
@@ -76,13 +79,21 @@ func (s *Store) applyTx(ctx context.Context, tx *sql.Tx, c state.Change) (state.
 	return u, insertEvent(ctx, tx, ev)
 }
 
-// checkLease checks the change's lease conditions against the row read under the lock.
-func checkLease(c state.Change, l *state.Lease, now time.Time) error {
+// checkLease checks the change's lease conditions against the row read under the lock. When
+// its times cannot be read (unreadable, an ErrBadRow), the owner still can: a change that needs
+// the lease not to be live is refused, one that does not (a forced fail) deletes or replaces it.
+func checkLease(c state.Change, l *state.Lease, unreadable error, now time.Time) error {
 	if l == nil {
 		return nil
 	}
 	held := fmt.Sprintf("lease held by %s for %s until %s", l.Owner, l.Operation, fmtTime(l.ExpiresAt))
+	if unreadable != nil {
+		held = fmt.Sprintf("lease held by %s for %s that cannot be read (%v), so nobody can tell whether it is live; "+
+			"`kupgrade upgrade failed --force` deletes it", l.Owner, l.Operation, unreadable)
+	}
 	switch {
+	case unreadable != nil && (c.LeaseNotLive || (c.AcquireLease != nil && l.Owner != c.AcquireLease.Owner)):
+		return conflict(c.Cluster, "expected no live lease, found a %s", held)
 	case c.LeaseOwner != "" && l.Owner != c.LeaseOwner:
 		return conflict(c.Cluster, "expected the lease of %s, found the %s", c.LeaseOwner, held)
 	case c.LeaseNotLive && l.Live(now):

@@ -11,7 +11,10 @@
 //     back and returns an error wrapping state.ErrConflict that says what was expected and found.
 //   - Times are written as UTC text "YYYY-MM-DD HH:MM:SS.ffffff" computed in Go from the store's
 //     clock (never the server's NOW(), which follows the session time zone), and read back
-//     tolerantly as UTC, so rows an operator edits by hand are understood.
+//     tolerantly as UTC, so rows an operator edits by hand are understood. A time that still does
+//     not parse fails no read: the row comes back with that column zero and a *state.RowError
+//     (ErrBadRow) naming it; InFlight returns such clusters apart (state.BadRow), and the writes
+//     compare only what they can read (an unreadable lease is never judged live or not live).
 //   - Migrations are versioned (table schema_migrations), applied in order, each in its own
 //     transaction, and safe when several processes open the same new database at once. When
 //     none is pending, opening only reads schema_migrations: it takes no write lock.

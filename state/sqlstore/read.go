@@ -3,8 +3,8 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/kupgrade/kupgrade/state"
 )
@@ -13,21 +13,27 @@ const upgradeCols = "u.id, u.uuid, u.cluster, u.from_version, u.to_version, u.st
 
 type scanner interface{ Scan(dest ...any) error }
 
-// upgradeDest returns the scan targets of upgradeCols and a func that finishes u after Scan.
-func upgradeDest(u *state.Upgrade) ([]any, func()) {
-	var entered, created, updated nullTime
+// upgradeDest returns the scan targets of upgradeCols and a func that finishes u after Scan; it
+// returns the RowErrors of the times that did not parse (their fields stay zero).
+func upgradeDest(u *state.Upgrade) ([]any, func() error) {
+	var entered, created, updated looseTime
 	dest := []any{&u.ID, &u.UUID, &u.Cluster, &u.FromVersion, &u.ToVersion, &u.State, &entered, &u.RecoveryAttempts, &created, &updated}
-	return dest, func() { u.StateEnteredAt, u.CreatedAt, u.UpdatedAt = entered.Time, created.Time, updated.Time }
+	return dest, func() error {
+		u.StateEnteredAt, u.CreatedAt, u.UpdatedAt = entered.Time, created.Time, updated.Time
+		return errors.Join(badTime(u.Cluster, "", "kube_upgrade", "state_entered_at", &entered),
+			badTime(u.Cluster, "", "kube_upgrade", "created_at", &created),
+			badTime(u.Cluster, "", "kube_upgrade", "updated_at", &updated))
+	}
 }
 
+// scanUpgrade scans one upgrade row; an error wrapping state.ErrBadRow comes with the row read.
 func scanUpgrade(row scanner) (state.Upgrade, error) {
 	var u state.Upgrade
 	dest, done := upgradeDest(&u)
 	if err := row.Scan(dest...); err != nil {
 		return u, err
 	}
-	done()
-	return u, nil
+	return u, done()
 }
 
 type querier interface {
@@ -35,7 +41,8 @@ type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
 
-// readUpgrade reads the upgrade of cluster; lock appends the dialect's FOR UPDATE.
+// readUpgrade reads the upgrade of cluster; lock appends the dialect's FOR UPDATE. A time that
+// does not parse gives the row with an error wrapping state.ErrBadRow.
 func (s *Store) readUpgrade(ctx context.Context, q querier, cluster string, lock bool) (state.Upgrade, error) {
 	query := "SELECT " + upgradeCols + " FROM kube_upgrade u WHERE u.cluster = ?"
 	if lock {
@@ -64,25 +71,37 @@ func (s *Store) Upgrades(ctx context.Context) ([]state.Upgrade, error) {
 	}
 	defer rows.Close()
 	var us []state.Upgrade
+	var bad []error
 	for rows.Next() {
 		u, err := scanUpgrade(rows)
-		if err != nil {
+		if errors.Is(err, state.ErrBadRow) {
+			bad = append(bad, err) // listed all the same: one hand edit hides no cluster
+		} else if err != nil {
 			return nil, fmt.Errorf("list upgrades: %w", err)
 		}
 		us = append(us, u)
 	}
-	return us, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list upgrades: %w", err)
+	}
+	if len(bad) > 0 {
+		return us, fmt.Errorf("list upgrades: %w", errors.Join(bad...))
+	}
+	return us, nil
 }
 
 const leaseCols = "l.cluster, l.owner, l.operation, l.generation, l.acquired_at, l.heartbeat_at, l.expires_at"
 
+// readLease reads the lease of cluster (nil when none); lock appends the dialect's FOR UPDATE. A
+// time that does not parse gives the row (owner and operation read) with an error wrapping
+// state.ErrBadRow: whoever holds it, nobody can tell whether it is live.
 func (s *Store) readLease(ctx context.Context, q querier, cluster string, lock bool) (*state.Lease, error) {
 	query := "SELECT " + leaseCols + " FROM kube_upgrade_lease l WHERE l.cluster = ?"
 	if lock {
 		query += s.d.ForUpdate
 	}
 	var l state.Lease
-	var acq, hb, exp nullTime
+	var acq, hb, exp looseTime
 	err := q.QueryRowContext(ctx, query, cluster).Scan(&l.Cluster, &l.Owner, &l.Operation, &l.Generation, &acq, &hb, &exp)
 	if isNoRows(err) {
 		return nil, nil
@@ -91,7 +110,17 @@ func (s *Store) readLease(ctx context.Context, q querier, cluster string, lock b
 		return nil, fmt.Errorf("read lease of %q: %w", cluster, err)
 	}
 	l.AcquiredAt, l.HeartbeatAt, l.ExpiresAt = acq.Time, hb.Time, exp.Time
+	if err := leaseBad(cluster, &acq, &hb, &exp); err != nil {
+		return &l, fmt.Errorf("read lease of %q: %w", cluster, err)
+	}
 	return &l, nil
+}
+
+// leaseBad returns the RowErrors of a lease row's times.
+func leaseBad(cluster string, acq, hb, exp *looseTime) error {
+	return errors.Join(badTime(cluster, "", "kube_upgrade_lease", "acquired_at", acq),
+		badTime(cluster, "", "kube_upgrade_lease", "heartbeat_at", hb),
+		badTime(cluster, "", "kube_upgrade_lease", "expires_at", exp))
 }
 
 // Lease returns the cluster's lease row, or nil when there is none.
@@ -101,19 +130,25 @@ func (s *Store) Lease(ctx context.Context, cluster string) (*state.Lease, error)
 
 const hostCols = `h.id, h.cluster, h.hostname, h.personality, COALESCE(hu.target_version, ''),
 	COALESCE(h.control_plane_version, ''), COALESCE(h.kubelet_version, ''), h.versions_read_at,
-	COALESCE(hu.status, '')`
+	COALESCE(hu.status, ''), hu.updated_at`
 
 const hostFrom = " FROM host h LEFT JOIN kube_host_upgrade hu ON hu.host_id = h.id"
 
+// scanHost scans one host row; an error wrapping state.ErrBadRow comes with the row read.
 func scanHost(row scanner) (state.Host, error) {
 	var h state.Host
-	var read nullTime
-	err := row.Scan(&h.ID, &h.Cluster, &h.Hostname, &h.Personality, &h.TargetVersion,
-		&h.ControlPlaneVersion, &h.KubeletVersion, &read, &h.Status)
-	h.VersionsReadAt = read.ptr()
-	return h, err
+	var read, updated looseTime
+	if err := row.Scan(&h.ID, &h.Cluster, &h.Hostname, &h.Personality, &h.TargetVersion,
+		&h.ControlPlaneVersion, &h.KubeletVersion, &read, &h.Status, &updated); err != nil {
+		return h, err
+	}
+	h.VersionsReadAt, h.UpdatedAt = read.ptr(), updated.Time
+	return h, errors.Join(badTime(h.Cluster, h.Hostname, "host", "versions_read_at", &read),
+		badTime(h.Cluster, h.Hostname, "kube_host_upgrade", "updated_at", &updated))
 }
 
+// queryHosts lists the hosts matching where, ordered by id. Hosts with a time that does not
+// parse are listed all the same, and the error (wrapping state.ErrBadRow) names them.
 func (s *Store) queryHosts(ctx context.Context, where string, args ...any) ([]state.Host, error) {
 	rows, err := s.db.QueryContext(ctx, "SELECT "+hostCols+hostFrom+" WHERE "+where+" ORDER BY h.id", args...)
 	if err != nil {
@@ -121,22 +156,31 @@ func (s *Store) queryHosts(ctx context.Context, where string, args ...any) ([]st
 	}
 	defer rows.Close()
 	var hs []state.Host
+	var bad []error
 	for rows.Next() {
 		h, err := scanHost(rows)
-		if err != nil {
+		if errors.Is(err, state.ErrBadRow) {
+			bad = append(bad, err)
+		} else if err != nil {
 			return nil, fmt.Errorf("list hosts: %w", err)
 		}
 		hs = append(hs, h)
 	}
-	return hs, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list hosts: %w", err)
+	}
+	if len(bad) > 0 {
+		return hs, fmt.Errorf("list hosts: %w", errors.Join(bad...))
+	}
+	return hs, nil
 }
 
 // Hosts returns the hosts of cluster, ordered by id, with the reason of each one's last failure
-// in the current upgrade.
+// in the current upgrade; a time that does not parse gives them all with an ErrBadRow error.
 func (s *Store) Hosts(ctx context.Context, cluster string) ([]state.Host, error) {
-	hs, err := s.queryHosts(ctx, "h.cluster = ?", cluster)
-	if err != nil || len(hs) == 0 {
-		return hs, err
+	hs, bad := s.queryHosts(ctx, "h.cluster = ?", cluster)
+	if (bad != nil && !errors.Is(bad, state.ErrBadRow)) || len(hs) == 0 {
+		return hs, bad
 	}
 	failures, err := s.lastFailures(ctx, cluster)
 	if err != nil {
@@ -145,7 +189,7 @@ func (s *Store) Hosts(ctx context.Context, cluster string) ([]state.Host, error)
 	for i := range hs {
 		hs[i].LastFailure = failures[hs[i].Hostname]
 	}
-	return hs, nil
+	return hs, bad
 }
 
 // lastFailures maps each host to the reason of the newest event of the current upgrade that
@@ -176,72 +220,4 @@ func (s *Store) lastFailures(ctx context.Context, cluster string) (map[string]st
 		}
 	}
 	return m, rows.Err()
-}
-
-// InFlight returns every cluster whose state is in flight, or in upgrading-kubelets with a host
-// upgrading-kubelet, with its lease and its in-flight hosts: two queries whatever the number of
-// clusters.
-func (s *Store) InFlight(ctx context.Context) ([]state.InFlightOp, error) {
-	var inflight []string
-	var args []any
-	for _, st := range state.AllStates() {
-		if st.InFlight() {
-			inflight = append(inflight, "?")
-			args = append(args, string(st))
-		}
-	}
-	// Any upgrade with a host left in flight is audited too, whatever its state: a host status
-	// that outlived its operation (hand edit, older tool) blocks the retry just the same.
-	args = append(args, string(state.UpgradingControlPlane), string(state.UpgradingKubelet))
-	rows, err := s.db.QueryContext(ctx, "SELECT "+upgradeCols+", "+leaseCols+
-		` FROM kube_upgrade u LEFT JOIN kube_upgrade_lease l ON l.cluster = u.cluster
-		WHERE u.state IN (`+strings.Join(inflight, ",")+`)
-		   OR EXISTS (SELECT 1 FROM host h JOIN kube_host_upgrade hu ON hu.host_id = h.id
-		              WHERE h.cluster = u.cluster AND hu.status IN (?, ?))
-		ORDER BY u.cluster`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("list in-flight upgrades: %w", err)
-	}
-	defer rows.Close()
-	var ops []state.InFlightOp
-	for rows.Next() {
-		var op state.InFlightOp
-		var lc, owner, operation sql.NullString
-		var gen sql.NullInt64
-		var acq, hb, exp nullTime
-		dest, done := upgradeDest(&op.Upgrade)
-		if err := rows.Scan(append(dest, &lc, &owner, &operation, &gen, &acq, &hb, &exp)...); err != nil {
-			return nil, fmt.Errorf("list in-flight upgrades: %w", err)
-		}
-		done()
-		if lc.Valid {
-			op.Lease = &state.Lease{Cluster: lc.String, Owner: owner.String, Operation: operation.String,
-				Generation: gen.Int64, AcquiredAt: acq.Time, HeartbeatAt: hb.Time, ExpiresAt: exp.Time}
-		}
-		ops = append(ops, op)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list in-flight upgrades: %w", err)
-	}
-	return ops, s.attachInFlightHosts(ctx, ops)
-}
-
-func (s *Store) attachInFlightHosts(ctx context.Context, ops []state.InFlightOp) error {
-	if len(ops) == 0 {
-		return nil
-	}
-	hs, err := s.queryHosts(ctx, "hu.status IN (?, ?)", string(state.UpgradingControlPlane), string(state.UpgradingKubelet))
-	if err != nil {
-		return err
-	}
-	idx := make(map[string]int, len(ops))
-	for i, op := range ops {
-		idx[op.Upgrade.Cluster] = i
-	}
-	for _, h := range hs {
-		if i, ok := idx[h.Cluster]; ok {
-			ops[i].Hosts = append(ops[i].Hosts, h)
-		}
-	}
-	return nil
 }

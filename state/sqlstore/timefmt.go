@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/kupgrade/kupgrade/state"
 )
 
 // timeLayout is how every time is stored: UTC, microseconds, no zone (MySQL DATETIME(6)).
@@ -62,6 +64,27 @@ func (n *nullTime) Scan(src any) error {
 	}
 	n.Valid = err == nil
 	return err
+}
+
+// looseTime is a nullTime whose Scan never fails the row: a value that does not parse is kept as
+// Err, so that the row's other columns are still read and the caller can name the bad column
+// (badTime). A hand edit of one time must not make the whole row, or the whole list, unreadable.
+type looseTime struct {
+	nullTime
+	Err error
+}
+
+func (l *looseTime) Scan(src any) error {
+	l.Err = l.nullTime.Scan(src)
+	return nil
+}
+
+// badTime returns the *state.RowError of a column that did not parse, nil when it did.
+func badTime(cluster, host, table, column string, t *looseTime) error {
+	if t.Err == nil {
+		return nil
+	}
+	return &state.RowError{Cluster: cluster, Host: host, Table: table, Column: column, Err: t.Err}
 }
 
 // ptr returns the time or nil when NULL.

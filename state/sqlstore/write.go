@@ -44,7 +44,7 @@ func (s *Store) createTx(ctx context.Context, tx *sql.Tx, nu state.NewUpgrade) (
 		return state.Upgrade{}, err
 	}
 	old, err := s.readUpgrade(ctx, tx, nu.Cluster, true)
-	if err == nil {
+	if err == nil || errors.Is(err, state.ErrBadRow) {
 		return old, fmt.Errorf("%w: an upgrade of cluster %q to %s exists already (state %s); finish it, or abort and delete it (`kupgrade upgrade abort`, `kupgrade upgrade delete`)",
 			state.ErrRefused, nu.Cluster, old.ToVersion, old.State)
 	}
@@ -120,7 +120,7 @@ func (s *Store) createHosts(ctx context.Context, tx *sql.Tx, nu state.NewUpgrade
 func (s *Store) DeleteUpgrade(ctx context.Context, cluster string, from state.State, actor, reason string) error {
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		u, err := s.readUpgrade(ctx, tx, cluster, true)
-		if err != nil {
+		if err != nil && !errors.Is(err, state.ErrBadRow) { // its times decide nothing here
 			return err
 		}
 		if u.State != from {
@@ -169,8 +169,9 @@ func (s *Store) SetVersions(ctx context.Context, cluster, hostname, controlPlane
 func (s *Store) RenewLease(ctx context.Context, cluster, owner string, ttl time.Duration) (state.Lease, error) {
 	var out state.Lease
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		// Times that do not parse are rewritten by the renewal: only the owner is compared.
 		l, err := s.readLease(ctx, tx, cluster, true)
-		if err != nil {
+		if err != nil && !errors.Is(err, state.ErrBadRow) {
 			return err
 		}
 		if l == nil {

@@ -47,9 +47,9 @@ func BenchmarkInFlight(b *testing.B, be Backend, n int) {
 	want := n - n/3
 	b.ReportAllocs()
 	for b.Loop() {
-		ops, err := s.InFlight(ctx)
-		if err != nil {
-			b.Fatal(err)
+		ops, bad, err := s.InFlight(ctx)
+		if err != nil || len(bad) != 0 {
+			b.Fatal(bad, err)
 		}
 		if len(ops) != want {
 			b.Fatalf("InFlight = %d ops, want %d", len(ops), want)

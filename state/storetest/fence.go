@@ -38,8 +38,8 @@ func testGenerations(t *testing.T, b Backend) {
 	if second <= first {
 		t.Fatalf("takeover: generation %d, want more than %d", second, first)
 	}
-	ops, err := s.InFlight(ctx)
-	if err != nil || len(ops) != 1 || ops[0].Lease == nil || ops[0].Lease.Generation != second {
+	ops, bad, err := s.InFlight(ctx)
+	if err != nil || len(bad) != 0 || len(ops) != 1 || ops[0].Lease == nil || ops[0].Lease.Generation != second {
 		t.Fatalf("InFlight reports the lease's generation %d: %+v, %v", second, ops, err)
 	}
 	if _, err := s.Apply(ctx, state.Change{Cluster: "c1", From: state.UpgradingFirstMaster, To: state.UpgradingFirstMasterFailed,

@@ -84,9 +84,9 @@ func testInFlight(t *testing.T, b Backend) {
 	move(t, s, "d-idle", state.UpgradeStarted, state.UpgradedNetworking)
 	move(t, s, "e-nolease", state.UpgradeStarted, state.DownloadingImages)
 
-	ops, err := s.InFlight(ctx)
-	if err != nil {
-		t.Fatal(err)
+	ops, bad, err := s.InFlight(ctx)
+	if err != nil || len(bad) != 0 {
+		t.Fatal(bad, err)
 	}
 	want := []struct {
 		cluster, owner, host string

@@ -55,6 +55,7 @@ func Run(t *testing.T, fresh func(t *testing.T) Backend) {
 		{"NoTakeoverWhileAnotherHostInFlight", testNoTakeoverWhileInFlight},
 		{"MachinesWithSkewedClocks", testSkewedMachines},
 		{"InFlight", testInFlight},
+		{"BadRowsHideNoCluster", testBadRows},
 		{"StateEnteredAtMovesOnlyOnStateChange", testStateEnteredAt},
 		{"HandEditReadAsUTC", testHandEdit},
 		{"FarZones", testFarZones},

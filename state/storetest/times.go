@@ -38,8 +38,8 @@ func testHandEdit(t *testing.T, b Backend) {
 		t.Fatalf("after the hand edit: %s entered at %v", u.State, u.StateEnteredAt)
 	}
 	near(t, "age of the hand-edited state", s.Now().Sub(u.StateEnteredAt), 2*time.Hour)
-	ops, err := s.InFlight(t.Context())
-	if err != nil || len(ops) != 1 || ops[0].Lease != nil {
+	ops, bad, err := s.InFlight(t.Context())
+	if err != nil || len(bad) != 0 || len(ops) != 1 || ops[0].Lease != nil {
 		t.Fatalf("InFlight after the hand edit: %+v, %v", ops, err)
 	}
 	twin, _ := u.State.FailedTwin()
