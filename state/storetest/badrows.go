@@ -32,11 +32,11 @@ func (b Backend) Garble(tb testing.TB, table, column, where string, args ...any)
 	if err := conn.QueryRowContext(ctx, "SELECT @@SESSION.sql_mode").Scan(&mode); err != nil {
 		tb.Fatalf("read sql_mode: %v", err)
 	}
-	for _, q := range []string{"SET SESSION sql_mode = ''", update} {
-		if _, err := conn.ExecContext(ctx, q, args...); err != nil {
-			tb.Fatalf("%s: %v", q, err)
-		}
-		args = nil
+	if _, err := conn.ExecContext(ctx, "SET SESSION sql_mode = ''"); err != nil {
+		tb.Fatalf("clear sql_mode: %v", err)
+	}
+	if _, err := conn.ExecContext(ctx, update, args...); err != nil {
+		tb.Fatalf("%s: %v", update, err)
 	}
 	if _, err := conn.ExecContext(ctx, "SET SESSION sql_mode = ?", mode); err != nil {
 		tb.Fatalf("restore sql_mode: %v", err)
