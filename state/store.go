@@ -95,46 +95,6 @@ type NewHost struct {
 	KubeletVersion      string // "" when not read
 }
 
-// Change is one transition, applied in one transaction with compare-and-set. Every field that
-// names an expectation is checked inside the transaction; if any does not hold, nothing is
-// written and ErrConflict is returned (wrapped, with what was found instead).
-type Change struct {
-	Cluster string
-	Actor   string
-	Reason  string
-
-	From State // expected current state (required)
-	To   State // new state; may equal From (host-only change). state_entered_at moves only when To != From
-
-	Host     string      // hostname the change is about ("" for none)
-	HostFrom *HostStatus // expected current status of Host (nil: not checked)
-	HostTo   *HostStatus // new status of Host (nil: unchanged)
-	Target   string      // when not "", Host's target_version := Target
-
-	// AllHostsTo sets the status of every host of the upgrade (complete clears them all).
-	AllHostsTo *HostStatus
-
-	// Lease conditions, checked in the transaction.
-	LeaseOwner   string // the lease must be held by this owner (live or expired), or absent
-	LeaseNotLive bool   // there must be no live lease held by anyone (recover, watch); see Force
-	// AcquireLease takes the cluster's lease (an expired lease of another owner is taken over; a
-	// live one is a conflict).
-	AcquireLease *LeaseSpec
-	// ReleaseLease deletes the cluster's lease row, whoever holds it (the change's conditions
-	// have already proven the caller may).
-	ReleaseLease bool
-
-	IncRecoveryAttempts bool
-	Evidence            json.RawMessage // stored in the event row
-}
-
-// LeaseSpec is what AcquireLease takes.
-type LeaseSpec struct {
-	Owner     string
-	Operation string // e.g. "control-plane@controller-1"
-	TTL       time.Duration
-}
-
 // InFlightOp is one cluster whose state is in flight, or in upgrading-kubelets with a host
 // upgrading-kubelet: what the audit looks at.
 type InFlightOp struct {
