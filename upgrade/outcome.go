@@ -232,28 +232,23 @@ func tail(s string, n int) []string {
 // failureFrom reads the runner's evidence for one host: the task, rc and output tails, and a
 // one-line reason that names the task, its exit status and the line of its output that says why.
 func failureFrom(hf *runner.HostError) *hostFailure {
-	f := &hostFailure{task: hf.Task, err: hf}
-	if rc, ok := hf.Result["rc"].(int); ok {
-		f.rc = &rc
-	}
-	f.stdout, _ = hf.Result["stdout"].(string)
-	f.stderr, _ = hf.Result["stderr"].(string)
+	res := hf.TaskResult()
+	f := &hostFailure{task: hf.Task, rc: res.RC, stdout: res.Stdout, stderr: res.Stderr, err: hf}
 	var u interface{ Unreachable() bool }
 	if errors.As(hf.Err, &u) || errors.Is(hf.Err, context.Canceled) || errors.Is(hf.Err, context.DeadlineExceeded) {
 		return f // the runner's own message says it best
 	}
-	msg, _ := hf.Result["msg"].(string)
 	why := kubeadm.FailureLine(f.stderr)
 	if why == "" {
 		why = kubeadm.FailureLine(f.stdout)
 	}
 	switch {
-	case f.rc != nil && *f.rc != 0 && why != "":
+	case res.NonZero() && why != "":
 		f.err = fmt.Errorf("task %q exited %d: %s", hf.Task, *f.rc, why)
-	case f.rc != nil && *f.rc != 0:
+	case res.NonZero():
 		f.err = fmt.Errorf("task %q exited %d", hf.Task, *f.rc)
-	case msg != "":
-		f.err = fmt.Errorf("task %q: %s", hf.Task, msg)
+	case res.Msg != "":
+		f.err = fmt.Errorf("task %q: %s", hf.Task, res.Msg)
 	}
 	return f
 }
