@@ -152,7 +152,7 @@ func (w *Workflow) playbook(step state.Step) (*playbooks.Playbook, error) {
 
 func (w *Workflow) userPlaybook(step string) string {
 	for _, h := range w.Inventory.Hosts {
-		m, ok := h.Vars["kupgrade_playbooks"].(map[string]any)
+		m, ok := h.Vars[playbooks.VarPlaybooks].(map[string]any)
 		if !ok {
 			continue
 		}
