@@ -62,7 +62,7 @@ func (w *Watcher) StatusHandler() http.Handler {
 			http.Error(rw, "read upgrades: "+err.Error(), http.StatusServiceUnavailable)
 			return
 		}
-		evs, err := w.Store.Events(r.Context(), "", 20)
+		evs, err := w.Store.Events(r.Context(), state.AllClusters, 20)
 		if err != nil {
 			http.Error(rw, "read events: "+err.Error(), http.StatusServiceUnavailable)
 			return

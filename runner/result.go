@@ -30,13 +30,3 @@ func (r TaskResult) NonZero() bool { return r.RC != nil && *r.RC != 0 }
 
 // TaskResult reads the evidence of the host's failure (empty under no_log).
 func (e *HostError) TaskResult() TaskResult { return ResultOf(e.Result) }
-
-// Result returns what host registered under name (a task's register:), typed; ok is false when
-// it registered nothing of that name.
-func (r *Recap) Result(host, name string) (res TaskResult, ok bool) {
-	if r == nil {
-		return TaskResult{}, false
-	}
-	v, ok := r.Registered[host][name]
-	return ResultOf(v), ok
-}

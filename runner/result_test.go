@@ -36,17 +36,3 @@ func TestResultOf(t *testing.T) {
 		}
 	}
 }
-
-func TestRecapResult(t *testing.T) {
-	r := &runner.Recap{Registered: map[string]map[string]any{"h1": {"kubelet_version": map[string]any{"rc": 0, "stdout": "v"}}}}
-	if res, ok := r.Result("h1", "kubelet_version"); !ok || res.Stdout != "v" || res.RC == nil {
-		t.Fatalf("Result(h1, kubelet_version) = %+v, %v", res, ok)
-	}
-	if _, ok := r.Result("h2", "kubelet_version"); ok {
-		t.Fatal("a host that registered nothing has a result")
-	}
-	var none *runner.Recap
-	if _, ok := none.Result("h1", "x"); ok {
-		t.Fatal("a nil recap has a result")
-	}
-}

@@ -21,7 +21,7 @@ type Change struct {
 	cluster, actor, reason string
 	from, to               State
 
-	host             string // "" when the change is about no host
+	host             string // WholeCluster when the change is about no one host
 	hostFrom, hostTo HostStatus
 	target           string      // when not "", host's target_version := target
 	allHostsTo       *HostStatus // every host of the upgrade (complete clears them all)
@@ -111,7 +111,7 @@ func (c Change) check(kind string, rules ...error) Change {
 		rule(c.cluster != "", "no cluster"),
 		rule(c.from.Valid(), fmt.Sprintf("from %q is not a state", c.from)),
 		rule(c.to.Valid(), fmt.Sprintf("to %q is not a state", c.to)),
-		rule(c.target == "" || c.host != "", "a target version needs a host"),
+		rule(c.target == "" || c.host != WholeCluster, "a target version needs a host"),
 		rule(!c.incRecovery || kind == "fail", "only a failure counts as a recovery attempt"),
 	}
 	for _, err := range append(common, rules...) {

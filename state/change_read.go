@@ -35,10 +35,10 @@ func (c Change) From() State { return c.from }
 // To is the state the change writes; state_entered_at moves only when it differs from From.
 func (c Change) To() State { return c.to }
 
-// Host is the host the change is about, "" for none.
+// Host is the host the change is about, WholeCluster for none.
 func (c Change) Host() string { return c.host }
 
-// HostFrom is the status Host must have (checked whenever Host is not "").
+// HostFrom is the status Host must have (checked whenever Host is not WholeCluster).
 func (c Change) HostFrom() HostStatus { return c.hostFrom }
 
 // HostTo is the status Host gets.

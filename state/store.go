@@ -65,7 +65,7 @@ type Event struct {
 	ID             int64           `json:"id"`
 	Cluster        string          `json:"cluster"`
 	UpgradeUUID    string          `json:"upgrade_uuid"`
-	Hostname       string          `json:"hostname,omitempty"`
+	Hostname       string          `json:"hostname,omitempty"` // WholeCluster for a cluster-wide change
 	Actor          string          `json:"actor"`
 	FromState      State           `json:"from_state"`
 	ToState        State           `json:"to_state"`
@@ -135,7 +135,8 @@ type Store interface {
 	// AddEvent appends an event that changes no state (evidence found after the outcome it
 	// belongs to was recorded); the store fills in the upgrade, its current state and the time.
 	AddEvent(ctx context.Context, e Event) error
-	// Events returns the newest limit events of cluster ("" for all), newest first.
+	// Events returns the newest limit events of cluster (AllClusters for every cluster), newest
+	// first.
 	Events(ctx context.Context, cluster string, limit int) ([]Event, error)
 
 	// AuditLock takes the single-auditor lock without waiting. ok is false when another process

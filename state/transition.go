@@ -24,7 +24,7 @@ func StartHost(cluster, actor string, run State, owner string, opts ...ChangeOpt
 	return c.check("start a host",
 		rule(running(run), "no step runs there"),
 		rule(owner != "", "no lease owner"),
-		rule(c.host != "", "no host"),
+		rule(c.host != WholeCluster, "no host"),
 		c.noLeaseOpt())
 }
 
@@ -36,7 +36,7 @@ func Finish(cluster, actor string, from, to State, owner string, opts ...ChangeO
 	c.leaseOwner = owner
 	c.release = c.leaseOpt == leaseRelease
 	return c.check("finish",
-		rule(finishable(from, to) || (to == from && running(from) && c.host != ""), "no step ends there"),
+		rule(finishable(from, to) || (to == from && running(from) && c.host != WholeCluster), "no step ends there"),
 		rule(owner != "", "no lease owner"))
 }
 
@@ -51,8 +51,8 @@ func Fail(cluster, actor string, from, to State, cond LeaseCond, opts ...ChangeO
 	twin, inFlight := from.FailedTwin()
 	return c.check("fail",
 		rule(!inFlight || to == twin, "not the failed twin"),
-		rule(inFlight || (to == from && c.host != ""), "nothing in flight to fail"),
-		rule(c.host == "" || c.hostTo == HostIdle, "a failed host goes back to idle"),
+		rule(inFlight || (to == from && c.host != WholeCluster), "nothing in flight to fail"),
+		rule(c.host == WholeCluster || c.hostTo == HostIdle, "a failed host goes back to idle"),
 		rule(cond.set, "no lease condition"))
 }
 
@@ -75,7 +75,7 @@ func Complete(cluster, actor string, from State, opts ...ChangeOption) Change {
 	st, _ := StepNamed(StepComplete)
 	return c.check("complete",
 		rule(st.Allows(from), "complete does not start there"),
-		rule(c.host == "", "complete is about every host"),
+		rule(c.host == WholeCluster, "complete is about every host"),
 		c.noLeaseOpt())
 }
 
@@ -88,7 +88,7 @@ func MarkKubelet(cluster, actor string, from State, host string, cur HostStatus,
 	st, _ := StepNamed(StepKubelets)
 	return c.check("mark kubelet",
 		rule(st.Allows(from), "the kubelets step does not start there"),
-		rule(host != "", "no host"),
+		rule(host != WholeCluster, "no host"),
 		c.noLeaseOpt())
 }
 
@@ -97,7 +97,7 @@ func HostOnly(cluster, actor string, s State, cond LeaseCond, opts ...ChangeOpti
 	c := build(cluster, actor, s, s, opts)
 	c.leaseOwner, c.leaseNotLive = cond.owner, cond.notLive
 	return c.check("host change",
-		rule(c.host != "", "no host"),
+		rule(c.host != WholeCluster, "no host"),
 		rule(cond.set, "no lease condition"),
 		c.noLeaseOpt())
 }

@@ -139,7 +139,7 @@ func (e *auditEmitter) emit(a recovery.Action) {
 	switch a.Outcome {
 	case recovery.OutcomeFailed:
 		line += " -> " + string(a.ToState)
-		if a.Host != "" {
+		if a.Host != state.WholeCluster {
 			line += fmt.Sprintf(", host %s %s cleared", a.Host, a.HostStatus)
 		}
 	case recovery.OutcomeMovedOn:

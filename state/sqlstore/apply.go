@@ -52,7 +52,7 @@ func (s *Store) applyTx(ctx context.Context, tx *sql.Tx, c state.Change) (state.
 	}
 	ev := state.Event{Cluster: c.Cluster(), UpgradeUUID: u.UUID, Hostname: c.Host(), Actor: c.Actor(),
 		FromState: u.State, ToState: c.To(), Reason: c.Reason(), Evidence: c.Evidence(), CreatedAt: now}
-	if c.Host() != "" {
+	if c.Host() != state.WholeCluster {
 		if ev.FromHostStatus, ev.ToHostStatus, err = s.applyHost(ctx, tx, c, now); err != nil {
 			return u, err
 		}
