@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kupgrade/kupgrade/integration/lab"
+	"github.com/kupgrade/kupgrade/runner"
 )
 
 // BenchmarkLabUpgrade times whole upgrades of a two-controller, one-worker lab (`upgrade start`
@@ -88,15 +89,15 @@ func covered(b *testing.B, r timed) time.Duration {
 	sc.Buffer(make([]byte, 0, 1<<20), 16<<20)
 	for sc.Scan() {
 		var e struct {
-			Time     time.Time `json:"time"`
-			Event    string    `json:"event"`
-			Duration *float64  `json:"duration"`
+			Time     time.Time        `json:"time"`
+			Event    runner.EventKind `json:"event"`
+			Duration *float64         `json:"duration"`
 		}
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
 			b.Fatalf("event %q: %v", sc.Text(), err)
 		}
 		switch e.Event {
-		case "task_ok", "task_changed", "task_failed", "task_skipped", "host_unreachable":
+		case runner.EventTaskOK, runner.EventTaskChanged, runner.EventTaskFailed, runner.EventTaskSkipped, runner.EventHostUnreachable:
 			if e.Duration != nil && *e.Duration > 0 {
 				d := time.Duration(*e.Duration * float64(time.Second))
 				spans = append(spans, span{maxTime(e.Time.Add(-d), r.began), minTime(e.Time, r.ended)})

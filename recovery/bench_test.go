@@ -73,9 +73,9 @@ func BenchmarkAuditPass10kClusters(b *testing.B) {
 	inFlight := func(from, n int, ttl time.Duration) {
 		for i := from; i < from+n; i++ {
 			c := fmt.Sprintf("c%05d", i)
-			if _, err := st.Apply(ctx, state.Change{Cluster: c, Actor: state.ActorRunner, Reason: "bench",
-				From: state.UpgradedFirstMaster, To: state.UpgradingSecondMaster, Host: "controller-2",
-				HostTo: ptr(state.UpgradingControlPlane), AcquireLease: &state.LeaseSpec{Owner: "o-" + c, Operation: "control-plane@controller-2", TTL: ttl}}); err != nil {
+			if _, err := st.Apply(ctx, state.Start(c, state.ActorRunner, state.UpgradedFirstMaster, state.UpgradingSecondMaster,
+				state.LeaseSpec{Owner: "o-" + c, Operation: "control-plane@controller-2", TTL: ttl},
+				state.OnHost("controller-2", state.HostIdle, state.UpgradingControlPlane), state.Because("bench"))); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -89,29 +89,9 @@ func Fail(ctx context.Context, st Store, req Request) (Result, error) {
 	default:
 		return Result{}, fmt.Errorf("state %s is not in flight, there is nothing to fail: %w", u.State, state.ErrRefused)
 	}
-	ev, err := json.Marshal(req.Evidence)
+	c, err := failChange(req, u.State, to, host, status)
 	if err != nil {
-		return Result{}, fmt.Errorf("encode evidence: %w", err)
-	}
-	c := state.Change{
-		Cluster:             req.Cluster,
-		Actor:               req.Actor,
-		Reason:              req.Reason,
-		From:                u.State,
-		To:                  to,
-		ReleaseLease:        !req.KeepLease,
-		LeaseOwner:          req.LeaseOwner,
-		LeaseNotLive:        req.LeaseOwner == "" && !req.Force,
-		IncRecoveryAttempts: req.Actor == state.ActorRecover || req.Actor == state.ActorWatch,
-		Evidence:            ev,
-	}
-	if host != "" {
-		idle := state.HostIdle
-		cur := status
-		c.Host, c.HostFrom, c.HostTo = host, &cur, &idle
-	}
-	if req.Evidence == nil {
-		c.Evidence = nil
+		return Result{}, err
 	}
 	after, err := st.Apply(ctx, c)
 	if err != nil {
@@ -157,4 +137,34 @@ func workedOn(hosts []state.Host, name string, s state.State) (string, state.Hos
 		}
 	}
 	return "", state.HostIdle
+}
+
+// failChange is the Change that fails from into to under the lease condition req asks for,
+// clearing host (when there is one).
+func failChange(req Request, from, to state.State, host string, status state.HostStatus) (state.Change, error) {
+	opts := []state.ChangeOption{state.Because(req.Reason)}
+	if req.Evidence != nil {
+		ev, err := json.Marshal(req.Evidence)
+		if err != nil {
+			return state.Change{}, fmt.Errorf("encode evidence: %w", err)
+		}
+		opts = append(opts, state.WithEvidence(ev))
+	}
+	if host != state.WholeCluster {
+		opts = append(opts, state.OnHost(host, status, state.HostIdle))
+	}
+	if req.KeepLease {
+		opts = append(opts, state.KeepLease())
+	}
+	if req.Actor == state.ActorRecover || req.Actor == state.ActorWatch {
+		opts = append(opts, state.CountRecovery())
+	}
+	cond := state.NotLive()
+	switch {
+	case req.LeaseOwner != "":
+		cond = state.HeldBy(req.LeaseOwner)
+	case req.Force:
+		cond = state.Forced()
+	}
+	return state.Fail(req.Cluster, req.Actor, from, to, cond, opts...), nil
 }

@@ -35,7 +35,7 @@ func FailAll(ctx context.Context, st Store, req Request) ([]Result, error) {
 			return out, err
 		}
 		out = append(out, res)
-		if res.NoOp || res.Host == "" {
+		if res.NoOp || res.Host == state.WholeCluster {
 			return out, nil
 		}
 	}

@@ -69,23 +69,29 @@ func (f *fixture) start(t *testing.T, cluster string) {
 	}
 }
 
-// move puts cluster in state s from whatever it is, with host (if any) set to status, and takes
-// a lease for owner with ttl when owner is not "". A negative ttl gives an expired lease.
+// move puts cluster in state s from whatever it is, with host (if any) set to status, and gives
+// the cluster a lease of owner with ttl when owner is not "" (a negative ttl gives an expired
+// lease). It is an operator's hand edit: the combinations the tests need (a host status left
+// behind by a failed state, a runner that died in flight) are ones no legal change leaves.
 func (f *fixture) move(t *testing.T, cluster string, s state.State, host string, status state.HostStatus, owner string, ttl time.Duration) {
 	t.Helper()
-	u, err := f.st.Upgrade(t.Context(), cluster)
-	if err != nil {
-		t.Fatalf("read upgrade: %v", err)
-	}
-	c := state.Change{Cluster: cluster, Actor: state.ActorRunner, Reason: "test", From: u.State, To: s}
+	const layout = "2006-01-02 15:04:05.000000"
+	now := f.clk.Now().UTC()
+	f.sql(t, "UPDATE kube_upgrade SET state = ?, state_entered_at = ?, updated_at = ? WHERE cluster = ?",
+		string(s), now.Format(layout), now.Format(layout), cluster)
 	if host != "" {
-		c.Host, c.HostTo = host, &status
+		var st any // idle is NULL
+		if status != state.HostIdle {
+			st = string(status)
+		}
+		f.sql(t, "UPDATE kube_host_upgrade SET status = ?, updated_at = ? WHERE host_id = (SELECT id FROM host WHERE cluster = ? AND hostname = ?)",
+			st, now.Format(layout), cluster, host)
 	}
 	if owner != "" {
-		c.AcquireLease = &state.LeaseSpec{Owner: owner, Operation: "control-plane@" + host, TTL: ttl}
-	}
-	if _, err := f.st.Apply(t.Context(), c); err != nil {
-		t.Fatalf("move %s to %s: %v", cluster, s, err)
+		f.sql(t, "UPDATE kube_upgrade SET lease_generation = lease_generation + 1 WHERE cluster = ?", cluster)
+		f.sql(t, `INSERT OR REPLACE INTO kube_upgrade_lease (cluster, owner, operation, generation, acquired_at, heartbeat_at, expires_at)
+			SELECT cluster, ?, ?, lease_generation, ?, ?, ? FROM kube_upgrade WHERE cluster = ?`,
+			owner, "control-plane@"+host, now.Format(layout), now.Format(layout), now.Add(ttl).Format(layout), cluster)
 	}
 }
 

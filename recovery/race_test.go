@@ -14,10 +14,9 @@ import (
 
 // succeed is what the runner writes when its control-plane step worked.
 func succeed(ctx context.Context, st state.Store, cluster, owner string) error {
-	idle, from := state.HostIdle, state.UpgradingControlPlane
-	_, err := st.Apply(ctx, state.Change{Cluster: cluster, Actor: state.ActorRunner, Reason: "done control-plane on controller-2",
-		From: state.UpgradingSecondMaster, To: state.UpgradedSecondMaster, Host: "controller-2", HostFrom: &from, HostTo: &idle,
-		LeaseOwner: owner, ReleaseLease: true})
+	_, err := st.Apply(ctx, state.Finish(cluster, state.ActorRunner, state.UpgradingSecondMaster, state.UpgradedSecondMaster, owner,
+		state.OnHost("controller-2", state.UpgradingControlPlane, state.HostIdle), state.ReleaseLease(),
+		state.Because("done control-plane on controller-2")))
 	return err
 }
 

@@ -117,7 +117,7 @@ func failAll(ctx context.Context, st Store, rec *Recovery, opts RecoverOptions, 
 		}
 		expect, rec.After = res.ToState, res.ToState
 		if i < len(rec.Hosts) && !res.NoOp {
-			rec.Hosts[i].Cleared = res.Host != ""
+			rec.Hosts[i].Cleared = res.Host != state.WholeCluster
 		}
 	}
 	return nil

@@ -66,7 +66,7 @@ func (w *Watcher) StatusHandler() http.Handler {
 		}
 		s := w.snapshot()
 		unreadable := unreadableClusters(err, s.Last)
-		evs, err := w.Store.Events(r.Context(), "", 20)
+		evs, err := w.Store.Events(r.Context(), state.AllClusters, 20)
 		if err != nil {
 			http.Error(rw, "read events: "+err.Error(), http.StatusServiceUnavailable)
 			return

@@ -5,25 +5,29 @@ import (
 	"time"
 )
 
+// EventKind is the `event` value of a JSON Lines event (CLI.md "Output"): one of the constants
+// below, the only place these strings are spelled.
+type EventKind string
+
 // Event kinds. The upgrade workflow sends state_changed and audit through the same Reporter.
 const (
-	EventPlayStart       = "play_start"
-	EventTaskStart       = "task_start"
-	EventTaskOK          = "task_ok"
-	EventTaskChanged     = "task_changed"
-	EventTaskFailed      = "task_failed"
-	EventTaskSkipped     = "task_skipped"
-	EventHostUnreachable = "host_unreachable"
-	EventPlayRecap       = "play_recap"
-	EventStateChanged    = "state_changed"
-	EventAudit           = "audit"
+	EventPlayStart       EventKind = "play_start"
+	EventTaskStart       EventKind = "task_start"
+	EventTaskOK          EventKind = "task_ok"
+	EventTaskChanged     EventKind = "task_changed"
+	EventTaskFailed      EventKind = "task_failed"
+	EventTaskSkipped     EventKind = "task_skipped"
+	EventHostUnreachable EventKind = "host_unreachable"
+	EventPlayRecap       EventKind = "play_recap"
+	EventStateChanged    EventKind = "state_changed"
+	EventAudit           EventKind = "audit"
 )
 
 // Event is one line of a stream (CLI.md "Output"). Its JSON form always has the keys time (RFC
 // 3339, UTC), event, host and task; the other keys appear when set.
 type Event struct {
 	Time      time.Time
-	Event     string
+	Event     EventKind
 	Host      string
 	Task      string
 	Changed   bool
@@ -43,7 +47,7 @@ type Event struct {
 
 type eventJSON struct {
 	Time      string                `json:"time"`
-	Event     string                `json:"event"`
+	Event     EventKind             `json:"event"`
 	Host      string                `json:"host"`
 	Task      string                `json:"task"`
 	Changed   bool                  `json:"changed,omitempty"`

@@ -79,12 +79,9 @@ func (e *playExec) describe(ev *Event, t *ctask, res map[string]any) {
 		}
 		return
 	}
-	ev.Msg = str(res["msg"])
-	if rc, ok := res["rc"].(int); ok {
-		ev.RC = &rc
-	}
-	ev.Stdout = clipOutput(str(res["stdout"]))
-	ev.Stderr = clipOutput(str(res["stderr"]))
+	r := ResultOf(res)
+	ev.Msg, ev.RC = r.Msg, r.RC
+	ev.Stdout, ev.Stderr = clipOutput(r.Stdout), clipOutput(r.Stderr)
 	var data map[string]any
 	for k, v := range res {
 		switch k {

@@ -75,7 +75,7 @@ func (r *recorder) results(host string) []string {
 	var out []string
 	for _, e := range r.events {
 		if e.Host == host && e.Event != runner.EventTaskStart {
-			out = append(out, e.Event+" "+e.Task)
+			out = append(out, string(e.Event)+" "+e.Task)
 		}
 	}
 	return out

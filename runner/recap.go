@@ -63,12 +63,13 @@ func (e *HostError) Error() string {
 	if e.Err != nil {
 		b.WriteString(e.Err.Error())
 	}
-	if rc, ok := e.Result["rc"].(int); ok && rc != 0 {
-		fmt.Fprintf(&b, " (rc=%d)", rc)
+	r := e.TaskResult()
+	if r.NonZero() {
+		fmt.Fprintf(&b, " (rc=%d)", *r.RC)
 	}
-	if s, _ := e.Result["stderr"].(string); s != "" {
+	if r.Stderr != "" {
 		b.WriteString(": ")
-		b.WriteString(lastLine(s))
+		b.WriteString(lastLine(r.Stderr))
 	}
 	return b.String()
 }

@@ -9,6 +9,9 @@
 //     shipped playbook, and the command and StarlingX alias that run it. The workflow, `upgrade
 //     run`, the refusals, the retry hints and the CLI grammar look steps up there. The tables
 //     are handed out as copies (Steps, AllStates, DeletableStates): no importer can change them.
+//   - A Change (one transition) is built only by the constructors of transition.go, one per legal
+//     kind (start, finish, fail, take over, complete, ...), checked against the step table; the
+//     store refuses a Change they did not build, or one they found illegal, with ErrBadInput.
 //   - Every write is one transaction with compare-and-set on the state (and host status, and lease)
 //     that the caller read. When the compare fails, nothing is written and ErrConflict is returned.
 //   - Times are UTC end to end and stored as "YYYY-MM-DD HH:MM:SS.ffffff", so an operator's SQL hand

@@ -136,3 +136,10 @@ const (
 	ActorRecover = "recover"
 	ActorWatch   = "watch"
 )
+
+// WholeCluster is the host of a change, event or failure that is about no one host but the whole
+// cluster (a cluster-wide step): stored as an empty (NULL) hostname.
+const WholeCluster = ""
+
+// AllClusters is the cluster to pass to Store.Events for the events of every cluster.
+const AllClusters = ""

@@ -68,7 +68,7 @@ type Event struct {
 	ID             int64           `json:"id"`
 	Cluster        string          `json:"cluster"`
 	UpgradeUUID    string          `json:"upgrade_uuid"`
-	Hostname       string          `json:"hostname,omitempty"`
+	Hostname       string          `json:"hostname,omitempty"` // WholeCluster for a cluster-wide change
 	Actor          string          `json:"actor"`
 	FromState      State           `json:"from_state"`
 	ToState        State           `json:"to_state"`
@@ -96,46 +96,6 @@ type NewHost struct {
 	Personality         string
 	ControlPlaneVersion string // "" when not read
 	KubeletVersion      string // "" when not read
-}
-
-// Change is one transition, applied in one transaction with compare-and-set. Every field that
-// names an expectation is checked inside the transaction; if any does not hold, nothing is
-// written and ErrConflict is returned (wrapped, with what was found instead).
-type Change struct {
-	Cluster string
-	Actor   string
-	Reason  string
-
-	From State // expected current state (required)
-	To   State // new state; may equal From (host-only change). state_entered_at moves only when To != From
-
-	Host     string      // hostname the change is about ("" for none)
-	HostFrom *HostStatus // expected current status of Host (nil: not checked)
-	HostTo   *HostStatus // new status of Host (nil: unchanged)
-	Target   string      // when not "", Host's target_version := Target
-
-	// AllHostsTo sets the status of every host of the upgrade (complete clears them all).
-	AllHostsTo *HostStatus
-
-	// Lease conditions, checked in the transaction.
-	LeaseOwner   string // the lease must be held by this owner (live or expired), or absent
-	LeaseNotLive bool   // there must be no live lease held by anyone (recover, watch); see Force
-	// AcquireLease takes the cluster's lease (an expired lease of another owner is taken over; a
-	// live one is a conflict).
-	AcquireLease *LeaseSpec
-	// ReleaseLease deletes the cluster's lease row, whoever holds it (the change's conditions
-	// have already proven the caller may).
-	ReleaseLease bool
-
-	IncRecoveryAttempts bool
-	Evidence            json.RawMessage // stored in the event row
-}
-
-// LeaseSpec is what AcquireLease takes.
-type LeaseSpec struct {
-	Owner     string
-	Operation string // e.g. "control-plane@controller-1"
-	TTL       time.Duration
 }
 
 // InFlightOp is one cluster whose state is in flight, or in upgrading-kubelets with a host
@@ -192,7 +152,8 @@ type Store interface {
 	// AddEvent appends an event that changes no state (evidence found after the outcome it
 	// belongs to was recorded); the store fills in the upgrade, its current state and the time.
 	AddEvent(ctx context.Context, e Event) error
-	// Events returns the newest limit events of cluster ("" for all), newest first.
+	// Events returns the newest limit events of cluster (AllClusters for every cluster), newest
+	// first.
 	Events(ctx context.Context, cluster string, limit int) ([]Event, error)
 
 	// AuditLock takes the single-auditor lock without waiting. ok is false when another process

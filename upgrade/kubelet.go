@@ -62,13 +62,8 @@ func (w *Workflow) Kubelets(ctx context.Context, hostnames []string, force bool)
 
 // markKubelet records a host whose kubelet already runs the target as upgraded-kubelet.
 func (w *Workflow) markKubelet(ctx context.Context, u state.Upgrade, hosts []state.Host, name string) (state.Upgrade, error) {
-	cur := statuses(hosts)[name]
-	done := state.UpgradedKubelet
-	after, err := w.Store.Apply(ctx, state.Change{
-		Cluster: w.Cluster, Actor: state.ActorRunner, From: u.State, To: state.UpgradingKubelets,
-		Host: name, HostFrom: &cur, HostTo: &done, Target: u.ToVersion, LeaseNotLive: true,
-		Reason: fmt.Sprintf("kubelet on %s already reports %s: nothing to run", name, u.ToVersion),
-	})
+	after, err := w.Store.Apply(ctx, state.MarkKubelet(w.Cluster, state.ActorRunner, u.State, name, statuses(hosts)[name], u.ToVersion,
+		state.Because(fmt.Sprintf("kubelet on %s already reports %s: nothing to run", name, u.ToVersion))))
 	if err != nil {
 		return u, err
 	}

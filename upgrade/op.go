@@ -96,7 +96,7 @@ func (w *Workflow) execute(ctx context.Context, o *op) error {
 			failed[name] = f
 		}
 		if len(failed) == 0 && !o.perHost() {
-			failed[""] = &hostFailure{err: fmt.Errorf("interrupted: %w", context.Canceled)}
+			failed[state.WholeCluster] = &hostFailure{err: fmt.Errorf("interrupted: %w", context.Canceled)}
 		}
 	}
 	err = w.finish(ctx, o, failed, before)
@@ -144,40 +144,37 @@ func (w *Workflow) reach(ctx context.Context, o *op) (map[string]*kubeadm.Snapsh
 
 // begin moves the state into flight and takes the lease, in one transaction per host.
 func (w *Workflow) begin(ctx context.Context, o *op, before map[string]*kubeadm.Snapshot) error {
-	c := state.Change{
-		Cluster: w.Cluster, Actor: state.ActorRunner, From: o.from, To: o.step.Running,
-		Reason:       "start " + o.operation(),
-		AcquireLease: &state.LeaseSpec{Owner: w.owner(), Operation: o.operation(), TTL: w.ttl()},
-	}
+	reason := "start " + o.operation()
+	lease := state.LeaseSpec{Owner: w.owner(), Operation: o.operation(), TTL: w.ttl()}
 	if !o.perHost() {
-		_, err := w.Store.Apply(ctx, c)
+		_, err := w.Store.Apply(ctx, state.Start(w.Cluster, state.ActorRunner, o.from, o.step.Running, lease, state.Because(reason)))
 		if err == nil {
-			w.stateChanged("", o.from, o.step.Running, c.Reason)
+			w.stateChanged(state.WholeCluster, o.from, o.step.Running, reason)
 		}
 		return err
 	}
 	for i, h := range o.hosts {
-		hc := c
-		if i > 0 { // the batch's other hosts: the state is already in flight and the lease ours
-			hc.From, hc.AcquireLease, hc.LeaseOwner = o.step.Running, nil, w.owner()
-		}
 		from, to := o.hostFrom[h.Name], o.hostTo
-		hc.Host, hc.HostFrom, hc.HostTo, hc.Target = h.Name, &from, &to, o.target
+		opts := []state.ChangeOption{state.Because(reason), state.OnHost(h.Name, from, to), state.WithTarget(o.target)}
 		if snap := before[h.Name]; snap != nil {
 			// recover and watch compare the host with this after a crash of this process.
 			ev, err := json.Marshal(recovery.Evidence{Before: snap})
 			if err != nil {
 				return fmt.Errorf("encode snapshot of %s: %w", h.Name, err)
 			}
-			hc.Evidence = ev
+			opts = append(opts, state.WithEvidence(ev))
 		}
-		if _, err := w.Store.Apply(ctx, hc); err != nil {
+		c := state.Start(w.Cluster, state.ActorRunner, o.from, o.step.Running, lease, opts...)
+		if i > 0 { // the batch's other hosts: the state is already in flight and the lease ours
+			c = state.StartHost(w.Cluster, state.ActorRunner, o.step.Running, w.owner(), opts...)
+		}
+		if _, err := w.Store.Apply(ctx, c); err != nil {
 			if i > 0 { // give back what the first hosts took, through the one failing path
 				w.failHosts(ctx, o, o.hosts[:i], fmt.Errorf("could not start the batch: %w", err))
 			}
 			return err
 		}
-		w.stateChanged(h.Name, hc.From, hc.To, fmt.Sprintf("%s: %s -> %s", h.Name, from, to))
+		w.stateChanged(h.Name, c.From(), c.To(), fmt.Sprintf("%s: %s -> %s", h.Name, from, to))
 	}
 	return nil
 }

@@ -32,7 +32,7 @@ func (w *Workflow) finish(ctx context.Context, o *op, failed map[string]*hostFai
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.recordFor())
 	defer cancel()
 	var errs []error
-	names := []string{""}
+	names := []string{state.WholeCluster}
 	if o.perHost() {
 		names = names[:0]
 		for _, h := range o.hosts {
@@ -54,26 +54,27 @@ func (w *Workflow) finish(ctx context.Context, o *op, failed map[string]*hostFai
 }
 
 func (w *Workflow) succeed(ctx context.Context, o *op, host string, last bool) error {
-	c := state.Change{
-		Cluster: w.Cluster, Actor: state.ActorRunner, From: o.step.Running, To: o.step.Done,
-		Reason: "done " + o.operation(), LeaseOwner: w.owner(), ReleaseLease: last,
+	reason, to := "done "+o.operation(), o.step.Done
+	var opts []state.ChangeOption
+	if last {
+		opts = append(opts, state.ReleaseLease())
 	}
-	if host != "" {
-		from, to := o.hostTo, o.hostDone
-		c.Host, c.HostFrom, c.HostTo = host, &from, &to
-		c.Reason = fmt.Sprintf("done %s on %s", o.step.Name, host)
+	if host != state.WholeCluster {
+		opts = append(opts, state.OnHost(host, o.hostTo, o.hostDone))
+		reason = fmt.Sprintf("done %s on %s", o.step.Name, host)
 		if !last {
-			c.To = o.step.Running // the batch's other hosts still run; the state moves with the last
+			to = o.step.Running // the batch's other hosts still run; the state moves with the last
 		}
 	}
-	if err := w.retryWrite(ctx, "record success of "+c.Reason, func(ctx context.Context) error {
+	c := state.Finish(w.Cluster, state.ActorRunner, o.step.Running, to, w.owner(), append(opts, state.Because(reason))...)
+	if err := w.retryWrite(ctx, "record success of "+reason, func(ctx context.Context) error {
 		_, err := w.Store.Apply(ctx, c)
 		return err
 	}); err != nil {
-		return fmt.Errorf("record success of %s: %w", c.Reason, err)
+		return fmt.Errorf("record success of %s: %w", reason, err)
 	}
-	if c.To != c.From || host != "" {
-		w.stateChanged(host, c.From, c.To, c.Reason)
+	if c.To() != c.From() || host != state.WholeCluster {
+		w.stateChanged(host, c.From(), c.To(), reason)
 	}
 	return nil
 }
@@ -98,14 +99,14 @@ func (w *Workflow) fail(ctx, dctx context.Context, o *op, host string, f *hostFa
 		se.Cause = fmt.Errorf("%w (and recording the failure failed: %v)", f.err, err)
 		se.State = o.step.Running
 	}
-	if o.kubeadm && host != "" {
+	if o.kubeadm && host != state.WholeCluster {
 		se.Finding = w.probeFailed(ctx, o, host, before, se.Recorded)
 	}
 	if !se.Recorded {
 		return se
 	}
 	hint := host
-	if hint == "" && len(o.hosts) == 1 { // cordon, uncordon: the host the step ran on
+	if hint == state.WholeCluster && len(o.hosts) == 1 { // cordon, uncordon: the host the step ran on
 		hint = o.hosts[0].Name
 	}
 	se.Retry = RetryCommand(res.ToState, hint)
@@ -180,7 +181,8 @@ func (w *Workflow) probeAfter(ctx context.Context, h *inventory.Host, before *ku
 }
 
 // hostFailures turns the runner's recap into one failure per host that did not succeed; for a
-// step without host statuses, into one failure of the step ("") when anything failed.
+// step without host statuses, into one failure of the step (state.WholeCluster) when anything
+// failed.
 func hostFailures(o *op, recap *runner.Recap, playErr error) map[string]*hostFailure {
 	if recap == nil {
 		recap = &runner.Recap{}
@@ -212,7 +214,7 @@ func hostFailures(o *op, recap *runner.Recap, playErr error) map[string]*hostFai
 			}
 			err = errors.Join(errs...)
 		}
-		return map[string]*hostFailure{"": {err: err}}
+		return map[string]*hostFailure{state.WholeCluster: {err: err}}
 	}
 	return failed
 }
@@ -231,27 +233,22 @@ func tail(s string, n int) []string {
 // failureFrom reads the runner's evidence for one host: the task, rc and output tails, and a
 // one-line reason that names the task, its exit status and the line of its output that says why.
 func failureFrom(hf *runner.HostError) *hostFailure {
-	f := &hostFailure{task: hf.Task, err: hf}
-	if rc, ok := hf.Result["rc"].(int); ok {
-		f.rc = &rc
-	}
-	f.stdout, _ = hf.Result["stdout"].(string)
-	f.stderr, _ = hf.Result["stderr"].(string)
+	res := hf.TaskResult()
+	f := &hostFailure{task: hf.Task, rc: res.RC, stdout: res.Stdout, stderr: res.Stderr, err: hf}
 	if errors.Is(hf.Err, fault.ErrUnreachable) || errors.Is(hf.Err, context.Canceled) || errors.Is(hf.Err, context.DeadlineExceeded) {
 		return f // the runner's own message says it best
 	}
-	msg, _ := hf.Result["msg"].(string)
 	why := kubeadm.FailureLine(f.stderr)
 	if why == "" {
 		why = kubeadm.FailureLine(f.stdout)
 	}
 	switch {
-	case f.rc != nil && *f.rc != 0 && why != "":
+	case res.NonZero() && why != "":
 		f.err = fmt.Errorf("task %q exited %d: %s", hf.Task, *f.rc, why)
-	case f.rc != nil && *f.rc != 0:
+	case res.NonZero():
 		f.err = fmt.Errorf("task %q exited %d", hf.Task, *f.rc)
-	case msg != "":
-		f.err = fmt.Errorf("task %q: %s", hf.Task, msg)
+	case res.Msg != "":
+		f.err = fmt.Errorf("task %q: %s", hf.Task, res.Msg)
 	}
 	return f
 }

@@ -102,26 +102,25 @@ func (w *Workflow) abortUntouched(ctx context.Context, u state.Upgrade) error {
 	reason := "abort: no control plane was touched, nothing to restore"
 	// upgrade-aborting is in flight: it holds a lease like any other operation, so that a crash
 	// between the two writes is failed by the audit once the lease expires.
-	mid, err := w.Store.Apply(ctx, state.Change{Cluster: w.Cluster, Actor: state.ActorCLI, From: u.State,
-		To: state.UpgradeAborting, Reason: reason,
-		AcquireLease: &state.LeaseSpec{Owner: w.owner(), Operation: state.StepAbort, TTL: w.ttl()}})
+	mid, err := w.Store.Apply(ctx, state.Start(w.Cluster, state.ActorCLI, u.State, state.UpgradeAborting,
+		state.LeaseSpec{Owner: w.owner(), Operation: state.StepAbort, TTL: w.ttl()}, state.Because(reason)))
 	if err != nil {
 		return err
 	}
-	w.stateChanged("", u.State, mid.State, reason)
+	w.stateChanged(state.WholeCluster, u.State, mid.State, reason)
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.recordFor())
 	defer cancel()
 	var end state.Upgrade
 	err = w.retryWrite(dctx, "record the abort", func(ctx context.Context) error {
 		var err error
-		end, err = w.Store.Apply(ctx, state.Change{Cluster: w.Cluster, Actor: state.ActorCLI, From: mid.State,
-			To: state.UpgradeAborted, LeaseOwner: w.owner(), ReleaseLease: true, Reason: reason})
+		end, err = w.Store.Apply(ctx, state.Finish(w.Cluster, state.ActorCLI, mid.State, state.UpgradeAborted, w.owner(),
+			state.ReleaseLease(), state.Because(reason)))
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	w.stateChanged("", mid.State, end.State, reason)
+	w.stateChanged(state.WholeCluster, mid.State, end.State, reason)
 	return nil
 }
 
@@ -142,13 +141,9 @@ func (w *Workflow) Complete(ctx context.Context) (state.Upgrade, error) {
 	if err := state.CheckComplete(u, hosts); err != nil {
 		return u, err
 	}
-	idle := state.HostIdle
-	after, err := w.Store.Apply(ctx, state.Change{
-		Cluster: w.Cluster, Actor: state.ActorCLI, From: u.State, To: state.UpgradeComplete,
-		AllHostsTo: &idle, LeaseNotLive: true, Reason: "every kubelet is upgraded",
-	})
+	after, err := w.Store.Apply(ctx, state.Complete(w.Cluster, state.ActorCLI, u.State, state.Because("every kubelet is upgraded")))
 	if err == nil {
-		w.stateChanged("", u.State, after.State, "upgrade complete")
+		w.stateChanged(state.WholeCluster, u.State, after.State, "upgrade complete")
 	}
 	return after, err
 }

@@ -5,15 +5,16 @@ import (
 	"fmt"
 
 	"github.com/kupgrade/kupgrade/inventory"
+	"github.com/kupgrade/kupgrade/playbooks"
 	"github.com/kupgrade/kupgrade/state"
 )
 
 func (w *Workflow) vars(u state.Upgrade, extra map[string]any) map[string]any {
 	v := map[string]any{
-		"to_version":       u.ToVersion,
-		"from_version":     u.FromVersion,
-		"kupgrade_cluster": u.Cluster,
-		"kubeadm_timeout":  w.kubeadmTimeout().String(),
+		playbooks.VarToVersion:      u.ToVersion,
+		playbooks.VarFromVersion:    u.FromVersion,
+		playbooks.VarCluster:        u.Cluster,
+		playbooks.VarKubeadmTimeout: w.kubeadmTimeout().String(),
 	}
 	for k, x := range extra {
 		v[k] = x
@@ -91,8 +92,8 @@ func (w *Workflow) ControlPlane(ctx context.Context, hostname string) error {
 		step: step, from: u.State, hosts: []*inventory.Host{h},
 		hostFrom: statuses(hosts), hostTo: state.UpgradingControlPlane, hostDone: state.HostIdle,
 		target: u.ToVersion, pb: pb, kubeadm: true,
-		vars:   w.vars(u, map[string]any{"first_controller": first, "redo": redo}),
-		before: "kcfg_before",
+		vars:   w.vars(u, map[string]any{playbooks.VarFirstController: first, playbooks.VarRedo: redo}),
+		before: playbooks.VarKcfgBefore,
 		verify: func(ctx context.Context, h *inventory.Host, reg map[string]any) error {
 			return w.verifyControlPlane(ctx, h, u.ToVersion, reg)
 		},

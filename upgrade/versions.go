@@ -11,6 +11,8 @@ import (
 
 	"github.com/kupgrade/kupgrade/inventory"
 	"github.com/kupgrade/kupgrade/kubeadm"
+	"github.com/kupgrade/kupgrade/playbooks"
+	"github.com/kupgrade/kupgrade/runner"
 	"github.com/kupgrade/kupgrade/state"
 )
 
@@ -94,7 +96,7 @@ func (w *Workflow) Refresh(ctx context.Context) error { return w.refresh(ctx, w.
 // kcfg_after when it did (the shipped playbook reads them right after kubeadm), else over SSH.
 func (w *Workflow) verifyControlPlane(ctx context.Context, h *inventory.Host, target string, reg map[string]any) error {
 	var v Versions
-	if snap, err := kubeadm.SnapshotFromValue(reg["kcfg_after"]); err == nil && !snap.Taken.IsZero() {
+	if snap, err := kubeadm.SnapshotFromValue(reg[playbooks.VarKcfgAfter]); err == nil && !snap.Taken.IsZero() {
 		v.ControlPlane = snap.ControlPlaneVersion()
 	} else if v, err = w.readHost(ctx, h, true); err != nil {
 		return fmt.Errorf("verify %s: %w", h.Name, err)
@@ -109,9 +111,7 @@ func (w *Workflow) verifyControlPlane(ctx context.Context, h *inventory.Host, ta
 // kubelet_version when there is one, else over SSH.
 func (w *Workflow) verifyKubelet(ctx context.Context, h *inventory.Host, target string, reg map[string]any) error {
 	var v Versions
-	out, _ := reg["kubelet_version"].(map[string]any)
-	stdout, _ := out["stdout"].(string)
-	if kv, ok := kubeadm.KubeletVersion(stdout); ok {
+	if kv, ok := kubeadm.KubeletVersion(runner.ResultOf(reg[playbooks.VarKubeletVersion]).Stdout); ok {
 		v.Kubelet = kv
 	} else {
 		var err error

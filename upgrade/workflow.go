@@ -90,7 +90,7 @@ type StepError struct {
 
 func (e *StepError) Error() string {
 	where := e.Step
-	if e.Host != "" {
+	if e.Host != state.WholeCluster {
 		where += " on " + e.Host
 	}
 	return fmt.Sprintf("%s failed: %v", where, e.Cause)
@@ -138,7 +138,7 @@ func (w *Workflow) report(ev runner.Event) {
 }
 
 func (w *Workflow) stateChanged(host string, from, to state.State, msg string) {
-	w.report(runner.Event{Event: "state_changed", Host: host, FromState: string(from), ToState: string(to), Msg: msg})
+	w.report(runner.Event{Event: runner.EventStateChanged, Host: host, FromState: string(from), ToState: string(to), Msg: msg})
 }
 
 // playbook returns the user's playbook for step (inventory variable kupgrade_playbooks, a map of
@@ -152,7 +152,7 @@ func (w *Workflow) playbook(step state.Step) (*playbooks.Playbook, error) {
 
 func (w *Workflow) userPlaybook(step string) string {
 	for _, h := range w.Inventory.Hosts {
-		m, ok := h.Vars["kupgrade_playbooks"].(map[string]any)
+		m, ok := h.Vars[playbooks.VarPlaybooks].(map[string]any)
 		if !ok {
 			continue
 		}

@@ -104,7 +104,7 @@ func (a *app) printFail(res recovery.Result) error {
 		return nil
 	}
 	fmt.Fprintf(a.stdout, "state: %s -> %s\n", res.FromState, res.ToState)
-	if res.Host != "" {
+	if res.Host != state.WholeCluster {
 		fmt.Fprintf(a.stdout, "host %s: status %s cleared\n", res.Host, res.HostStatus)
 	}
 	if next := upgrade.RetryCommand(res.ToState, res.Host); next != "" {

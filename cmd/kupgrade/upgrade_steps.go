@@ -179,7 +179,7 @@ func (a *app) outcome(err error) error {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n%s FAILED", se.Step)
-	if se.Host != "" {
+	if se.Host != state.WholeCluster {
 		fmt.Fprintf(&b, " on %s", se.Host)
 	}
 	fmt.Fprintf(&b, ": state is now %s\n", se.State)

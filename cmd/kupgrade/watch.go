@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kupgrade/kupgrade/recovery"
+	"github.com/kupgrade/kupgrade/runner"
 	"github.com/kupgrade/kupgrade/state"
 )
 
@@ -99,29 +100,29 @@ func newAuditEmitter(w io.Writer, asJSON bool) *auditEmitter {
 
 // auditEvent is the JSON Lines form (CLI.md: time, event, host, task, then the audit's keys).
 type auditEvent struct {
-	Time           string  `json:"time"`
-	Event          string  `json:"event"`
-	Host           string  `json:"host"`
-	Task           string  `json:"task"`
-	Cluster        string  `json:"cluster"`
-	FromState      string  `json:"from_state"`
-	ToState        *string `json:"to_state"`
-	HostStatus     *string `json:"host_status"`
-	Why            string  `json:"why"`
-	Outcome        string  `json:"outcome"`
-	Msg            string  `json:"msg"`
-	Error          *string `json:"error,omitempty"`
-	FindingClass   *string `json:"finding_class,omitempty"`
-	FindingSummary *string `json:"finding_summary,omitempty"`
-	ProbeError     *string `json:"probe_error,omitempty"`
-	Unreachable    bool    `json:"unreachable,omitempty"`
+	Time           string           `json:"time"`
+	Event          runner.EventKind `json:"event"`
+	Host           string           `json:"host"`
+	Task           string           `json:"task"`
+	Cluster        string           `json:"cluster"`
+	FromState      string           `json:"from_state"`
+	ToState        *string          `json:"to_state"`
+	HostStatus     *string          `json:"host_status"`
+	Why            string           `json:"why"`
+	Outcome        string           `json:"outcome"`
+	Msg            string           `json:"msg"`
+	Error          *string          `json:"error,omitempty"`
+	FindingClass   *string          `json:"finding_class,omitempty"`
+	FindingSummary *string          `json:"finding_summary,omitempty"`
+	ProbeError     *string          `json:"probe_error,omitempty"`
+	Unreachable    bool             `json:"unreachable,omitempty"`
 }
 
 func (e *auditEmitter) emit(a recovery.Action) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.json {
-		ev := auditEvent{Time: rfc3339(a.Time), Event: "audit", Host: a.Host, Cluster: a.Cluster,
+		ev := auditEvent{Time: rfc3339(a.Time), Event: runner.EventAudit, Host: a.Host, Cluster: a.Cluster,
 			FromState: string(a.FromState), ToState: nullable(string(a.ToState)), HostStatus: nullable(string(a.HostStatus)),
 			Why: a.Why, Outcome: a.Outcome, Msg: a.Msg, Error: nullable(a.Error)}
 		if p := a.Probe; p != nil {
@@ -138,7 +139,7 @@ func (e *auditEmitter) emit(a recovery.Action) {
 	switch a.Outcome {
 	case recovery.OutcomeFailed:
 		line += " -> " + string(a.ToState)
-		if a.Host != "" {
+		if a.Host != state.WholeCluster {
 			line += fmt.Sprintf(", host %s %s cleared", a.Host, a.HostStatus)
 		}
 	case recovery.OutcomeMovedOn:

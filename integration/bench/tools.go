@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kupgrade/kupgrade/runner"
 )
 
 // Tool names, as the table prints them.
@@ -85,13 +87,13 @@ func checkKupgradeRecap(out []byte, n int) error {
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	for sc.Scan() {
 		var ev struct {
-			Event string `json:"event"`
+			Event runner.EventKind `json:"event"`
 			Recap map[string]struct {
 				Failed      int `json:"failed"`
 				Unreachable int `json:"unreachable"`
 			} `json:"recap"`
 		}
-		if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.Event != "play_recap" {
+		if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.Event != runner.EventPlayRecap {
 			continue
 		}
 		ok := 0

@@ -150,8 +150,8 @@ func TestWriterGivesUpWithAClearMessage(t *testing.T) {
 	s := open(t, path, state.WithLockWait(100*time.Millisecond))
 	h := holdWriteLock(t, path)
 	defer h.release(t)
-	_, err := s.Apply(t.Context(), state.Change{Cluster: "c", Actor: state.ActorCLI, Reason: "test",
-		From: state.UpgradeStarted, To: state.UpgradeStarted})
+	_, err := s.Apply(t.Context(), state.Start("c", state.ActorCLI, state.UpgradeStarted, state.DownloadingImages,
+		state.LeaseSpec{Owner: "o", Operation: "download-images", TTL: time.Minute}, state.Because("test")))
 	if !errors.Is(err, state.ErrConflict) {
 		t.Fatalf("Apply while locked = %v, want ErrConflict", err)
 	}

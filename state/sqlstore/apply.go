@@ -12,11 +12,8 @@ import (
 
 // Apply applies c in one transaction with compare-and-set (see state.Change).
 func (s *Store) Apply(ctx context.Context, c state.Change) (state.Upgrade, error) {
-	if c.To == "" {
-		c.To = c.From
-	}
-	if !c.From.Valid() || !c.To.Valid() {
-		return state.Upgrade{}, fmt.Errorf("%w: change of cluster %q: from %q to %q: not a state", state.ErrBadInput, c.Cluster, c.From, c.To)
+	if err := c.Err(); err != nil {
+		return state.Upgrade{}, err
 	}
 	var out state.Upgrade
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
@@ -25,7 +22,7 @@ func (s *Store) Apply(ctx context.Context, c state.Change) (state.Upgrade, error
 		return err
 	})
 	if err != nil {
-		return state.Upgrade{}, fmt.Errorf("apply %s -> %s: %w", c.From, c.To, err)
+		return state.Upgrade{}, fmt.Errorf("apply %s -> %s: %w", c.From(), c.To(), err)
 	}
 	return out, nil
 }
@@ -37,28 +34,28 @@ func (s *Store) applyTx(ctx context.Context, tx *sql.Tx, c state.Change) (state.
 	}
 	// A time of the upgrade row that does not parse decides nothing here (and a change of state
 	// rewrites state_entered_at): only the state is compared.
-	u, err := s.readUpgrade(ctx, tx, c.Cluster, true)
+	u, err := s.readUpgrade(ctx, tx, c.Cluster(), true)
 	if err != nil && !errors.Is(err, state.ErrBadRow) {
 		return u, err
 	}
-	if u.State != c.From {
-		return u, conflict(c.Cluster, "expected state %s, found %s", c.From, u.State)
+	if u.State != c.From() {
+		return u, conflict(c.Cluster(), "expected state %s, found %s", c.From(), u.State)
 	}
-	lease, err := s.readLease(ctx, tx, c.Cluster, true)
+	lease, err := s.readLease(ctx, tx, c.Cluster(), true)
 	if err != nil && !errors.Is(err, state.ErrBadRow) {
 		return u, err
 	}
 	if err := checkLease(c, lease, err, now); err != nil {
 		return u, err
 	}
-	if c.AcquireLease != nil {
+	if _, acquire := c.AcquireLease(); acquire {
 		if err := s.noneLeftInFlight(ctx, tx, c); err != nil {
 			return u, err
 		}
 	}
-	ev := state.Event{Cluster: c.Cluster, UpgradeUUID: u.UUID, Hostname: c.Host, Actor: c.Actor,
-		FromState: u.State, ToState: c.To, Reason: c.Reason, Evidence: c.Evidence, CreatedAt: now}
-	if c.Host != "" {
+	ev := state.Event{Cluster: c.Cluster(), UpgradeUUID: u.UUID, Hostname: c.Host(), Actor: c.Actor(),
+		FromState: u.State, ToState: c.To(), Reason: c.Reason(), Evidence: c.Evidence(), CreatedAt: now}
+	if c.Host() != state.WholeCluster {
 		if ev.FromHostStatus, ev.ToHostStatus, err = s.applyHost(ctx, tx, c, now); err != nil {
 			return u, err
 		}
@@ -66,9 +63,9 @@ func (s *Store) applyTx(ctx context.Context, tx *sql.Tx, c state.Change) (state.
 	if err := s.applyUpgrade(ctx, tx, c, &u, now); err != nil {
 		return u, err
 	}
-	if c.AllHostsTo != nil {
+	if all, ok := c.AllHostsTo(); ok {
 		_, err := tx.ExecContext(ctx, `UPDATE kube_host_upgrade SET status = ?, updated_at = ?
-			WHERE host_id IN (SELECT id FROM host WHERE cluster = ?)`, nullable(string(*c.AllHostsTo)), fmtTime(now), c.Cluster)
+			WHERE host_id IN (SELECT id FROM host WHERE cluster = ?)`, nullable(string(all)), fmtTime(now), c.Cluster())
 		if err != nil {
 			return u, fmt.Errorf("set host statuses: %w", err)
 		}
@@ -86,104 +83,97 @@ func checkLease(c state.Change, l *state.Lease, unreadable error, now time.Time)
 	if l == nil {
 		return nil
 	}
+	spec, acquire := c.AcquireLease()
 	held := fmt.Sprintf("lease held by %s for %s until %s", l.Owner, l.Operation, fmtTime(l.ExpiresAt))
 	if unreadable != nil {
 		held = fmt.Sprintf("lease held by %s for %s that cannot be read (%v), so nobody can tell whether it is live; "+
 			"`kupgrade upgrade failed --force` deletes it", l.Owner, l.Operation, unreadable)
 	}
 	switch {
-	case unreadable != nil && (c.LeaseNotLive || (c.AcquireLease != nil && l.Owner != c.AcquireLease.Owner)):
-		return conflict(c.Cluster, "expected no live lease, found a %s", held)
-	case c.LeaseOwner != "" && l.Owner != c.LeaseOwner:
-		return conflict(c.Cluster, "expected the lease of %s, found the %s", c.LeaseOwner, held)
-	case c.LeaseNotLive && l.Live(now):
-		return conflict(c.Cluster, "expected no live lease, found a %s", held)
-	case c.AcquireLease != nil && l.Owner != c.AcquireLease.Owner && l.Live(now):
-		return conflict(c.Cluster, "cannot take the lease for %s: found a live %s", c.AcquireLease.Operation, held)
+	case unreadable != nil && (c.LeaseNotLive() || (acquire && l.Owner != spec.Owner)):
+		return conflict(c.Cluster(), "expected no live lease, found a %s", held)
+	case c.LeaseOwner() != "" && l.Owner != c.LeaseOwner():
+		return conflict(c.Cluster(), "expected the lease of %s, found the %s", c.LeaseOwner(), held)
+	case c.LeaseNotLive() && l.Live(now):
+		return conflict(c.Cluster(), "expected no live lease, found a %s", held)
+	case acquire && l.Owner != spec.Owner && l.Live(now):
+		return conflict(c.Cluster(), "cannot take the lease for %s: found a live %s", spec.Operation, held)
 	}
 	return nil
 }
 
 // applyUpgrade moves the upgrade row with compare-and-set on its state and updates u.
 func (s *Store) applyUpgrade(ctx context.Context, tx *sql.Tx, c state.Change, u *state.Upgrade, now time.Time) error {
-	set, args := "state = ?, updated_at = ?", []any{string(c.To), fmtTime(now)}
-	if c.To != u.State {
+	set, args := "state = ?, updated_at = ?", []any{string(c.To()), fmtTime(now)}
+	if c.To() != u.State {
 		set += ", state_entered_at = ?"
 		args = append(args, fmtTime(now))
 		u.StateEnteredAt = now
 	}
-	if c.IncRecoveryAttempts {
+	if c.CountsRecovery() {
 		set += ", recovery_attempts = recovery_attempts + 1"
 		u.RecoveryAttempts++
 	}
 	res, err := tx.ExecContext(ctx, "UPDATE kube_upgrade SET "+set+" WHERE id = ? AND state = ?",
-		append(args, u.ID, string(c.From))...)
-	if err := one(res, err, c.Cluster, "upgrade state"); err != nil {
+		append(args, u.ID, string(c.From()))...)
+	if err := one(res, err, c.Cluster(), "upgrade state"); err != nil {
 		return err
 	}
-	u.State, u.UpdatedAt = c.To, now
+	u.State, u.UpdatedAt = c.To(), now
 	return nil
 }
 
-// applyHost checks and moves the status of c.Host with compare-and-set; it returns the status
+// applyHost checks and moves the status of c.Host() with compare-and-set; it returns the status
 // found and the status written, for the event. NULL and ” (a hand edit) are both idle.
 func (s *Store) applyHost(ctx context.Context, tx *sql.Tx, c state.Change, now time.Time) (from, to state.HostStatus, err error) {
 	var id int64
 	var status sql.NullString
 	err = tx.QueryRowContext(ctx, `SELECT hu.id, hu.status FROM kube_host_upgrade hu JOIN host h ON h.id = hu.host_id
-		WHERE h.cluster = ? AND h.hostname = ?`+s.d.ForUpdate, c.Cluster, c.Host).Scan(&id, &status)
+		WHERE h.cluster = ? AND h.hostname = ?`+s.d.ForUpdate, c.Cluster(), c.Host()).Scan(&id, &status)
 	if isNoRows(err) {
-		return "", "", fmt.Errorf("%w: host %s is not part of the upgrade of cluster %q", state.ErrNotFound, c.Host, c.Cluster)
+		return "", "", fmt.Errorf("%w: host %s is not part of the upgrade of cluster %q", state.ErrNotFound, c.Host(), c.Cluster())
 	}
 	if err != nil {
-		return "", "", fmt.Errorf("read host %s: %w", c.Host, err)
+		return "", "", fmt.Errorf("read host %s: %w", c.Host(), err)
 	}
 	from = state.HostStatus(status.String)
-	if c.HostFrom != nil && *c.HostFrom != from {
-		return "", "", conflict(c.Cluster, "expected host %s status %s, found %s", c.Host, *c.HostFrom, from)
+	if c.HostFrom() != from {
+		return "", "", conflict(c.Cluster(), "expected host %s status %s, found %s", c.Host(), c.HostFrom(), from)
 	}
-	to = from
-	if c.HostTo == nil && c.Target == "" {
-		return from, to, nil
-	}
-	set, args := "updated_at = ?", []any{fmtTime(now)}
-	if c.HostTo != nil {
-		to = *c.HostTo
-		set += ", status = ?"
-		args = append(args, nullable(string(to)))
-	}
-	if c.Target != "" {
+	to = c.HostTo()
+	set, args := "updated_at = ?, status = ?", []any{fmtTime(now), nullable(string(to))}
+	if c.Target() != "" {
 		set += ", target_version = ?"
-		args = append(args, c.Target)
+		args = append(args, c.Target())
 	}
 	res, err := tx.ExecContext(ctx, "UPDATE kube_host_upgrade SET "+set+" WHERE id = ? AND COALESCE(status, '') = ?",
 		append(args, id, string(from))...)
-	return from, to, one(res, err, c.Cluster, "status of host "+c.Host)
+	return from, to, one(res, err, c.Cluster(), "status of host "+c.Host())
 }
 
 // applyLease releases and/or takes the lease; l is the row read under the lock.
 func (s *Store) applyLease(ctx context.Context, tx *sql.Tx, c state.Change, l *state.Lease, now time.Time) error {
-	if c.ReleaseLease && l != nil {
-		res, err := tx.ExecContext(ctx, "DELETE FROM kube_upgrade_lease WHERE cluster = ? AND owner = ?", c.Cluster, l.Owner)
-		if err := one(res, err, c.Cluster, "lease"); err != nil {
+	if c.ReleasesLease() && l != nil {
+		res, err := tx.ExecContext(ctx, "DELETE FROM kube_upgrade_lease WHERE cluster = ? AND owner = ?", c.Cluster(), l.Owner)
+		if err := one(res, err, c.Cluster(), "lease"); err != nil {
 			return err
 		}
 		l = nil
 	}
-	spec := c.AcquireLease
-	if spec == nil {
+	spec, acquire := c.AcquireLease()
+	if !acquire {
 		return nil
 	}
-	gen, err := s.nextGeneration(ctx, tx, c.Cluster)
+	gen, err := s.nextGeneration(ctx, tx, c.Cluster())
 	if err != nil {
 		return err
 	}
 	exp := fmtTime(now.Add(spec.TTL))
 	if l == nil {
 		_, err := tx.ExecContext(ctx, `INSERT INTO kube_upgrade_lease (cluster, owner, operation, generation, acquired_at, heartbeat_at, expires_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`, c.Cluster, spec.Owner, spec.Operation, gen, fmtTime(now), fmtTime(now), exp)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`, c.Cluster(), spec.Owner, spec.Operation, gen, fmtTime(now), fmtTime(now), exp)
 		if err != nil && s.d.Duplicate(err) {
-			return conflict(c.Cluster, "another operation took the lease at the same moment")
+			return conflict(c.Cluster(), "another operation took the lease at the same moment")
 		}
 		if err != nil {
 			return fmt.Errorf("take lease: %w", err)
@@ -191,8 +181,8 @@ func (s *Store) applyLease(ctx context.Context, tx *sql.Tx, c state.Change, l *s
 		return nil
 	}
 	res, err := tx.ExecContext(ctx, `UPDATE kube_upgrade_lease SET owner = ?, operation = ?, generation = ?, acquired_at = ?, heartbeat_at = ?,
-		expires_at = ? WHERE cluster = ? AND owner = ?`, spec.Owner, spec.Operation, gen, fmtTime(now), fmtTime(now), exp, c.Cluster, l.Owner)
-	return one(res, err, c.Cluster, "lease")
+		expires_at = ? WHERE cluster = ? AND owner = ?`, spec.Owner, spec.Operation, gen, fmtTime(now), fmtTime(now), exp, c.Cluster(), l.Owner)
+	return one(res, err, c.Cluster(), "lease")
 }
 
 // nextGeneration takes the cluster's next lease generation (the fencing token of the lease
@@ -217,12 +207,12 @@ func (s *Store) noneLeftInFlight(ctx context.Context, tx *sql.Tx, c state.Change
 	var host, status string
 	err := tx.QueryRowContext(ctx, `SELECT h.hostname, hu.status FROM host h JOIN kube_host_upgrade hu ON hu.host_id = h.id
 		WHERE h.cluster = ? AND h.hostname <> ? AND hu.status IN (?, ?) ORDER BY h.id LIMIT 1`,
-		c.Cluster, c.Host, string(state.UpgradingControlPlane), string(state.UpgradingKubelet)).Scan(&host, &status)
+		c.Cluster(), c.Host(), string(state.UpgradingControlPlane), string(state.UpgradingKubelet)).Scan(&host, &status)
 	if isNoRows(err) {
 		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("read hosts in flight: %w", err)
 	}
-	return conflict(c.Cluster, "host %s is still %s from an earlier operation that holds no live lease; fail it first with `kupgrade recover` (or `kupgrade upgrade failed`)", host, status)
+	return conflict(c.Cluster(), "host %s is still %s from an earlier operation that holds no live lease; fail it first with `kupgrade recover` (or `kupgrade upgrade failed`)", host, status)
 }

@@ -91,24 +91,22 @@ func seedBadRows(t *testing.T, b Backend, s state.Store) {
 	for _, c := range []string{"a-good", "b-lease", "c-entered", "d-state", "e-host", "f-good"} {
 		create(t, s, c)
 	}
-	move(t, s, "a-good", state.UpgradeStarted, state.UpgradedNetworking)
-	lease := func(owner string) *state.LeaseSpec {
-		return &state.LeaseSpec{Owner: owner, Operation: "op", TTL: time.Minute}
-	}
-	changes := []state.Change{
-		{Cluster: "a-good", From: state.UpgradedNetworking, To: state.UpgradingFirstMaster, Host: "controller-0",
-			HostTo: status(state.UpgradingControlPlane), AcquireLease: lease("o1")},
-		{Cluster: "b-lease", From: state.UpgradeStarted, To: state.DownloadingImages, AcquireLease: lease("o2")},
-		{Cluster: "c-entered", From: state.UpgradeStarted, To: state.DownloadingImages},
-		{Cluster: "e-host", From: state.UpgradeStarted, To: state.UpgradingKubelets},
-		{Cluster: "e-host", From: state.UpgradingKubelets, Host: "worker-1", HostTo: status(state.UpgradingKubelet)},
-		{Cluster: "f-good", From: state.UpgradeStarted, To: state.PreUpdatingApps},
-	}
-	for _, c := range changes {
+	walk(t, s, "a-good", state.UpgradedNetworking)
+	lease := func(owner string) state.LeaseSpec { return state.LeaseSpec{Owner: owner, Operation: "op", TTL: time.Minute} }
+	for _, c := range []state.Change{
+		state.Start("a-good", state.ActorRunner, state.UpgradedNetworking, state.UpgradingFirstMaster, lease("o1"),
+			state.OnHost("controller-0", state.HostIdle, state.UpgradingControlPlane)),
+		state.Start("b-lease", state.ActorRunner, state.UpgradeStarted, state.DownloadingImages, lease("o2")),
+	} {
 		if _, err := s.Apply(ctx, c); err != nil {
-			t.Fatalf("Apply(%s -> %s): %v", c.From, c.To, err)
+			t.Fatalf("Apply(%s -> %s): %v", c.From(), c.To(), err)
 		}
 	}
+	// In flight with nobody's lease: what a hand edit or an older tool leaves.
+	b.Exec(t, "UPDATE kube_upgrade SET state = 'downloading-images' WHERE cluster = ?", "c-entered")
+	b.Exec(t, "UPDATE kube_upgrade SET state = 'upgrading-kubelets' WHERE cluster = ?", "e-host")
+	b.Exec(t, "UPDATE kube_host_upgrade SET status = 'upgrading-kubelet' WHERE host_id = (SELECT id FROM host WHERE cluster = ? AND hostname = ?)", "e-host", "worker-1")
+	b.Exec(t, "UPDATE kube_upgrade SET state = 'pre-updating-apps' WHERE cluster = ?", "f-good")
 	b.Garble(t, "kube_upgrade_lease", "expires_at", "cluster = ?", "b-lease")
 	b.Garble(t, "kube_upgrade", "state_entered_at", "cluster = ?", "c-entered")
 	b.Exec(t, "UPDATE kube_upgrade SET state = 'upgrading-frist-master' WHERE cluster = ?", "d-state")
@@ -140,18 +138,15 @@ func checkBadReads(t *testing.T, s state.Store) {
 // a forced fail (no lease condition) deletes it; a state change rewrites state_entered_at.
 func failBadRows(t *testing.T, s state.Store) {
 	ctx := t.Context()
-	_, err := s.Apply(ctx, state.Change{Cluster: "b-lease", From: state.DownloadingImages, To: state.DownloadingImagesFailed,
-		LeaseNotLive: true, ReleaseLease: true})
+	_, err := s.Apply(ctx, state.Fail("b-lease", state.ActorCLI, state.DownloadingImages, state.DownloadingImagesFailed, state.NotLive()))
 	wantErr(t, "fail with an unreadable lease, no --force", err, state.ErrConflict)
-	if _, err := s.Apply(ctx, state.Change{Cluster: "b-lease", From: state.DownloadingImages, To: state.DownloadingImagesFailed,
-		ReleaseLease: true}); err != nil {
+	if _, err := s.Apply(ctx, state.Fail("b-lease", state.ActorCLI, state.DownloadingImages, state.DownloadingImagesFailed, state.Forced())); err != nil {
 		t.Fatalf("forced fail with an unreadable lease: %v", err)
 	}
 	if l, err := s.Lease(ctx, "b-lease"); l != nil || err != nil {
 		t.Fatalf("lease after the forced fail: %+v, %v; want none", l, err)
 	}
-	if _, err := s.Apply(ctx, state.Change{Cluster: "c-entered", From: state.DownloadingImages, To: state.DownloadingImagesFailed,
-		LeaseNotLive: true, ReleaseLease: true}); err != nil {
+	if _, err := s.Apply(ctx, state.Fail("c-entered", state.ActorCLI, state.DownloadingImages, state.DownloadingImagesFailed, state.NotLive())); err != nil {
 		t.Fatalf("fail with an unreadable state_entered_at: %v", err)
 	}
 	if u, err := s.Upgrade(ctx, "c-entered"); err != nil || u.StateEnteredAt.IsZero() {

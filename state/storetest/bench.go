@@ -15,22 +15,22 @@ import (
 func BenchmarkTransition(b *testing.B, be Backend) {
 	s := be.Open(b)
 	create(b, s, "bench")
-	move(b, s, "bench", state.UpgradeStarted, state.UpgradingFirstMaster)
+	walk(b, s, "bench", state.UpgradingFirstMaster)
 	ctx := context.Background()
+	const fm, failed, cp = state.UpgradingFirstMaster, state.UpgradingFirstMasterFailed, state.UpgradingControlPlane
+	lease, why := state.LeaseSpec{Owner: walker, Operation: "bench", TTL: time.Hour}, state.Because("bench")
 	steps := [2]state.Change{
-		{From: state.UpgradingFirstMaster, To: state.UpgradingFirstMasterFailed, HostFrom: status(state.UpgradingControlPlane), HostTo: status(state.HostIdle)},
-		{From: state.UpgradingFirstMasterFailed, To: state.UpgradingFirstMaster, HostFrom: status(state.HostIdle), HostTo: status(state.UpgradingControlPlane)},
+		state.Fail("bench", state.ActorRunner, fm, failed, state.HeldBy(walker), why, state.OnHost("controller-0", cp, state.HostIdle)),
+		state.Start("bench", state.ActorRunner, failed, fm, lease, why, state.OnHost("controller-0", state.HostIdle, cp)),
 	}
-	if _, err := s.Apply(ctx, state.Change{Cluster: "bench", From: state.UpgradingFirstMaster, Host: "controller-0",
-		HostTo: status(state.UpgradingControlPlane)}); err != nil {
+	if _, err := s.Apply(ctx, state.HostOnly("bench", state.ActorRunner, fm, state.HeldBy(walker),
+		state.OnHost("controller-0", state.HostIdle, cp))); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
-		c := steps[i%2]
-		c.Cluster, c.Host, c.Actor, c.Reason = "bench", "controller-0", state.ActorRunner, "bench"
-		if _, err := s.Apply(ctx, c); err != nil {
+		if _, err := s.Apply(ctx, steps[i%2]); err != nil {
 			b.Fatal(err)
 		}
 		i++

@@ -14,12 +14,15 @@ func testGenerations(t *testing.T, b Backend) {
 	s := b.Open(t, state.WithClock(clock.Now))
 	ctx := t.Context()
 	create(t, s, "c1")
-	move(t, s, "c1", state.UpgradeStarted, state.UpgradedNetworking)
+	walk(t, s, "c1", state.UpgradedNetworking)
 	take := func(owner string, from state.State) int64 {
 		t.Helper()
-		_, err := s.Apply(ctx, state.Change{Cluster: "c1", Actor: state.ActorRunner, From: from, To: state.UpgradingFirstMaster,
-			AcquireLease: &state.LeaseSpec{Owner: owner, Operation: "control-plane@controller-0", TTL: 30 * time.Second}})
-		if err != nil {
+		lease := state.LeaseSpec{Owner: owner, Operation: "control-plane@controller-0", TTL: 30 * time.Second}
+		c := state.Start("c1", state.ActorRunner, from, state.UpgradingFirstMaster, lease)
+		if from == state.UpgradingFirstMaster {
+			c = state.TakeOver("c1", state.ActorRunner, from, lease)
+		}
+		if _, err := s.Apply(ctx, c); err != nil {
 			t.Fatalf("%s takes the lease: %v", owner, err)
 		}
 		l, err := s.Lease(ctx, "c1")
@@ -42,8 +45,8 @@ func testGenerations(t *testing.T, b Backend) {
 	if err != nil || len(bad) != 0 || len(ops) != 1 || ops[0].Lease == nil || ops[0].Lease.Generation != second {
 		t.Fatalf("InFlight reports the lease's generation %d: %+v, %v", second, ops, err)
 	}
-	if _, err := s.Apply(ctx, state.Change{Cluster: "c1", From: state.UpgradingFirstMaster, To: state.UpgradingFirstMasterFailed,
-		LeaseOwner: "b", ReleaseLease: true}); err != nil {
+	if _, err := s.Apply(ctx, state.Fail("c1", state.ActorRunner, state.UpgradingFirstMaster, state.UpgradingFirstMasterFailed,
+		state.HeldBy("b"))); err != nil {
 		t.Fatal(err)
 	}
 	if third := take("c", state.UpgradingFirstMasterFailed); third <= second {
@@ -58,9 +61,9 @@ func testDatabaseClock(t *testing.T, b Backend) {
 	s := b.Open(t)
 	ctx := t.Context()
 	create(t, s, "c1")
-	move(t, s, "c1", state.UpgradeStarted, state.UpgradedNetworking)
-	if _, err := s.Apply(ctx, state.Change{Cluster: "c1", Actor: state.ActorRunner, From: state.UpgradedNetworking,
-		To: state.UpgradingFirstMaster, AcquireLease: &state.LeaseSpec{Owner: "a", Operation: "op", TTL: 2 * time.Second}}); err != nil {
+	walk(t, s, "c1", state.UpgradedNetworking)
+	if _, err := s.Apply(ctx, state.Start("c1", state.ActorRunner, state.UpgradedNetworking, state.UpgradingFirstMaster,
+		state.LeaseSpec{Owner: "a", Operation: "op", TTL: 2 * time.Second})); err != nil {
 		t.Fatal(err)
 	}
 	l, err := s.Lease(ctx, "c1")
@@ -74,8 +77,8 @@ func testDatabaseClock(t *testing.T, b Backend) {
 	if l.Live(s.Now()) {
 		t.Fatalf("lease expired on the database's clock is still live at %v: %+v", s.Now(), l)
 	}
-	_, err = s.Apply(ctx, state.Change{Cluster: "c1", Actor: state.ActorRunner, From: state.UpgradingFirstMaster,
-		AcquireLease: &state.LeaseSpec{Owner: "b", Operation: "op", TTL: 30 * time.Second}})
+	_, err = s.Apply(ctx, state.TakeOver("c1", state.ActorRunner, state.UpgradingFirstMaster,
+		state.LeaseSpec{Owner: "b", Operation: "op", TTL: 30 * time.Second}))
 	if err != nil {
 		t.Fatalf("takeover of a lease expired on the database's clock: %v", err)
 	}
@@ -89,12 +92,11 @@ func testNoTakeoverWhileInFlight(t *testing.T, b Backend) {
 	s := b.Open(t, state.WithClock(clock.Now))
 	ctx := t.Context()
 	create(t, s, "c1")
-	move(t, s, "c1", state.UpgradeStarted, state.UpgradedSecondMaster)
+	walk(t, s, "c1", state.UpgradedSecondMaster)
 	idle, kubelet := state.HostIdle, state.UpgradingKubelet
 	start := func(owner, host string, from state.State) error {
-		_, err := s.Apply(ctx, state.Change{Cluster: "c1", Actor: state.ActorRunner, From: from, To: state.UpgradingKubelets,
-			Host: host, HostFrom: &idle, HostTo: &kubelet,
-			AcquireLease: &state.LeaseSpec{Owner: owner, Operation: "kubelets@" + host, TTL: 30 * time.Second}})
+		_, err := s.Apply(ctx, state.Start("c1", state.ActorRunner, from, state.UpgradingKubelets,
+			state.LeaseSpec{Owner: owner, Operation: "kubelets@" + host, TTL: 30 * time.Second}, state.OnHost(host, idle, kubelet)))
 		return err
 	}
 	if err := start("dead", "controller-0", state.UpgradedSecondMaster); err != nil {
@@ -102,8 +104,8 @@ func testNoTakeoverWhileInFlight(t *testing.T, b Backend) {
 	}
 	clock.Add(time.Minute) // the dead runner's lease expired
 	wantErr(t, "take over while controller-0 is still upgrading-kubelet", start("b", "controller-1", state.UpgradingKubelets), state.ErrConflict)
-	if _, err := s.Apply(ctx, state.Change{Cluster: "c1", Actor: state.ActorRecover, From: state.UpgradingKubelets,
-		Host: "controller-0", HostFrom: &kubelet, HostTo: &idle, LeaseNotLive: true, ReleaseLease: true}); err != nil {
+	if _, err := s.Apply(ctx, state.Fail("c1", state.ActorRecover, state.UpgradingKubelets, state.UpgradingKubelets, state.NotLive(),
+		state.OnHost("controller-0", kubelet, idle))); err != nil {
 		t.Fatalf("fail the dead host: %v", err)
 	}
 	if err := start("b", "controller-1", state.UpgradingKubelets); err != nil {
@@ -122,17 +124,17 @@ func testSkewedMachines(t *testing.T, b Backend) {
 	watcher := b.Open(t, state.WithWallClock(ahead))
 	ctx := t.Context()
 	create(t, runner, "c1")
-	move(t, runner, "c1", state.UpgradeStarted, state.UpgradedNetworking)
-	if _, err := runner.Apply(ctx, state.Change{Cluster: "c1", Actor: state.ActorRunner, From: state.UpgradedNetworking,
-		To: state.UpgradingFirstMaster, AcquireLease: &state.LeaseSpec{Owner: "a", Operation: "op", TTL: 30 * time.Second}}); err != nil {
+	walk(t, runner, "c1", state.UpgradedNetworking)
+	if _, err := runner.Apply(ctx, state.Start("c1", state.ActorRunner, state.UpgradedNetworking, state.UpgradingFirstMaster,
+		state.LeaseSpec{Owner: "a", Operation: "op", TTL: 30 * time.Second})); err != nil {
 		t.Fatal(err)
 	}
 	l, err := watcher.Lease(ctx, "c1")
 	if err != nil || l == nil || !l.Live(watcher.Now()) {
 		t.Fatalf("the watcher a minute ahead judges a fresh 30 s lease expired: %+v, %v (its now %v)", l, err, watcher.Now())
 	}
-	if _, err := watcher.Apply(ctx, state.Change{Cluster: "c1", Actor: state.ActorWatch, From: state.UpgradingFirstMaster,
-		To: state.UpgradingFirstMasterFailed, LeaseNotLive: true, ReleaseLease: true}); err == nil {
+	if _, err := watcher.Apply(ctx, state.Fail("c1", state.ActorWatch, state.UpgradingFirstMaster, state.UpgradingFirstMasterFailed,
+		state.NotLive())); err == nil {
 		t.Fatal("the watcher a minute ahead failed a healthy operation")
 	}
 	if d := runner.Now().Sub(watcher.Now()); d > 5*time.Second || d < -5*time.Second {

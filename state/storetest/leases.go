@@ -12,20 +12,22 @@ func testLeases(t *testing.T, b Backend) {
 	s := b.Open(t, state.WithClock(clock.Now))
 	ctx := t.Context()
 	create(t, s, "c1")
-	move(t, s, "c1", state.UpgradeStarted, state.UpgradedNetworking)
-	take := func(owner string, from, to state.State) error {
-		_, err := s.Apply(ctx, state.Change{Cluster: "c1", Actor: state.ActorRunner, From: from, To: to,
-			AcquireLease: &state.LeaseSpec{Owner: owner, Operation: "control-plane@controller-0", TTL: 30 * time.Second}})
+	walk(t, s, "c1", state.UpgradedNetworking)
+	lease := func(owner string) state.LeaseSpec {
+		return state.LeaseSpec{Owner: owner, Operation: "control-plane@controller-0", TTL: 30 * time.Second}
+	}
+	take := func(owner string) error {
+		_, err := s.Apply(ctx, state.TakeOver("c1", state.ActorRunner, state.UpgradingFirstMaster, lease(owner)))
 		return err
 	}
-	if err := take("a", state.UpgradedNetworking, state.UpgradingFirstMaster); err != nil {
+	if _, err := s.Apply(ctx, state.Start("c1", state.ActorRunner, state.UpgradedNetworking, state.UpgradingFirstMaster, lease("a"))); err != nil {
 		t.Fatal(err)
 	}
 	l, err := s.Lease(ctx, "c1")
 	if err != nil || l == nil || l.Owner != "a" || !l.ExpiresAt.Equal(clock.Now().Add(30*time.Second)) || !l.Live(s.Now()) {
 		t.Fatalf("lease after acquire: %+v, %v", l, err)
 	}
-	wantErr(t, "acquire over a live lease", take("b", state.UpgradingFirstMaster, state.UpgradingFirstMaster), state.ErrConflict)
+	wantErr(t, "acquire over a live lease", take("b"), state.ErrConflict)
 
 	clock.Add(20 * time.Second)
 	renewed, err := s.RenewLease(ctx, "c1", "a", 30*time.Second)
@@ -39,17 +41,17 @@ func testLeases(t *testing.T, b Backend) {
 	if l, _ := s.Lease(ctx, "c1"); l == nil || l.Live(s.Now()) {
 		t.Fatalf("lease should be there and expired: %+v", l)
 	}
-	if err := take("b", state.UpgradingFirstMaster, state.UpgradingFirstMaster); err != nil {
+	if err := take("b"); err != nil {
 		t.Fatalf("take over an expired lease: %v", err)
 	}
 	_, err = s.RenewLease(ctx, "c1", "a", 30*time.Second)
 	wantErr(t, "renew by the owner that lost it", err, state.ErrConflict)
-	if _, err := s.Apply(ctx, state.Change{Cluster: "c1", From: state.UpgradingFirstMaster, To: state.UpgradedFirstMaster,
-		LeaseOwner: "a", ReleaseLease: true}); err == nil {
+	if _, err := s.Apply(ctx, state.Finish("c1", state.ActorRunner, state.UpgradingFirstMaster, state.UpgradedFirstMaster,
+		"a", state.ReleaseLease())); err == nil {
 		t.Fatal("release by the former owner: want ErrConflict")
 	}
-	if _, err := s.Apply(ctx, state.Change{Cluster: "c1", From: state.UpgradingFirstMaster, To: state.UpgradedFirstMaster,
-		LeaseOwner: "b", ReleaseLease: true}); err != nil {
+	if _, err := s.Apply(ctx, state.Finish("c1", state.ActorRunner, state.UpgradingFirstMaster, state.UpgradedFirstMaster,
+		"b", state.ReleaseLease())); err != nil {
 		t.Fatalf("release by the owner: %v", err)
 	}
 	if l, err := s.Lease(ctx, "c1"); l != nil || err != nil {
@@ -66,23 +68,28 @@ func testInFlight(t *testing.T, b Backend) {
 	for _, c := range []string{"a-cp", "b-kubelet", "c-kubelets-done", "d-idle", "e-nolease"} {
 		create(t, s, c)
 	}
-	move(t, s, "a-cp", state.UpgradeStarted, state.UpgradedNetworking)
-	if _, err := s.Apply(ctx, state.Change{Cluster: "a-cp", From: state.UpgradedNetworking, To: state.UpgradingFirstMaster,
-		Host: "controller-0", HostFrom: status(state.HostIdle), HostTo: status(state.UpgradingControlPlane),
-		AcquireLease: &state.LeaseSpec{Owner: "o1", Operation: "control-plane@controller-0", TTL: time.Minute}}); err != nil {
+	walk(t, s, "a-cp", state.UpgradedNetworking)
+	if _, err := s.Apply(ctx, state.Start("a-cp", state.ActorRunner, state.UpgradedNetworking, state.UpgradingFirstMaster,
+		state.LeaseSpec{Owner: "o1", Operation: "control-plane@controller-0", TTL: time.Minute},
+		state.OnHost("controller-0", state.HostIdle, state.UpgradingControlPlane))); err != nil {
 		t.Fatal(err)
 	}
-	move(t, s, "b-kubelet", state.UpgradeStarted, state.UpgradingKubelets)
-	if _, err := s.Apply(ctx, state.Change{Cluster: "b-kubelet", From: state.UpgradingKubelets, Host: "worker-1",
-		HostTo: status(state.UpgradingKubelet), AcquireLease: &state.LeaseSpec{Owner: "o2", Operation: "kubelet@worker-1", TTL: time.Minute}}); err != nil {
+	walk(t, s, "b-kubelet", state.UpgradingKubelets)
+	if _, err := s.Apply(ctx, state.Start("b-kubelet", state.ActorRunner, state.UpgradingKubelets, state.UpgradingKubelets,
+		state.LeaseSpec{Owner: "o2", Operation: "kubelet@worker-1", TTL: time.Minute},
+		state.OnHost("worker-1", state.HostIdle, state.UpgradingKubelet))); err != nil {
 		t.Fatal(err)
 	}
-	move(t, s, "c-kubelets-done", state.UpgradeStarted, state.UpgradingKubelets)
-	if _, err := s.Apply(ctx, state.Change{Cluster: "c-kubelets-done", From: state.UpgradingKubelets, AllHostsTo: status(state.UpgradedKubelet)}); err != nil {
-		t.Fatal(err)
+	walk(t, s, "c-kubelets-done", state.UpgradingKubelets)
+	for _, h := range twoControllers {
+		if _, err := s.Apply(ctx, state.MarkKubelet("c-kubelets-done", state.ActorRunner, state.UpgradingKubelets,
+			h.Hostname, state.HostIdle, "v1.30.2")); err != nil {
+			t.Fatal(err)
+		}
 	}
-	move(t, s, "d-idle", state.UpgradeStarted, state.UpgradedNetworking)
-	move(t, s, "e-nolease", state.UpgradeStarted, state.DownloadingImages)
+	walk(t, s, "d-idle", state.UpgradedNetworking)
+	walk(t, s, "e-nolease", state.DownloadingImages)
+	b.Exec(t, "DELETE FROM kube_upgrade_lease WHERE cluster = 'e-nolease'") // its runner's lease, removed by hand
 
 	ops, bad, err := s.InFlight(ctx)
 	if err != nil || len(bad) != 0 {

@@ -19,28 +19,31 @@ const (
 )
 
 // testRace races three transitions, each guarded by a different compare-and-set: the state
-// alone, then a host status (state unchanged) with a lease, then both with the lease released.
+// (taking a lease), then a host status (state unchanged) under the winner's lease, then both
+// with the lease released.
 func testRace(t *testing.T, b Backend) {
 	stores := make([]state.Store, instances)
 	for i := range stores {
 		stores[i] = b.Open(t)
 	}
 	create(t, stores[0], "c1")
-	move(t, stores[0], "c1", state.UpgradeStarted, state.UpgradedNetworking)
-	rounds := []func(actor string) state.Change{
-		func(string) state.Change {
-			return state.Change{From: state.UpgradedNetworking, To: state.UpgradingFirstMaster}
+	walk(t, stores[0], "c1", state.UpgradedNetworking)
+	const fm, cp = state.UpgradingFirstMaster, state.UpgradingControlPlane
+	// Each racer is its own actor; owner is the actor whose lease won the first round.
+	rounds := []func(actor, owner string) state.Change{
+		func(actor, _ string) state.Change {
+			return state.Start("c1", actor, state.UpgradedNetworking, fm,
+				state.LeaseSpec{Owner: actor, Operation: "control-plane@controller-0", TTL: time.Minute})
 		},
-		func(actor string) state.Change {
-			return state.Change{From: state.UpgradingFirstMaster, To: state.UpgradingFirstMaster, Host: "controller-0",
-				HostFrom: status(state.HostIdle), HostTo: status(state.UpgradingControlPlane),
-				AcquireLease: &state.LeaseSpec{Owner: actor, Operation: "control-plane@controller-0", TTL: time.Minute}}
+		func(actor, owner string) state.Change {
+			return state.StartHost("c1", actor, fm, owner, state.OnHost("controller-0", state.HostIdle, cp))
 		},
-		func(string) state.Change {
-			return state.Change{From: state.UpgradingFirstMaster, To: state.UpgradingFirstMasterFailed, Host: "controller-0",
-				HostFrom: status(state.UpgradingControlPlane), HostTo: status(state.HostIdle), ReleaseLease: true}
+		func(actor, owner string) state.Change {
+			return state.Fail("c1", actor, fm, state.UpgradingFirstMasterFailed, state.HeldBy(owner),
+				state.OnHost("controller-0", cp, state.HostIdle))
 		},
 	}
+	owner := ""
 	for round, change := range rounds {
 		before := countEvents(t, stores[0], "c1")
 		errs := make([]error, racers)
@@ -49,8 +52,7 @@ func testRace(t *testing.T, b Backend) {
 		for i := range racers {
 			wg.Go(func() {
 				<-start
-				c := change(fmt.Sprintf("racer-%d", i))
-				c.Cluster, c.Actor = "c1", fmt.Sprintf("racer-%d", i)
+				c := change(fmt.Sprintf("racer-%d", i), owner)
 				_, errs[i] = stores[i%instances].Apply(context.Background(), c)
 			})
 		}
@@ -61,6 +63,9 @@ func testRace(t *testing.T, b Backend) {
 			switch {
 			case err == nil:
 				winners++
+				if owner == "" {
+					owner = fmt.Sprintf("racer-%d", i)
+				}
 			case !errors.Is(err, state.ErrConflict):
 				t.Errorf("round %d, racer %d: %v, want nil or ErrConflict", round, i, err)
 			}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -104,14 +105,70 @@ func create(t testing.TB, s state.Store, cluster string) state.Upgrade {
 	return u
 }
 
-// move applies a plain state change and fails the test on error.
-func move(t testing.TB, s state.Store, cluster string, from, to state.State) state.Upgrade {
+// walker is the owner of the leases walk takes.
+const walker = "walker"
+
+// walk takes cluster's upgrade from its state to the state to the way the workflow would, on the
+// shortest path of the step table: each step started (taking walker's lease) and finished or
+// failed (releasing it). A state that a step runs in (in flight) is left with walker's lease
+// held; upgrading-kubelets, long-lived, with none. It returns the upgrade as last written.
+func walk(t testing.TB, s state.Store, cluster string, to state.State) state.Upgrade {
 	t.Helper()
-	u, err := s.Apply(context.Background(), state.Change{Cluster: cluster, Actor: state.ActorCLI, Reason: "test", From: from, To: to})
-	if err != nil {
-		t.Fatalf("Apply(%s: %s -> %s): %v", cluster, from, to, err)
+	u := mustUpgrade(t, s, cluster)
+	for _, c := range path(cluster, u.State, to) {
+		var err error
+		if u, err = s.Apply(context.Background(), c); err != nil {
+			t.Fatalf("walk %s to %s: %s -> %s: %v", cluster, to, c.From(), c.To(), err)
+		}
+	}
+	if u.State != to {
+		t.Fatalf("walk %s: no path of the step table to %s", cluster, to)
 	}
 	return u
+}
+
+// path is the shortest list of changes from from to to (breadth first over the step table).
+func path(cluster string, from, to state.State) []state.Change {
+	prev := map[state.State][]state.Change{}
+	seen := map[state.State]bool{from: true}
+	for queue := []state.State{from}; len(queue) > 0 && !seen[to]; queue = queue[1:] {
+		for _, edge := range edges(cluster, queue[0]) {
+			if next := edge[0].To(); !seen[next] {
+				seen[next], prev[next] = true, edge
+				queue = append(queue, next)
+			}
+		}
+	}
+	var out []state.Change
+	for s := to; s != from && seen[to]; s = prev[s][0].From() {
+		out = append(slices.Clone(prev[s]), out...)
+	}
+	return out
+}
+
+// edges are the moves the step table allows from s, each the changes that make it: into a
+// long-lived state (upgrading-kubelets), the lease is released again at once.
+func edges(cluster string, s state.State) [][]state.Change {
+	lease := state.LeaseSpec{Owner: walker, Operation: "walk", TTL: time.Minute}
+	why := state.Because("walk")
+	var out [][]state.Change
+	for _, st := range state.Steps() {
+		switch {
+		case st.Allows(s) && st.Running == "":
+			out = append(out, []state.Change{state.Complete(cluster, state.ActorCLI, s, why)})
+		case st.Allows(s) && st.LongLived() && st.Running != s:
+			out = append(out, []state.Change{state.Start(cluster, state.ActorRunner, s, st.Running, lease, why),
+				state.Finish(cluster, state.ActorRunner, st.Running, st.Running, walker, state.ReleaseLease(), why)})
+		case st.Allows(s) && !st.LongLived():
+			out = append(out, []state.Change{state.Start(cluster, state.ActorRunner, s, st.Running, lease, why)})
+		}
+		if st.Running == s && !st.LongLived() {
+			twin, _ := s.FailedTwin()
+			out = append(out, []state.Change{state.Finish(cluster, state.ActorRunner, s, st.Done, walker, state.ReleaseLease(), why)},
+				[]state.Change{state.Fail(cluster, state.ActorRunner, s, twin, state.HeldBy(walker), why)})
+		}
+	}
+	return out
 }
 
 func mustUpgrade(t testing.TB, s state.Store, cluster string) state.Upgrade {
@@ -153,5 +210,3 @@ func wantErr(t testing.TB, what string, err, class error) {
 		t.Fatalf("%s: got error %v, want %v", what, err, class)
 	}
 }
-
-func status(s state.HostStatus) *state.HostStatus { return &s }

@@ -43,8 +43,7 @@ func testHandEdit(t *testing.T, b Backend) {
 		t.Fatalf("InFlight after the hand edit: %+v, %v", ops, err)
 	}
 	twin, _ := u.State.FailedTwin()
-	if _, err := s.Apply(t.Context(), state.Change{Cluster: "default", Actor: state.ActorCLI, From: u.State, To: twin,
-		LeaseNotLive: true, ReleaseLease: true}); err != nil {
+	if _, err := s.Apply(t.Context(), state.Fail("default", state.ActorCLI, u.State, twin, state.NotLive())); err != nil {
 		t.Fatalf("fail the hand-edited state: %v", err)
 	}
 }
@@ -61,8 +60,8 @@ func testFarZones(t *testing.T, b Backend) {
 		clock := &Clock{now: local}
 		s := b.Open(t, state.WithClock(clock.Now))
 		create(t, s, cluster)
-		if _, err := s.Apply(t.Context(), state.Change{Cluster: cluster, From: state.UpgradeStarted, To: state.DownloadingImages,
-			AcquireLease: &state.LeaseSpec{Owner: "o", Operation: "download-images", TTL: 30 * time.Second}}); err != nil {
+		if _, err := s.Apply(t.Context(), state.Start(cluster, state.ActorRunner, state.UpgradeStarted, state.DownloadingImages,
+			state.LeaseSpec{Owner: "o", Operation: "download-images", TTL: 30 * time.Second})); err != nil {
 			t.Fatal(err)
 		}
 		want := local.UTC().Format("2006-01-02 15:04:05.000000")

@@ -1,7 +1,6 @@
 package storetest
 
 import (
-	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -39,14 +38,24 @@ func testCreate(t *testing.T, b Backend) {
 	if n := countEvents(t, s, "c1"); n != 1 {
 		t.Fatalf("events after a refused second create: %d, want 1", n)
 	}
-	_, err = s.Apply(ctx, state.Change{Cluster: "nope", From: state.UpgradeStarted, To: state.DownloadingImages})
+	_, err = s.Apply(ctx, state.Start("nope", state.ActorRunner, state.UpgradeStarted, state.DownloadingImages,
+		state.LeaseSpec{Owner: "o", Operation: "download-images", TTL: time.Minute}))
 	wantErr(t, "Apply on a cluster with no upgrade", err, state.ErrNotFound)
+	_, err = s.Apply(ctx, state.Change{})
+	wantErr(t, "Apply of the zero Change", err, state.ErrBadInput)
+	_, err = s.Apply(ctx, state.Start("c1", state.ActorRunner, state.UpgradeStarted, state.UpgradingFirstMaster,
+		state.LeaseSpec{Owner: "o", Operation: "first-master", TTL: time.Minute}))
+	wantErr(t, "Apply of a start no step makes", err, state.ErrBadInput)
+	if n := countEvents(t, s, "c1"); n != 1 {
+		t.Fatalf("events after refused changes: %d, want 1", n)
+	}
 	_, err = s.CreateUpgrade(ctx, state.NewUpgrade{Cluster: "c2", FromVersion: "1.29", ToVersion: "v1.30.2"})
 	wantErr(t, "CreateUpgrade with a bad version", err, state.ErrBadInput)
 }
 
 // testEveryStep runs every step of state.Steps() from each of its From states: start (taking the
-// lease), succeed (releasing it), and for an in-flight step also fail through the one path.
+// lease), for an in-flight step fail through the one path and retry from the failed twin, and
+// succeed (releasing the lease).
 func testEveryStep(t *testing.T, b Backend) {
 	ctx := t.Context()
 	s := b.Open(t)
@@ -56,52 +65,60 @@ func testEveryStep(t *testing.T, b Backend) {
 			n++
 			cluster := fmt.Sprintf("c%d", n)
 			create(t, s, cluster)
-			if from != state.UpgradeStarted {
-				move(t, s, cluster, state.UpgradeStarted, from)
-			}
+			walk(t, s, cluster, from)
 			if err := state.CheckStep(mustUpgrade(t, s, cluster), st); err != nil {
 				t.Fatalf("%s from %s: CheckStep: %v", st.Name, from, err)
 			}
-			done := from
-			if st.Running != "" {
-				lease := &state.LeaseSpec{Owner: "op-" + cluster, Operation: st.Name, TTL: time.Minute}
-				u, err := s.Apply(ctx, state.Change{Cluster: cluster, Actor: state.ActorRunner, From: from, To: st.Running, AcquireLease: lease})
-				if err != nil || u.State != st.Running {
-					t.Fatalf("%s from %s: start: %+v, %v", st.Name, from, u, err)
+			if st.Running == "" {
+				if u, err := s.Apply(ctx, state.Complete(cluster, state.ActorCLI, from)); err != nil || u.State != st.Done {
+					t.Fatalf("%s from %s: %+v, %v", st.Name, from, u, err)
 				}
-				if l, err := s.Lease(ctx, cluster); err != nil || l == nil || l.Owner != lease.Owner {
-					t.Fatalf("%s: lease after start = %+v, %v", st.Name, l, err)
-				}
-				done = st.Running
+				continue
 			}
-			u, err := s.Apply(ctx, state.Change{Cluster: cluster, Actor: state.ActorRunner, From: done, To: st.Done,
-				LeaseOwner: "op-" + cluster, ReleaseLease: true, AllHostsTo: status(state.HostIdle)})
+			owner := "op-" + cluster
+			start(t, s, cluster, st, from, owner)
+			if twin, ok := st.Running.FailedTwin(); ok {
+				failStep(t, s, cluster, st, twin, owner)
+				start(t, s, cluster, st, twin, owner)
+			}
+			u, err := s.Apply(ctx, state.Finish(cluster, state.ActorRunner, st.Running, st.Done, owner, state.ReleaseLease()))
 			if err != nil || u.State != st.Done || mustUpgrade(t, s, cluster).State != st.Done {
 				t.Fatalf("%s from %s: finish: %+v, %v", st.Name, from, u, err)
 			}
 			if l, _ := s.Lease(ctx, cluster); l != nil {
 				t.Fatalf("%s: lease still held after finishing: %+v", st.Name, l)
 			}
-			if twin, ok := st.Running.FailedTwin(); ok {
-				failStep(t, s, cluster, st, twin)
+			if from != st.Done {
+				_, err = s.Apply(ctx, state.Start(cluster, state.ActorRunner, from, st.Running, state.LeaseSpec{Owner: owner, TTL: time.Minute}))
+				wantErr(t, "start from a state it already left", err, state.ErrConflict)
 			}
 		}
 	}
 }
 
-// failStep re-enters st.Running from its Done state and fails it the one way of STATES.md.
-func failStep(t *testing.T, s state.Store, cluster string, st state.Step, twin state.State) {
+// start starts st from from under owner's lease.
+func start(t *testing.T, s state.Store, cluster string, st state.Step, from state.State, owner string) {
 	t.Helper()
-	ctx := t.Context()
-	move(t, s, cluster, st.Done, st.Running)
-	_, err := s.Apply(ctx, state.Change{Cluster: cluster, Host: "controller-0", From: st.Done, To: st.Running,
-		HostFrom: status(state.HostIdle), HostTo: status(state.UpgradingControlPlane)})
-	wantErr(t, "start from a state it already left", err, state.ErrConflict)
-	u, err := s.Apply(ctx, state.Change{Cluster: cluster, Actor: state.ActorWatch, Reason: "lease expired",
-		From: st.Running, To: twin, Host: "controller-0", HostTo: status(state.HostIdle), ReleaseLease: true,
-		Evidence: []byte(`{"class":"nothing changed"}`)})
+	lease := state.LeaseSpec{Owner: owner, Operation: st.Name, TTL: time.Minute}
+	u, err := s.Apply(t.Context(), state.Start(cluster, state.ActorRunner, from, st.Running, lease))
+	if err != nil || u.State != st.Running {
+		t.Fatalf("%s from %s: start: %+v, %v", st.Name, from, u, err)
+	}
+	if l, err := s.Lease(t.Context(), cluster); err != nil || l == nil || l.Owner != owner {
+		t.Fatalf("%s: lease after start = %+v, %v", st.Name, l, err)
+	}
+}
+
+// failStep fails the running st the one way of STATES.md, releasing the lease.
+func failStep(t *testing.T, s state.Store, cluster string, st state.Step, twin state.State, owner string) {
+	t.Helper()
+	u, err := s.Apply(t.Context(), state.Fail(cluster, state.ActorRunner, st.Running, twin, state.HeldBy(owner),
+		state.Because("kubeadm failed"), state.WithEvidence([]byte(`{"class":"nothing changed"}`))))
 	if err != nil || u.State != twin {
 		t.Fatalf("%s: fail: %+v, %v", st.Name, u, err)
+	}
+	if l, _ := s.Lease(t.Context(), cluster); l != nil {
+		t.Fatalf("%s: lease still held after failing: %+v", st.Name, l)
 	}
 	if !st.Allows(twin) {
 		t.Fatalf("%s: its failed twin %s is not one of its From states: no retry possible", st.Name, twin)
@@ -113,29 +130,30 @@ func testConflictWritesNothing(t *testing.T, b Backend) {
 	s := b.Open(t, state.WithClock(clock.Now))
 	ctx := t.Context()
 	create(t, s, "c1")
-	move(t, s, "c1", state.UpgradeStarted, state.UpgradedNetworking)
-	holder := &state.LeaseSpec{Owner: "holder", Operation: "networking", TTL: time.Minute}
-	if _, err := s.Apply(ctx, state.Change{Cluster: "c1", From: state.UpgradedNetworking, To: state.UpgradedNetworking, AcquireLease: holder}); err != nil {
+	walk(t, s, "c1", state.UpgradedNetworking)
+	holder := state.LeaseSpec{Owner: "holder", Operation: "storage", TTL: time.Minute}
+	if _, err := s.Apply(ctx, state.Start("c1", state.ActorRunner, state.UpgradedNetworking, state.UpgradingStorage, holder)); err != nil {
 		t.Fatal(err)
 	}
 	clock.Add(time.Second)
+	const c, cli, target = "c1", state.ActorCLI, "v1.30.2"
+	me := state.LeaseSpec{Owner: "me", Operation: "control-plane@controller-0", TTL: time.Minute}
+	host := state.OnHost("controller-0", state.HostIdle, state.UpgradingControlPlane)
 	cases := []struct {
 		name string
 		c    state.Change
 	}{
-		{"wrong state", state.Change{From: state.UpgradedStorage, To: state.UpgradingFirstMaster}},
-		{"wrong host status", state.Change{From: state.UpgradedNetworking, To: state.UpgradingFirstMaster, Host: "controller-0",
-			HostFrom: status(state.UpgradingControlPlane), HostTo: status(state.HostIdle)}},
-		{"lease of another owner", state.Change{From: state.UpgradedNetworking, To: state.UpgradingFirstMaster, LeaseOwner: "me"}},
-		{"live lease", state.Change{From: state.UpgradedNetworking, To: state.UpgradingFirstMaster, LeaseNotLive: true}},
-		{"acquire over a live lease", state.Change{From: state.UpgradedNetworking, To: state.UpgradingFirstMaster,
-			AcquireLease: &state.LeaseSpec{Owner: "me", Operation: "control-plane@controller-0", TTL: time.Minute}}},
+		{"wrong state", state.Start(c, cli, state.UpgradedStorage, state.UpgradingFirstMaster, me, host, state.WithTarget(target))},
+		{"wrong host status", state.StartHost(c, cli, state.UpgradingStorage, "holder",
+			state.OnHost("controller-0", state.UpgradingControlPlane, state.HostIdle), state.WithTarget(target))},
+		{"lease of another owner", state.Finish(c, cli, state.UpgradingStorage, state.UpgradedStorage, "me", state.ReleaseLease())},
+		{"live lease", state.Fail(c, cli, state.UpgradingStorage, state.UpgradingStorageFailed, state.NotLive(), state.CountRecovery(),
+			state.OnHost("controller-0", state.HostIdle, state.HostIdle), state.WithTarget(target))},
+		{"acquire over a live lease", state.TakeOver(c, cli, state.UpgradingStorage, me)},
 	}
 	before := mustUpgrade(t, s, "c1")
 	events := countEvents(t, s, "c1")
 	for _, tc := range cases {
-		tc.c.Cluster, tc.c.Actor, tc.c.Target = "c1", state.ActorCLI, "v1.30.2"
-		tc.c.ReleaseLease, tc.c.IncRecoveryAttempts = true, true
 		_, err := s.Apply(ctx, tc.c)
 		wantErr(t, tc.name, err, state.ErrConflict)
 		after := mustUpgrade(t, s, "c1")
@@ -158,9 +176,10 @@ func testHostStatusCAS(t *testing.T, b Backend) {
 	s := b.Open(t)
 	ctx := t.Context()
 	create(t, s, "c1")
-	move(t, s, "c1", state.UpgradeStarted, state.UpgradedNetworking)
-	start := state.Change{Cluster: "c1", Actor: state.ActorRunner, From: state.UpgradedNetworking, To: state.UpgradingFirstMaster,
-		Host: "controller-0", HostFrom: status(state.HostIdle), HostTo: status(state.UpgradingControlPlane), Target: "v1.30.2"}
+	walk(t, s, "c1", state.UpgradedNetworking)
+	start := state.Start("c1", state.ActorRunner, state.UpgradedNetworking, state.UpgradingFirstMaster,
+		state.LeaseSpec{Owner: "o", Operation: "control-plane@controller-0", TTL: time.Minute},
+		state.OnHost("controller-0", state.HostIdle, state.UpgradingControlPlane), state.WithTarget("v1.30.2"))
 	if _, err := s.Apply(ctx, start); err != nil {
 		t.Fatal(err)
 	}
@@ -169,18 +188,19 @@ func testHostStatusCAS(t *testing.T, b Backend) {
 		t.Fatalf("host after start: %+v", h)
 	}
 	// Host-only change with the wrong expected status, state unchanged.
-	_, err := s.Apply(ctx, state.Change{Cluster: "c1", From: state.UpgradingFirstMaster, To: state.UpgradingFirstMaster,
-		Host: "controller-0", HostFrom: status(state.HostIdle), HostTo: status(state.UpgradedKubelet)})
+	_, err := s.Apply(ctx, state.HostOnly("c1", state.ActorCLI, state.UpgradingFirstMaster, state.HeldBy("o"),
+		state.OnHost("controller-0", state.HostIdle, state.UpgradedKubelet)))
 	wantErr(t, "host CAS on the wrong status", err, state.ErrConflict)
-	_, err = s.Apply(ctx, state.Change{Cluster: "c1", From: state.UpgradingFirstMaster, Host: "nohost", HostTo: status(state.HostIdle)})
+	_, err = s.Apply(ctx, state.HostOnly("c1", state.ActorCLI, state.UpgradingFirstMaster, state.HeldBy("o"),
+		state.OnHost("nohost", state.HostIdle, state.HostIdle)))
 	wantErr(t, "change of an unknown host", err, state.ErrNotFound)
 	// An operator clears the status by hand with '' rather than NULL: still idle.
 	b.Exec(t, "UPDATE kube_host_upgrade SET status = '' WHERE status = 'upgrading-control-plane'")
 	if h := mustHost(t, s, "c1", "controller-0"); h.Status != state.HostIdle {
 		t.Fatalf("status '' read as %q, want idle", h.Status)
 	}
-	if _, err := s.Apply(ctx, state.Change{Cluster: "c1", From: state.UpgradingFirstMaster, Host: "controller-0",
-		HostFrom: status(state.HostIdle), HostTo: status(state.UpgradingControlPlane)}); err != nil {
+	if _, err := s.Apply(ctx, state.HostOnly("c1", state.ActorCLI, state.UpgradingFirstMaster, state.HeldBy("o"),
+		state.OnHost("controller-0", state.HostIdle, state.UpgradingControlPlane))); err != nil {
 		t.Fatalf("CAS from a hand-cleared status: %v", err)
 	}
 	es, _ := s.Events(ctx, "c1", 1)
@@ -194,10 +214,10 @@ func testStateEnteredAt(t *testing.T, b Backend) {
 	s := b.Open(t, state.WithClock(clock.Now))
 	create(t, s, "c1")
 	clock.Add(time.Minute)
-	entered := move(t, s, "c1", state.UpgradeStarted, state.UpgradingKubelets).StateEnteredAt
+	entered := walk(t, s, "c1", state.UpgradingKubelets).StateEnteredAt
 	clock.Add(time.Minute)
-	if _, err := s.Apply(t.Context(), state.Change{Cluster: "c1", From: state.UpgradingKubelets, To: state.UpgradingKubelets,
-		Host: "worker-0", HostTo: status(state.UpgradingKubelet)}); err != nil {
+	if _, err := s.Apply(t.Context(), state.HostOnly("c1", state.ActorCLI, state.UpgradingKubelets, state.NotLive(),
+		state.OnHost("worker-0", state.HostIdle, state.UpgradingKubelet))); err != nil {
 		t.Fatal(err)
 	}
 	u := mustUpgrade(t, s, "c1")
@@ -213,7 +233,8 @@ func testDelete(t *testing.T, b Backend) {
 	s := b.Open(t)
 	ctx := t.Context()
 	u := create(t, s, "c1")
-	move(t, s, "c1", state.UpgradeStarted, state.UpgradeComplete)
+	walk(t, s, "c1", state.UpgradeComplete)
+	written := countEvents(t, s, "c1")
 	err := s.DeleteUpgrade(ctx, "c1", state.UpgradeAborted, state.ActorCLI, "delete")
 	wantErr(t, "delete from the wrong state", err, state.ErrConflict)
 	mustUpgrade(t, s, "c1")
@@ -225,7 +246,7 @@ func testDelete(t *testing.T, b Backend) {
 	err = s.DeleteUpgrade(ctx, "c1", state.UpgradeComplete, state.ActorCLI, "delete")
 	wantErr(t, "second delete", err, state.ErrNotFound)
 	es, _ := s.Events(ctx, "c1", 0)
-	if len(es) != 3 || es[0].UpgradeUUID != u.UUID || es[0].FromState != state.UpgradeComplete {
+	if len(es) != written+1 || es[0].UpgradeUUID != u.UUID || es[0].FromState != state.UpgradeComplete {
 		t.Fatalf("history after delete: %+v", es)
 	}
 	if u2 := create(t, s, "c1"); u2.UUID == u.UUID {
@@ -233,65 +254,5 @@ func testDelete(t *testing.T, b Backend) {
 	}
 	if h := mustHost(t, s, "c1", "worker-0"); h.Status != state.HostIdle || h.KubeletVersion != "v1.29.4" {
 		t.Fatalf("host after delete and a new start: %+v", h)
-	}
-}
-
-func testEvents(t *testing.T, b Backend) {
-	s := b.Open(t)
-	ctx := t.Context()
-	create(t, s, "a")
-	create(t, s, "b")
-	path := []state.State{state.UpgradeStarted, state.DownloadingImages, state.DownloadedImages, state.UpgradingNetworking}
-	for i := 1; i < len(path); i++ {
-		move(t, s, "a", path[i-1], path[i])
-	}
-	es, err := s.Events(ctx, "a", 0)
-	if err != nil || len(es) != len(path) {
-		t.Fatalf("Events(a) = %d events, %v; want %d", len(es), err, len(path))
-	}
-	for i, e := range es {
-		if want := path[len(path)-1-i]; e.ToState != want || e.Cluster != "a" {
-			t.Errorf("event %d: to %s (cluster %s), want %s newest first", i, e.ToState, e.Cluster, want)
-		}
-		if i > 0 && e.ID >= es[i-1].ID {
-			t.Errorf("event ids not descending: %d after %d", e.ID, es[i-1].ID)
-		}
-	}
-	if es, _ := s.Events(ctx, "a", 2); len(es) != 2 || es[0].ToState != state.UpgradingNetworking {
-		t.Fatalf("Events(a, 2) = %+v", es)
-	}
-	if all, _ := s.Events(ctx, "", 0); len(all) != len(path)+1 {
-		t.Fatalf("Events(all) = %d, want %d", len(all), len(path)+1)
-	}
-}
-
-func testVersions(t *testing.T, b Backend) {
-	s := b.Open(t)
-	ctx := context.Background()
-	create(t, s, "c1")
-	at := time.Date(2025, 1, 2, 3, 4, 5, 6000, time.FixedZone("far", 14*3600))
-	if err := s.SetVersions(ctx, "c1", "controller-1", "v1.30.2", "", at); err != nil {
-		t.Fatal(err)
-	}
-	h := mustHost(t, s, "c1", "controller-1")
-	if h.ControlPlaneVersion != "v1.30.2" || h.KubeletVersion != "v1.29.4" || h.VersionsReadAt == nil || !h.VersionsReadAt.Equal(at) {
-		t.Fatalf("host after SetVersions: %+v (read at %v)", h, h.VersionsReadAt)
-	}
-	wantErr(t, "SetVersions of an unknown host", s.SetVersions(ctx, "c1", "nohost", "v1.30.2", "", at), state.ErrNotFound)
-	move(t, s, "c1", state.UpgradeStarted, state.UpgradingKubelets)
-	for _, c := range []state.Change{
-		{HostFrom: status(state.HostIdle), HostTo: status(state.UpgradingKubelet)},
-		{HostFrom: status(state.UpgradingKubelet), HostTo: status(state.HostIdle), Reason: "kubelet did not restart"},
-	} {
-		c.Cluster, c.From, c.Host, c.Actor = "c1", state.UpgradingKubelets, "worker-1", state.ActorRunner
-		if _, err := s.Apply(ctx, c); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if h := mustHost(t, s, "c1", "worker-1"); h.LastFailure != "kubelet did not restart" {
-		t.Fatalf("last failure of worker-1 = %q", h.LastFailure)
-	}
-	if h := mustHost(t, s, "c1", "worker-0"); h.LastFailure != "" {
-		t.Fatalf("last failure of worker-0 = %q, want none", h.LastFailure)
 	}
 }

@@ -1,0 +1,36 @@
+package playbooks
+
+// The variables the upgrade workflow and the shipped playbooks share: the only place their names
+// are spelled in Go. A user's playbook (kupgrade_playbooks) gets the same variables and is read
+// back the same way. vars_test.go checks each against the shipped playbook that uses or
+// registers it.
+const (
+	// VarToVersion is the upgrade's target version (e.g. v1.30.2), handed to every step.
+	VarToVersion = "to_version"
+	// VarFromVersion is the version the upgrade started from, handed to every step.
+	VarFromVersion = "from_version"
+	// VarCluster is the inventory's cluster name, handed to every step.
+	VarCluster = "kupgrade_cluster"
+	// VarKubeadmTimeout is how long a kubeadm (or package) command may run, handed to every step.
+	VarKubeadmTimeout = "kubeadm_timeout"
+
+	// VarFirstController tells the control-plane playbook to run `kubeadm upgrade apply` rather
+	// than `kubeadm upgrade node`.
+	VarFirstController = "first_controller"
+	// VarRedo tells the control-plane playbook that the host already reports the target (kubeadm
+	// skips identical manifests); the shipped playbook needs no different action.
+	VarRedo = "redo"
+	// VarKcfgBefore is the host's snapshot kupgrade took before the control-plane step; the
+	// shipped playbook takes (registers) its own only when it is not given.
+	VarKcfgBefore = "kcfg_before"
+
+	// VarKcfgAfter is registered by the control-plane playbook: the snapshot after kubeadm, from
+	// which the workflow verifies the control-plane version without reading the host again.
+	VarKcfgAfter = "kcfg_after"
+	// VarKubeletVersion is registered by the kubelet playbook: `kubelet --version`, from which
+	// the workflow verifies the kubelet without reading the host again.
+	VarKubeletVersion = "kubelet_version"
+
+	// VarPlaybooks is the inventory variable that maps step names to a user's playbooks.
+	VarPlaybooks = "kupgrade_playbooks"
+)

@@ -1,0 +1,103 @@
+package state
+
+// The constructors of Change: one per legal kind of transition. Each checks what it can against
+// the step table; the store checks the rest (the state, host status and lease it finds) in its
+// transaction.
+
+// Start moves the cluster from from into the state a step runs in, to, and takes the cluster's
+// lease: the first write of an operation. For a per-host step it is the first host's write
+// (OnHost, WithTarget); WithEvidence keeps the snapshot taken before.
+func Start(cluster, actor string, from, to State, lease LeaseSpec, opts ...ChangeOption) Change {
+	c := build(cluster, actor, from, to, opts)
+	c.acquire = &lease
+	return c.check("start",
+		rule(startable(from, to), "no step starts there"),
+		rule(lease.Owner != "", "the lease has no owner"),
+		c.noLeaseOpt())
+}
+
+// StartHost starts one more host of a batch (OnHost, required) whose operation owner already
+// started: the state is already run and the lease already owner's.
+func StartHost(cluster, actor string, run State, owner string, opts ...ChangeOption) Change {
+	c := build(cluster, actor, run, run, opts)
+	c.leaseOwner = owner
+	return c.check("start a host",
+		rule(running(run), "no step runs there"),
+		rule(owner != "", "no lease owner"),
+		rule(c.host != WholeCluster, "no host"),
+		c.noLeaseOpt())
+}
+
+// Finish records a success under owner's lease: from the state a step runs in to the state it
+// ends in, or, for one host of a batch whose other hosts still run (OnHost), to the same state.
+// The lease stays with owner unless ReleaseLease (the operation's last write).
+func Finish(cluster, actor string, from, to State, owner string, opts ...ChangeOption) Change {
+	c := build(cluster, actor, from, to, opts)
+	c.leaseOwner = owner
+	c.release = c.leaseOpt == leaseRelease
+	return c.check("finish",
+		rule(finishable(from, to) || (to == from && running(from) && c.host != WholeCluster), "no step ends there"),
+		rule(owner != "", "no lease owner"))
+}
+
+// Fail is the one failing path of STATES.md: from an in-flight state to its failed twin, or, for
+// a host failed in a state that stays (upgrading-kubelets, a status left behind), to the same
+// state; the host (OnHost) goes back to idle. It releases the lease unless KeepLease, under
+// cond; CountRecovery counts it as a recovery attempt.
+func Fail(cluster, actor string, from, to State, cond LeaseCond, opts ...ChangeOption) Change {
+	c := build(cluster, actor, from, to, opts)
+	c.leaseOwner, c.leaseNotLive = cond.owner, cond.notLive
+	c.release = c.leaseOpt != leaseKeep
+	twin, inFlight := from.FailedTwin()
+	return c.check("fail",
+		rule(!inFlight || to == twin, "not the failed twin"),
+		rule(inFlight || (to == from && c.host != WholeCluster), "nothing in flight to fail"),
+		rule(c.host == WholeCluster || c.hostTo == HostIdle, "a failed host goes back to idle"),
+		rule(cond.set, "no lease condition"))
+}
+
+// TakeOver takes the cluster's lease for an operation that runs in s, the state unchanged: an
+// expired lease of another owner is taken over, a live one is a conflict.
+func TakeOver(cluster, actor string, s State, lease LeaseSpec, opts ...ChangeOption) Change {
+	c := build(cluster, actor, s, s, opts)
+	c.acquire = &lease
+	return c.check("take over",
+		rule(running(s), "no step runs there"),
+		rule(lease.Owner != "", "the lease has no owner"),
+		c.noLeaseOpt())
+}
+
+// Complete marks the upgrade complete and clears every host status; no live lease may be held.
+func Complete(cluster, actor string, from State, opts ...ChangeOption) Change {
+	c := build(cluster, actor, from, UpgradeComplete, opts)
+	idle := HostIdle
+	c.allHostsTo, c.leaseNotLive = &idle, true
+	st, _ := StepNamed(StepComplete)
+	return c.check("complete",
+		rule(st.Allows(from), "complete does not start there"),
+		rule(c.host == WholeCluster, "complete is about every host"),
+		c.noLeaseOpt())
+}
+
+// MarkKubelet records host, whose kubelet already runs target, as upgraded-kubelet without
+// running anything (moving the cluster into upgrading-kubelets if it is not there yet); no live
+// lease may be held.
+func MarkKubelet(cluster, actor string, from State, host string, cur HostStatus, target string, opts ...ChangeOption) Change {
+	c := build(cluster, actor, from, UpgradingKubelets, append(opts[:len(opts):len(opts)], OnHost(host, cur, UpgradedKubelet), WithTarget(target)))
+	c.leaseNotLive = true
+	st, _ := StepNamed(StepKubelets)
+	return c.check("mark kubelet",
+		rule(st.Allows(from), "the kubelets step does not start there"),
+		rule(host != WholeCluster, "no host"),
+		c.noLeaseOpt())
+}
+
+// HostOnly moves one host's status (OnHost, required) in state s, under cond.
+func HostOnly(cluster, actor string, s State, cond LeaseCond, opts ...ChangeOption) Change {
+	c := build(cluster, actor, s, s, opts)
+	c.leaseOwner, c.leaseNotLive = cond.owner, cond.notLive
+	return c.check("host change",
+		rule(c.host != WholeCluster, "no host"),
+		rule(cond.set, "no lease condition"),
+		c.noLeaseOpt())
+}
