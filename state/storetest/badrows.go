@@ -92,7 +92,9 @@ func seedBadRows(t *testing.T, b Backend, s state.Store) {
 		create(t, s, c)
 	}
 	walk(t, s, "a-good", state.UpgradedNetworking)
-	lease := func(owner string) state.LeaseSpec { return state.LeaseSpec{Owner: owner, Operation: "op", TTL: time.Minute} }
+	lease := func(owner string) state.LeaseSpec {
+		return state.LeaseSpec{Owner: owner, Operation: "op", TTL: time.Minute}
+	}
 	for _, c := range []state.Change{
 		state.Start("a-good", state.ActorRunner, state.UpgradedNetworking, state.UpgradingFirstMaster, lease("o1"),
 			state.OnHost("controller-0", state.HostIdle, state.UpgradingControlPlane)),
