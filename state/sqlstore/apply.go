@@ -48,10 +48,24 @@ func (s *Store) applyTx(ctx context.Context, tx *sql.Tx, c state.Change) (state.
 	if err := checkLease(c, lease, err, now); err != nil {
 		return u, err
 	}
-	if _, acquire := c.AcquireLease(); acquire {
+	_, acquire := c.AcquireLease()
+	if acquire {
 		if err := s.noneLeftInFlight(ctx, tx, c); err != nil {
 			return u, err
 		}
+	}
+	if c.To().Failed() {
+		// The one failing path clears the host being worked on: a failed state with a host
+		// still upgrading-control-plane would refuse the retry (the bug kupgrade exists for).
+		if host, err := s.otherInFlight(ctx, tx, c); err != nil || host != "" {
+			if err != nil {
+				return u, err
+			}
+			return u, conflict(c.Cluster(), "failing %s would leave host %s in flight: fail names the host being worked on", c.From(), host)
+		}
+	}
+	if !acquire && lease == nil && leavesInFlight(c) {
+		return u, conflict(c.Cluster(), "%s would be in flight with no lease: the operation it belongs to holds none (it was failed or finished meanwhile)", what(c))
 	}
 	ev := state.Event{Cluster: c.Cluster(), UpgradeUUID: u.UUID, Hostname: c.Host(), Actor: c.Actor(),
 		FromState: u.State, ToState: c.To(), Reason: c.Reason(), Evidence: c.Evidence(), CreatedAt: now}
@@ -153,7 +167,18 @@ func (s *Store) applyHost(ctx context.Context, tx *sql.Tx, c state.Change, now t
 
 // applyLease releases and/or takes the lease; l is the row read under the lock.
 func (s *Store) applyLease(ctx context.Context, tx *sql.Tx, c state.Change, l *state.Lease, now time.Time) error {
-	if c.ReleasesLease() && l != nil {
+	release := c.ReleasesLease() && l != nil
+	if release {
+		// The lease goes with the last host in flight: released while another host of the
+		// operation (a batch's, a runner's that died) is still in flight, it would leave that
+		// host with nobody's lease. It stays, and the write about that host releases it.
+		left, err := s.otherInFlight(ctx, tx, c)
+		if err != nil {
+			return err
+		}
+		release = left == ""
+	}
+	if release {
 		res, err := tx.ExecContext(ctx, "DELETE FROM kube_upgrade_lease WHERE cluster = ? AND owner = ?", c.Cluster(), l.Owner)
 		if err := one(res, err, c.Cluster(), "lease"); err != nil {
 			return err
@@ -204,15 +229,39 @@ func (s *Store) nextGeneration(ctx context.Context, tx *sql.Tx, cluster string) 
 // in flight under a lease that is not its own, and released with it (STATES.md: nothing is in
 // flight without a live lease). It must be failed first.
 func (s *Store) noneLeftInFlight(ctx context.Context, tx *sql.Tx, c state.Change) error {
-	var host, status string
-	err := tx.QueryRowContext(ctx, `SELECT h.hostname, hu.status FROM host h JOIN kube_host_upgrade hu ON hu.host_id = h.id
+	host, err := s.otherInFlight(ctx, tx, c)
+	if err != nil || host == "" {
+		return err
+	}
+	return conflict(c.Cluster(), "host %s is still in flight from an earlier operation that holds no live lease; fail it first with `kupgrade recover` (or `kupgrade upgrade failed`)", host)
+}
+
+// otherInFlight names a host of the change's cluster, other than the change's own, whose status
+// is in flight ("" for none).
+func (s *Store) otherInFlight(ctx context.Context, tx *sql.Tx, c state.Change) (string, error) {
+	var host string
+	err := tx.QueryRowContext(ctx, `SELECT h.hostname FROM host h JOIN kube_host_upgrade hu ON hu.host_id = h.id
 		WHERE h.cluster = ? AND h.hostname <> ? AND hu.status IN (?, ?) ORDER BY h.id LIMIT 1`,
-		c.Cluster(), c.Host(), string(state.UpgradingControlPlane), string(state.UpgradingKubelet)).Scan(&host, &status)
+		c.Cluster(), c.Host(), string(state.UpgradingControlPlane), string(state.UpgradingKubelet)).Scan(&host)
 	if isNoRows(err) {
-		return nil
+		return "", nil
 	}
 	if err != nil {
-		return fmt.Errorf("read hosts in flight: %w", err)
+		return "", fmt.Errorf("read hosts in flight: %w", err)
 	}
-	return conflict(c.Cluster(), "host %s is still %s from an earlier operation that holds no live lease; fail it first with `kupgrade recover` (or `kupgrade upgrade failed`)", host, status)
+	return host, nil
+}
+
+// leavesInFlight reports whether c puts the state or its host in flight.
+func leavesInFlight(c state.Change) bool {
+	hostIn := c.Host() != state.WholeCluster && c.HostTo().InFlight()
+	return c.To().InFlight() && c.To() != c.From() || hostIn
+}
+
+// what names what c puts in flight, for a message.
+func what(c state.Change) string {
+	if c.Host() != state.WholeCluster && c.HostTo().InFlight() {
+		return fmt.Sprintf("host %s (%s)", c.Host(), c.HostTo())
+	}
+	return "state " + string(c.To())
 }

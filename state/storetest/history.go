@@ -59,9 +59,10 @@ func testVersions(t *testing.T, b Backend) {
 	wantErr(t, "SetVersions of an unknown host", s.SetVersions(ctx, "c1", "nohost", "v1.30.2", "", at), state.ErrNotFound)
 	walk(t, s, "c1", state.UpgradingKubelets)
 	for _, c := range []state.Change{
-		state.HostOnly("c1", state.ActorRunner, state.UpgradingKubelets, state.NotLive(),
+		state.Start("c1", state.ActorRunner, state.UpgradingKubelets, state.UpgradingKubelets,
+			state.LeaseSpec{Owner: "r", Operation: "kubelets@worker-1", TTL: time.Minute},
 			state.OnHost("worker-1", state.HostIdle, state.UpgradingKubelet)),
-		state.Fail("c1", state.ActorRunner, state.UpgradingKubelets, state.UpgradingKubelets, state.NotLive(),
+		state.Fail("c1", state.ActorRunner, state.UpgradingKubelets, state.UpgradingKubelets, state.HeldBy("r"),
 			state.OnHost("worker-1", state.UpgradingKubelet, state.HostIdle), state.Because("kubelet did not restart")),
 	} {
 		if _, err := s.Apply(ctx, c); err != nil {

@@ -55,6 +55,7 @@ func Run(t *testing.T, fresh func(t *testing.T) Backend) {
 		{"LeasesOnTheDatabaseClock", testDatabaseClock},
 		{"NoTakeoverWhileAnotherHostInFlight", testNoTakeoverWhileInFlight},
 		{"MachinesWithSkewedClocks", testSkewedMachines},
+		{"RandomSequencesKeepTheInvariants", testRandomSequences},
 		{"InFlight", testInFlight},
 		{"BadRowsHideNoCluster", testBadRows},
 		{"StateEnteredAtMovesOnlyOnStateChange", testStateEnteredAt},

@@ -216,7 +216,8 @@ func testStateEnteredAt(t *testing.T, b Backend) {
 	clock.Add(time.Minute)
 	entered := walk(t, s, "c1", state.UpgradingKubelets).StateEnteredAt
 	clock.Add(time.Minute)
-	if _, err := s.Apply(t.Context(), state.HostOnly("c1", state.ActorCLI, state.UpgradingKubelets, state.NotLive(),
+	if _, err := s.Apply(t.Context(), state.Start("c1", state.ActorRunner, state.UpgradingKubelets, state.UpgradingKubelets,
+		state.LeaseSpec{Owner: "r", Operation: "kubelets@worker-0", TTL: time.Minute},
 		state.OnHost("worker-0", state.HostIdle, state.UpgradingKubelet))); err != nil {
 		t.Fatal(err)
 	}
