@@ -199,6 +199,20 @@ func (d *decoder) taskKey(t *Task, p *pair, c taskCtx, label func() string) erro
 		t.Environment, err = d.environment(p.v, where("environment"))
 	case "tags":
 		t.Tags, err = d.tags(p.v, where("tags"))
+	case "name":
+		if strings.Contains(t.Name, "{{") {
+			err = d.checkTemplate(p.v, t.Name, where("name"))
+		}
+	default:
+		err = d.flowKey(t, p, c, label, where)
+	}
+	return err
+}
+
+// flowKey decodes the keys of a task that shape the flow: handlers, loops, vars and blocks.
+func (d *decoder) flowKey(t *Task, p *pair, c taskCtx, label func() string, where func(string) string) error {
+	var err error
+	switch p.key {
 	case "notify":
 		var nodes []*yaml.Node
 		if t.Notify, nodes, err = d.strList(p.v, where("notify")); err == nil {
@@ -235,10 +249,6 @@ func (d *decoder) taskKey(t *Task, p *pair, c taskCtx, label func() string) erro
 			default:
 				t.Always = list
 			}
-		}
-	case "name":
-		if strings.Contains(t.Name, "{{") {
-			err = d.checkTemplate(p.v, t.Name, where("name"))
 		}
 	}
 	return err
