@@ -56,6 +56,10 @@ func (n *nullTime) Scan(src any) error {
 	case []byte:
 		n.Time, err = parseTime(string(v))
 	case time.Time:
+		if v.IsZero() { // MySQL's zero date, which a value it could not store becomes: no time
+			err = fmt.Errorf("parse stored time: the zero date 0000-00-00, want YYYY-MM-DD HH:MM:SS[.ffffff] (UTC)")
+			break
+		}
 		y, mo, d := v.Date()
 		h, mi, s := v.Clock()
 		n.Time = time.Date(y, mo, d, h, mi, s, v.Nanosecond(), time.UTC)
