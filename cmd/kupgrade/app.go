@@ -27,6 +27,7 @@ type Globals struct {
 	LogFormat         string        `name:"log-format" enum:"text,json" default:"text" help:"Diagnostics format (stderr)."`
 	LeaseTTL          time.Duration `name:"lease-ttl" env:"KUPGRADE_LEASE_TTL" default:"30s" help:"Lease time-to-live of an operation; a dead kupgrade is noticed after about this long."`
 	KubeadmTimeout    time.Duration `name:"kubeadm-timeout" default:"15m" help:"Time one kubeadm command may take before it is stopped and the step failed."`
+	FenceWait         time.Duration `name:"fence-wait" env:"KUPGRADE_FENCE_WAIT" default:"2m" help:"Time a step's command waits on a host for another kupgrade's command to end before the step fails."`
 }
 
 // app holds what commands share: flags, writers, and the store and inventory, opened on first use.
