@@ -32,7 +32,8 @@ type Finding struct {
 
 // Classify compares the snapshots taken before and after a kubeadm step against the target tag.
 //
-// A missing config.yaml is reported first, whatever else is seen. Without a before snapshot
+// A missing config.yaml is reported first, whatever else is seen. While another kupgrade command
+// still runs on the host (a busy fence), the next step says to wait for it first. Without a before snapshot
 // (before.Taken is zero: recover after a crash) the class is unknown and the sentences describe
 // the after snapshot against the target. kubeadm leaves the same trail on disk after a late
 // failure (addon, post-upgrade) as after success, so a rewritten config.yaml with kubeadm's backup
@@ -104,6 +105,9 @@ func Classify(before, after Snapshot, target string) Finding {
 		f.Class = FindingPreflight
 		f.Summary = fmt.Sprintf("Nothing changed on disk: %s is as before and %s; kubeadm stopped before touching the node.", configPath, cp.text)
 		f.Next = "fix the cause shown in the step's output, then retry the step; the host needs no repair"
+	}
+	if busy := after.busyAdvice(); busy != "" {
+		f.Next = busy + " to end, then " + f.Next
 	}
 	return f
 }

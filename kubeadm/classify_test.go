@@ -94,6 +94,7 @@ func TestClassify(t *testing.T) {
 func TestSnapshotMapRoundTrip(t *testing.T) {
 	s := snap(sha1, [3]string{newTag, oldTag, newTag}, withBackup, withUpgraded, withKubeletBackup)
 	s.ConfigMtime = time.Unix(1700000000, 0).UTC()
+	s.Fence = &FenceStamp{Busy: true, Key: "u1", Generation: 4, Owner: "o", Since: s.ConfigMtime, Command: "kubeadm upgrade node"}
 	m := s.Map()
 	if m["control_plane_version"] != oldTag || m["changed"] != false || m["config_sha256"] != sha1 {
 		t.Errorf("map = %v", m)
@@ -107,5 +108,8 @@ func TestSnapshotMapRoundTrip(t *testing.T) {
 	}
 	if !back.Taken.Equal(s.Taken) || !back.ConfigMtime.Equal(s.ConfigMtime) || len(back.KubeletConfigBackups) != 1 {
 		t.Errorf("round trip lost data: %+v", back)
+	}
+	if back.Fence == nil || *back.Fence != *s.Fence {
+		t.Errorf("round trip of the fence: %+v, want %+v", back.Fence, s.Fence)
 	}
 }

@@ -13,7 +13,11 @@
 //   - how to read versions: the control-plane version is the lowest image tag of the
 //     kube-apiserver, controller-manager and scheduler manifests (compared with state.Version,
 //     kupgrade's one comparison of versions), the kubelet's is what `kubelet --version` prints;
-//   - which line of a failed command's output says why (FailureLine).
+//   - which line of a failed command's output says why (FailureLine);
+//   - whether another kupgrade command still runs on the host: the probe reads the runner's host
+//     fence (/var/lib/kupgrade/fence.lock, tested without being kept, and its stamp) into
+//     Snapshot.Fence, and Classify then says to wait for that command first. The paths and the
+//     stamp's form are the runner's (runner.Fence), written here again, not imported.
 //
 // What it must not know: hosts, connections, SSH, sudo, playbooks or the runner (it is handed an
 // Exec and runs nothing itself), the store, leases or states beyond state.Version. It imports

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kupgrade/kupgrade/kubeadm"
 )
@@ -73,6 +74,14 @@ var goldenCases = []goldenCase{
 	{name: "worker-after-kubelet-config", worker: true, kubeadm: func(n *node) {
 		n.kubeletConfigPhase(true, "config-"+toTag+".yaml")
 	}},
+	// kupgrade lost its lease while its kubeadm hung; the retry's kubeadm was refused by the
+	// host's fence, which the first one still holds.
+	{name: "fence-busy", kubeadm: func(n *node) {
+		n.stampFence()
+		n.holdFence()
+	}},
+	// The fence's last command has ended: its stamp stays, the advice does not change.
+	{name: "fence-free", kubeadm: func(n *node) { n.stampFence() }},
 	{name: "recover-after-crash-mid-swap", noBefore: true, kubeadm: func(n *node) {
 		n.writeUpgraded()
 		n.swap("kube-apiserver")
@@ -150,6 +159,10 @@ func render(f kubeadm.Finding) string {
 	}
 	for _, k := range a.KubeletConfigBackups {
 		fmt.Fprintf(&b, "  kubelet backup: %s has_config=%v\n", k.Path, k.HasConfig)
+	}
+	if fe := a.Fence; fe != nil {
+		fmt.Fprintf(&b, "  fence: busy=%v key=%s generation=%d owner=%s since=%s command=%q\n",
+			fe.Busy, fe.Key, fe.Generation, fe.Owner, fe.Since.Format(time.RFC3339), fe.Command)
 	}
 	return b.String()
 }

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/kupgrade/kupgrade/kubeadm"
@@ -101,6 +102,34 @@ func (n *node) kubeletConfigPhase(backup bool, config string) {
 		n.copyFile(n.path(configFile), kubeletBackup+"/config.yaml")
 	}
 	n.copyIn(filepath.Join("kubelet", config), configFile)
+}
+
+// fenceStamp is the stamp a kupgrade command left on the host's fence (runner.Fence).
+const fenceStamp = "9f0c2d4e-5b1a-4c3e-8d7f-0a1b2c3d4e5f 7 ops-1:4242:Xk2p 2025-07-15T09:12:30Z kubeadm upgrade node"
+
+// stampFence is a kupgrade command having taken the host's fence: the lock file and its stamp.
+func (n *node) stampFence() {
+	n.t.Helper()
+	n.mkdir("var/lib/kupgrade")
+	if err := os.WriteFile(n.path("var/lib/kupgrade/fence.lock"), nil, 0o644); err != nil {
+		n.t.Fatal(err)
+	}
+	if err := os.WriteFile(n.path("var/lib/kupgrade/fence"), []byte(fenceStamp+"\n"), 0o644); err != nil {
+		n.t.Fatal(err)
+	}
+}
+
+// holdFence is that command still running: it holds the lock until the test ends.
+func (n *node) holdFence() {
+	n.t.Helper()
+	f, err := os.Open(n.path("var/lib/kupgrade/fence.lock"))
+	if err != nil {
+		n.t.Fatal(err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		n.t.Fatal(err)
+	}
+	n.t.Cleanup(func() { f.Close() })
 }
 
 func (n *node) copyIn(testdata, rel string) {

@@ -22,6 +22,9 @@ type Snapshot struct {
 	UpgradedManifestsDirs []string          `json:"upgraded_manifests_dirs"`
 	BackupDirs            []string          `json:"backup_dirs"`
 	KubeletConfigBackups  []KubeletBackup   `json:"kubelet_config_backups"`
+	// Fence is the host's kupgrade fence (nil when the host has none): a busy one means another
+	// kupgrade command still runs there.
+	Fence *FenceStamp `json:"fence,omitempty"`
 }
 
 // KubeletBackup is one /etc/kubernetes/tmp/kubeadm-kubelet-config* folder.

@@ -9,7 +9,7 @@ import (
 // Map is the snapshot as the kubelet_config module registers it: config_exists, config_sha256,
 // config_mtime (RFC 3339, "" when missing), manifests, control_plane_version (the lowest tag),
 // upgraded_manifests_dirs, backup_dirs, kubelet_config_backups (path, has_config), taken and
-// changed (false).
+// changed (false); fence (busy, key, generation, owner, since, command) when the host has one.
 func (s Snapshot) Map() map[string]any {
 	man := make(map[string]any, len(s.Manifests))
 	for k, v := range s.Manifests {
@@ -19,7 +19,7 @@ func (s Snapshot) Map() map[string]any {
 	for i, b := range s.KubeletConfigBackups {
 		kb[i] = map[string]any{"path": b.Path, "has_config": b.HasConfig}
 	}
-	return map[string]any{
+	m := map[string]any{
 		"changed":                 false,
 		"taken":                   timeText(s.Taken),
 		"config_exists":           s.ConfigExists,
@@ -31,6 +31,11 @@ func (s Snapshot) Map() map[string]any {
 		"backup_dirs":             toAnySlice(s.BackupDirs),
 		"kubelet_config_backups":  kb,
 	}
+	if f := s.Fence; f != nil {
+		m["fence"] = map[string]any{"busy": f.Busy, "key": f.Key, "generation": f.Generation, "owner": f.Owner,
+			"since": timeText(f.Since), "command": f.Command}
+	}
+	return m
 }
 
 func timeText(t time.Time) string {
@@ -93,6 +98,25 @@ func snapshotFromMap(m map[string]any) (Snapshot, error) {
 			h, _ := b["has_config"].(bool)
 			s.KubeletConfigBackups = append(s.KubeletConfigBackups, KubeletBackup{Path: p, HasConfig: h})
 		}
+	}
+	if f, ok := m["fence"].(map[string]any); ok {
+		st := &FenceStamp{}
+		st.Busy, _ = f["busy"].(bool)
+		st.Key, _ = f["key"].(string)
+		st.Owner, _ = f["owner"].(string)
+		st.Command, _ = f["command"].(string)
+		switch g := f["generation"].(type) {
+		case int64:
+			st.Generation = g
+		case int:
+			st.Generation = int64(g)
+		case float64:
+			st.Generation = int64(g)
+		}
+		if st.Since, err = parseTime(f["since"]); err != nil {
+			return s, err
+		}
+		s.Fence = st
 	}
 	return s, nil
 }

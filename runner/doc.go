@@ -15,7 +15,10 @@
 //     recap;
 //   - an unreachable host (dial failure or connection lost during a task) reports an error of
 //     class fault.ErrUnreachable (errors.Is); a broken Conn leaves the pool so the
-//     next Conn or Play redials.
+//     next Conn or Play redials;
+//   - under PlayOptions.Fence, no two root commands of fenced plays ever run on one host at once,
+//     and none starts after a newer generation of the same key has run one there (Fence): the
+//     host keeps the lock and the stamp, so this holds whatever happens to the caller.
 //
 // The runner knows nothing of Kubernetes or kubeadm. Code that knows what to look at on a host
 // plugs it in as a Module (Options.Modules; kubeadm's kubelet_config is one) and reaches the host

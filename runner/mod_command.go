@@ -31,7 +31,7 @@ func modCommand(ctx context.Context, m *modCtx, args map[string]any) (map[string
 	if len(argv) == 0 {
 		return failure("command: no command given"), nil
 	}
-	return runCommand(ctx, m, args, "exec "+shellword.Join(argv))
+	return runCommand(ctx, m, args, "exec "+shellword.Join(argv), commandLabel(argv))
 }
 
 func modShell(ctx context.Context, m *modCtx, args map[string]any) (map[string]any, error) {
@@ -45,12 +45,13 @@ func modShell(ctx context.Context, m *modCtx, args map[string]any) (map[string]a
 	if ex := argStr(args, "executable"); ex != "" {
 		script = quote(ex) + " -c " + quote(script)
 	}
-	return runCommand(ctx, m, args, script)
+	return runCommand(ctx, m, args, script, stampLabel(script))
 }
 
-// runCommand adds chdir and the creates/removes guard to a command and runs it. In check mode
-// the command is skipped (the engine only calls it there when check_mode: false is not set).
-func runCommand(ctx context.Context, m *modCtx, args map[string]any, script string) (map[string]any, error) {
+// runCommand adds chdir and the creates/removes guard to a command and runs it, under the play's
+// fence when it has one (label names the command in the fence's stamp). In check mode the
+// command is skipped (the engine only calls it there when check_mode: false is not set).
+func runCommand(ctx context.Context, m *modCtx, args map[string]any, script, label string) (map[string]any, error) {
 	if m.check {
 		return map[string]any{"changed": false, "skipped": true, "msg": "skipped in check mode"}, nil
 	}
@@ -79,9 +80,9 @@ func runCommand(ctx context.Context, m *modCtx, args map[string]any, script stri
 	var out cmdOut
 	var err error
 	if stdin != nil {
-		out, err = m.run(ctx, script, stdin)
+		out, err = m.runFenced(ctx, script, label, stdin)
 	} else {
-		out, err = m.run(ctx, script, nil)
+		out, err = m.runFenced(ctx, script, label, nil)
 	}
 	if err != nil {
 		return nil, err

@@ -48,6 +48,7 @@ type modCtx struct {
 	env        map[string]string
 	check      bool
 	noLog      bool
+	fence      *Fence // the play's fence when this task's commands run as root
 }
 
 func (e *playExec) modCtx(h *hostState, t *ctask) *modCtx {
@@ -63,6 +64,9 @@ func (e *playExec) modCtx(h *hostState, t *ctask) *modCtx {
 	if t.becomeUser != "" {
 		m.becomeUser = t.becomeUser
 	}
+	if e.po.Fence != nil && m.runsAsRoot() {
+		m.fence = e.po.Fence
+	}
 	return m
 }
 
@@ -73,9 +77,30 @@ type cmdOut struct {
 
 // run sends one script to the host, wrapped with the task's environment and become.
 func (m *modCtx) run(ctx context.Context, script string, stdin io.Reader) (cmdOut, error) {
+	return m.send(ctx, wrap(script, m.env, m.become, m.becomeUser), stdin)
+}
+
+// send sends one command line, wrapped already, to the host.
+func (m *modCtx) send(ctx context.Context, cmd string, stdin io.Reader) (cmdOut, error) {
 	var so, se bytes.Buffer
-	rc, err := m.conn.Run(ctx, wrap(script, m.env, m.become, m.becomeUser), stdin, &so, &se)
+	rc, err := m.conn.Run(ctx, cmd, stdin, &so, &se)
 	return cmdOut{rc, strings.TrimRight(so.String(), "\n"), strings.TrimRight(se.String(), "\n")}, err
+}
+
+// runFenced is run for the command and shell modules: under the play's fence when the task has
+// one (label names the command in the fence's stamp). A refusal of the fence is returned as an
+// error wrapping ErrFenced: the command did not run.
+func (m *modCtx) runFenced(ctx context.Context, script, label string, stdin io.Reader) (cmdOut, error) {
+	if m.fence == nil {
+		return m.run(ctx, script, stdin)
+	}
+	out, err := m.send(ctx, withBecome(m.fence.command(withEnv(script, m.env), label), m.become, m.becomeUser), stdin)
+	if err == nil {
+		if refused, ok := fenceRefusal(out); ok {
+			return out, refused
+		}
+	}
+	return out, err
 }
 
 // runPlain is run without the task's environment: for the modules' own probes.

@@ -31,6 +31,9 @@ type PlayOptions struct {
 	// interrupted by it: the caller's lease keeper closes the gate when it can no longer vouch
 	// for its lease, so no new work starts while the work in progress runs to its end.
 	Gate func(ctx context.Context) error
+	// Fence, when set, guards every command and shell task that runs as root on a host: see
+	// Fence. The caller gives it the token of the lease under which it runs the play.
+	Fence *Fence
 }
 
 // playExec is one Play call.

@@ -15,29 +15,39 @@ func quote(s string) string { return shellword.Quote(s) }
 // sudo's env_reset cannot drop it), then become. Each wrapper is exec-ed, as sh -c would do with
 // a last command anyway; sshconn runs such an `exec WORD...` line without a shell of its own.
 func wrap(script string, env map[string]string, become bool, user string) string {
-	if len(env) > 0 {
-		keys := make([]string, 0, len(env))
-		for k := range env {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		var b strings.Builder
-		b.WriteString("exec env")
-		for _, k := range keys {
-			b.WriteByte(' ')
-			b.WriteString(quote(k + "=" + env[k]))
-		}
-		b.WriteString(" sh -c ")
-		b.WriteString(quote(script))
-		script = b.String()
+	return withBecome(withEnv(script, env), become, user)
+}
+
+// withEnv sets env for script.
+func withEnv(script string, env map[string]string) string {
+	if len(env) == 0 {
+		return script
 	}
-	if become {
-		if user == "" {
-			user = "root"
-		}
-		script = "exec sudo -n -u " + quote(user) + " -- sh -c " + quote(becomeGuard) + " sh " + quote(script)
+	keys := make([]string, 0, len(env))
+	for k := range env {
+		keys = append(keys, k)
 	}
-	return script
+	slices.Sort(keys)
+	var b strings.Builder
+	b.WriteString("exec env")
+	for _, k := range keys {
+		b.WriteByte(' ')
+		b.WriteString(quote(k + "=" + env[k]))
+	}
+	b.WriteString(" sh -c ")
+	b.WriteString(quote(script))
+	return b.String()
+}
+
+// withBecome runs script as user (root when empty) through sudo when become.
+func withBecome(script string, become bool, user string) string {
+	if !become {
+		return script
+	}
+	if user == "" {
+		user = "root"
+	}
+	return "exec sudo -n -u " + quote(user) + " -- sh -c " + quote(becomeGuard) + " sh " + quote(script)
 }
 
 // becomeGuard runs the script ($1) under sudo and, when sudo relays TERM, INT or HUP to it,

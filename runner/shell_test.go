@@ -1,6 +1,9 @@
 package runner
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestWrap(t *testing.T) {
 	cases := []struct {
@@ -19,5 +22,19 @@ func TestWrap(t *testing.T) {
 		if got := wrap("echo hi", c.env, c.become, c.user); got != c.want {
 			t.Errorf("%s: wrap = %s\nwant %s", c.name, got, c.want)
 		}
+	}
+}
+
+// The fence's script stays one plain '...' word, so that a fenced command line is still
+// `exec WORD...`, which sshconn runs without a shell of its own.
+func TestFenceCommandIsExecWords(t *testing.T) {
+	if strings.Contains(fenceScript, "'") {
+		t.Fatal("fenceScript holds a single quote")
+	}
+	f := &Fence{Key: "k", Generation: 3, Owner: "host:1:x"}
+	got := f.command("exec kubeadm upgrade node", "kubeadm upgrade node")
+	want := "exec sh -c '" + fenceScript + "' kupgrade-fence /var/lib/kupgrade 0 k 3 host:1:x 'kubeadm upgrade node' sh -c 'exec kubeadm upgrade node'"
+	if got != want {
+		t.Errorf("fence command\n%s\nwant\n%s", got, want)
 	}
 }

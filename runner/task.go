@@ -170,6 +170,12 @@ func (e *playExec) call(ctx context.Context, m *modCtx, t *ctask, args map[strin
 		return res, nil
 	}
 	switch {
+	case errors.Is(err, ErrFenced):
+		// The cause makes the failure final: no failed_when, until or ignore_errors applies to
+		// a command that did not run.
+		res = failure(err.Error())
+		res["rc"] = fenceExit
+		return res, err
 	case ctx.Err() != nil:
 		return failure("interrupted: " + ctx.Err().Error()), ctx.Err()
 	case tctx.Err() != nil:

@@ -43,6 +43,7 @@ type cluster struct {
 	// onPlay runs before the default behaviour; handled=true skips it.
 	onPlay func(ctx context.Context, name, limit string) (recap *runner.Recap, err error, handled bool)
 	gate   func(context.Context) error // the last play's PlayOptions.Gate
+	fence  *runner.Fence               // the last play's PlayOptions.Fence
 }
 
 func newCluster(from string) *cluster {
@@ -95,7 +96,7 @@ func (c *cluster) Play(ctx context.Context, pb *playbooks.Playbook, inv *invento
 	c.mu.Lock()
 	limit := strings.Join(po.Hosts, ":")
 	c.plays = append(c.plays, name+"@"+limit)
-	c.gate = po.Gate
+	c.gate, c.fence = po.Gate, po.Fence
 	onPlay := c.onPlay
 	c.mu.Unlock()
 	if onPlay != nil {

@@ -77,7 +77,11 @@ func (w *Workflow) execute(ctx context.Context, o *op) error {
 	// The lease is renewed until the outcome is recorded; a database that cannot vouch for it
 	// only stops new tasks from starting (Gate), never the one running.
 	k := keepLease(ctx, w.Store, w.Cluster, w.owner(), w.ttl(), w.recordFor())
-	recap, playErr := w.Runner.Play(ctx, o.pb, w.Inventory, runner.PlayOptions{Hosts: o.names(), ExtraVars: o.vars, Gate: k.Gate})
+	var recap *runner.Recap
+	fence, playErr := w.fence(ctx)
+	if playErr == nil {
+		recap, playErr = w.Runner.Play(ctx, o.pb, w.Inventory, runner.PlayOptions{Hosts: o.names(), ExtraVars: o.vars, Gate: k.Gate, Fence: fence})
+	}
 	failed := hostFailures(o, recap, playErr)
 	for _, h := range o.hosts {
 		if o.perHost() && failed[h.Name] == nil && o.verify != nil {
@@ -106,6 +110,27 @@ func (w *Workflow) execute(ctx context.Context, o *op) error {
 			Cause: fmt.Errorf("%w (this run's outcome was not recorded over it: %v)", lost, err), Retry: "kupgrade upgrade show"}
 	}
 	return err
+}
+
+// fence is the host fence for the playbook of every step, stamped with the lease begin has just
+// taken. Every root command a step runs on a host (kubeadm; the kubelet's install and restart;
+// kubectl cordon, drain and uncordon; the abort's restore) runs under it: no two of them ever
+// overlap on a host, even when this process lost its lease to another while its kubeadm still
+// runs, and none starts once a newer operation has run on the host. The lease's generation is
+// read back rather than assumed: a lease that is no longer ours fails the step before it runs.
+func (w *Workflow) fence(ctx context.Context) (*runner.Fence, error) {
+	u, err := w.Store.Upgrade(ctx, w.Cluster)
+	if err != nil {
+		return nil, fmt.Errorf("read the upgrade for the host fence: %w", err)
+	}
+	l, err := w.Store.Lease(ctx, w.Cluster)
+	if err != nil {
+		return nil, fmt.Errorf("read the lease for the host fence: %w", err)
+	}
+	if l == nil || l.Owner != w.owner() {
+		return nil, errors.New("the lease was taken over before the playbook started")
+	}
+	return &runner.Fence{Key: u.UUID, Generation: l.Generation, Owner: w.owner(), Wait: w.fenceWait()}, nil
 }
 
 // reach connects to every host of o at once (unreachable hosts are refused before anything is

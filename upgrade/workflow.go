@@ -42,6 +42,9 @@ type Workflow struct {
 	LeaseTTL  time.Duration // default 30s
 	// KubeadmTimeout bounds one kubeadm command (default 15m).
 	KubeadmTimeout time.Duration
+	// FenceWait bounds how long a step's command waits on a host for the host's fence, busy
+	// with another kupgrade's command, before the step fails (default 2m; runner.Fence).
+	FenceWait time.Duration
 	// RecordFor bounds how long the final writes of an operation retry a database that does not
 	// answer (default 2m); ProbeFor bounds the probe after a failure (default 45s).
 	RecordFor time.Duration
@@ -184,6 +187,13 @@ func (w *Workflow) kubeadmTimeout() time.Duration {
 		return 15 * time.Minute
 	}
 	return w.KubeadmTimeout
+}
+
+func (w *Workflow) fenceWait() time.Duration {
+	if w.FenceWait <= 0 {
+		return 2 * time.Minute
+	}
+	return w.FenceWait
 }
 
 // read returns what the pre-checks look at: the upgrade, its hosts and the cluster's lease.

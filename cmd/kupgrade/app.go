@@ -28,6 +28,7 @@ type Globals struct {
 	ClockOffset       time.Duration `name:"clock-offset" env:"KUPGRADE_CLOCK_OFFSET" hidden:"" help:"Shift this machine's clock as kupgrade reads it (fault tests: leases must not depend on it)."`
 	LeaseTTL          time.Duration `name:"lease-ttl" env:"KUPGRADE_LEASE_TTL" default:"30s" help:"Lease time-to-live of an operation; a dead kupgrade is noticed after about this long."`
 	KubeadmTimeout    time.Duration `name:"kubeadm-timeout" default:"15m" help:"Time one kubeadm command may take before it is stopped and the step failed."`
+	FenceWait         time.Duration `name:"fence-wait" env:"KUPGRADE_FENCE_WAIT" default:"2m" help:"Time a step's command waits on a host for another kupgrade's command to end before the step fails."`
 }
 
 // app holds what commands share: flags, writers, and the store and inventory, opened on first use.

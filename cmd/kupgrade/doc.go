@@ -54,6 +54,8 @@
 //	--log-format text|json
 //	--lease-ttl 30s           an operation's lease; a dead kupgrade is noticed after about this
 //	--kubeadm-timeout 15m     time one kubeadm command may take before its step fails
+//	--fence-wait 2m           time a step's command waits on a host for another kupgrade's
+//	                          command (the host's fence) to end before its step fails
 //
 // The DSN is parsed once. No message, log line or event ever shows its password, whichever
 // form or source it came in, even when it does not parse. MySQL connections time out (10 s
@@ -86,6 +88,7 @@
 //	KUPGRADE_CLUSTER          --cluster
 //	KUPGRADE_KNOWN_HOSTS      --known-hosts
 //	KUPGRADE_LEASE_TTL        --lease-ttl
+//	KUPGRADE_FENCE_WAIT       --fence-wait
 //	KUPGRADE_SSH_PASSPHRASE   passphrase of an encrypted private key (else asked on a terminal)
 //	SSH_AUTH_SOCK             ssh-agent to take keys from
 //
