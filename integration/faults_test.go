@@ -4,10 +4,12 @@ import (
 	"database/sql"
 	"fmt"
 	"math/rand/v2"
+	"net"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -285,4 +287,99 @@ func eventHoles(t *testing.T, db *sql.DB) []string {
 		last[uuid] = to
 	}
 	return holes
+}
+
+// A renewal that hangs: the first runner's connections to the database are black-holed (what it
+// sends is never delivered, nothing comes back) while its kubeadm runs, longer than the lease's
+// TTL; everyone else still reaches the database. The watcher judges the lease expired and fails
+// the operation, and the retry starts at once, while the first kubeadm still runs: the host's
+// fence makes the retry's kubeadm wait for the first one, so the node never runs two.
+func TestFaultHangingRenewal(t *testing.T) {
+	u, m := startLabMySQL(t, lab.Options{Controllers: 2})
+	u.k.env = append(u.k.env, "KUPGRADE_LEASE_TTL=5s")
+	u.begin(t, "v1.30.1", "upgraded-first-master")
+	c1 := u.lab.Node("controller-1")
+	injectFault(t, c1, lab.Fault{Phase: "control-plane", Action: lab.Delay, Seconds: 25, Once: true})
+	hole := startBlackHole(t, "127.0.0.1:"+strconv.Itoa(m.Port))
+	runner := &kupgrade{bin: u.k.bin, env: append(append([]string{}, u.k.env...),
+		"KUPGRADE_DB=mysql://"+m.User+":"+m.Password+"@"+hole.addr+"/kupgrade")}
+	_, first := runner.start(t, "host", "upgrade", "controller-1", "control-plane")
+	waitForProcess(t, c1, "kubeadm upgrade")
+	hole.close()
+	time.Sleep(7 * time.Second) // past the TTL: the lease expired on the database's clock
+	u.k.wantExit(t, 0, "watch", "--once")
+	if n := countRows(t, u.db, "SELECT COUNT(*) FROM kube_upgrade_event WHERE actor = 'watch'"); n != 1 {
+		t.Fatalf("the watcher failed %d operations, want the one whose lease expired", n)
+	}
+	retry := &kupgrade{bin: u.k.bin, env: append(append([]string{}, u.k.env...), "KUPGRADE_FENCE_WAIT=60s")}
+	code, out := retry.exit(t, "host", "upgrade", "controller-1", "control-plane")
+	hole.open()
+	firstCode, firstOut := first()
+	if max, err := c1.KubeadmMaxConcurrent(t.Context()); err != nil || max != 1 {
+		t.Errorf("at most %d kubeadm runs at once on controller-1 (%v), want 1", max, err)
+	}
+	if code != 0 {
+		t.Errorf("the retry exited %d, want 0 (it waits on the fence, then runs):\n%s", code, out)
+	}
+	if firstCode != 6 {
+		t.Errorf("the first runner, whose operation the watcher failed, exited %d, want 6 (its outcome not recorded over the retry's):\n%s", firstCode, firstOut)
+	}
+	if got := u.k.show(t).State; got != "upgraded-second-master" {
+		t.Errorf("state %s, want upgraded-second-master", got)
+	}
+	requireNoKubeadm(t, c1)
+}
+
+// blackHole is a TCP relay to a server that can be told to swallow everything: while closed,
+// what either side sends is dropped, as on a black-holed network path.
+type blackHole struct {
+	addr   string
+	closed atomic.Bool
+}
+
+func startBlackHole(t *testing.T, upstream string) *blackHole {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	h := &blackHole{addr: l.Addr().String()}
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			up, err := net.Dial("tcp", upstream)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			go h.relay(c, up)
+			go h.relay(up, c)
+		}
+	}()
+	return h
+}
+
+func (h *blackHole) close() { h.closed.Store(true) }
+func (h *blackHole) open()  { h.closed.Store(false) }
+
+// relay copies from src to dst, dropping what comes while the hole is closed.
+func (h *blackHole) relay(src, dst net.Conn) {
+	defer src.Close()
+	defer dst.Close()
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 && !h.closed.Load() {
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
 }
