@@ -21,8 +21,9 @@ type Preview struct {
 	Live     bool // Versions were read over SSH now, not taken from the store
 	Steps    []PlannedStep
 	// Refusal is the pre-check that would stop the walk at the last of Steps (or before the
-	// first), "" when every step would start.
-	Refusal string
+	// first), nil when every step would start. It wraps state.ErrRefused (or ErrConflict, a live
+	// lease), as the command itself would fail.
+	Refusal error
 	Next    string // the exact next command, "" when there is none
 	// Wait says why nothing can be typed now (another kupgrade holds the lease), "" otherwise.
 	Wait string
@@ -70,8 +71,11 @@ type PreviewOptions struct {
 	Until       state.State // stop the walk once the upgrade would reach this state
 }
 
-// runPlan is the Plan `upgrade run` follows on this inventory.
+// runPlan is the Plan `upgrade run` follows on this inventory (with none, no optional step).
 func (w *Workflow) runPlan(workerBatch int) Plan {
+	if w.Inventory == nil {
+		return Plan{WorkerBatch: workerBatch}
+	}
 	return Plan{
 		PreAppUpdate:  w.userPlaybook(state.StepPreAppUpdate) != "",
 		Storage:       w.userPlaybook(state.StepStorage) != "",
@@ -81,11 +85,14 @@ func (w *Workflow) runPlan(workerBatch int) Plan {
 }
 
 // Preview simulates `upgrade run` from the recorded state (or from `upgrade start o.Version`
-// when no upgrade is recorded) without writing anything. A refusal is not an error: it is in
+// when no upgrade is recorded, or when w.Store is nil: no database yet) without writing anything. A refusal is not an error: it is in
 // Preview.Refusal. The error is for what stops the plan itself: the store, SSH, bad input.
 func (w *Workflow) Preview(ctx context.Context, o PreviewOptions) (*Preview, error) {
 	if o.Until != "" && !o.Until.Valid() {
 		return nil, fmt.Errorf("--until %q is not a state of STATES.md: %w", o.Until, state.ErrBadInput)
+	}
+	if w.Store == nil {
+		return w.previewStart(ctx, o)
 	}
 	u, err := w.Store.Upgrade(ctx, w.Cluster)
 	if errors.Is(err, state.ErrNotFound) {
@@ -107,7 +114,7 @@ func (w *Workflow) Preview(ctx context.Context, o PreviewOptions) (*Preview, err
 		if v, err := state.ParseVersion(o.Version); err != nil {
 			return nil, err
 		} else if v.String() != u.ToVersion {
-			p.Refusal = fmt.Sprintf("cluster %q already has an upgrade to %s (state %s): finish or abort it, then `kupgrade upgrade delete`, before planning %s", w.Cluster, u.ToVersion, u.State, v)
+			p.Refusal = fmt.Errorf("%w: cluster %q already has an upgrade to %s (state %s): finish or abort it, then `kupgrade upgrade delete`, before planning %s", state.ErrRefused, w.Cluster, u.ToVersion, u.State, v)
 			return p, nil
 		}
 	}
@@ -146,6 +153,23 @@ func (w *Workflow) previewVersions(ctx context.Context, p *Preview, hosts []stat
 			ControlPlane: h.ControlPlaneVersion, Kubelet: h.KubeletVersion})
 	}
 	return hosts, nil
+}
+
+// Next is NextCommand for the recorded upgrade of w.Cluster (Inventory may be nil: then no
+// optional step is configured). It reads the store and nothing else.
+func (w *Workflow) Next(ctx context.Context) (cmd, wait string, err error) {
+	u, hosts, lease, err := w.read(ctx)
+	if err != nil {
+		return "", "", err
+	}
+	plan := w.runPlan(1)
+	if u.State == state.UpgradingKubelets {
+		if plan.Uncordon, err = w.cordoned(ctx, u); err != nil {
+			return "", "", err
+		}
+	}
+	cmd, wait = NextCommand(plan, u, hosts, lease, w.Store.Now())
+	return cmd, wait, nil
 }
 
 // NextCommand is the exact command the operator types next for u: the step `upgrade run` would

@@ -2,6 +2,7 @@ package upgrade_test
 
 import (
 	"database/sql"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -29,7 +30,7 @@ func TestPreviewBeforeStart(t *testing.T) {
 	if got := stepsOf(p); got != want {
 		t.Errorf("steps = %s\nwant %s", got, want)
 	}
-	if p.From != "v1.29.4" || p.To != "v1.30.1" || !p.Live || p.Refusal != "" || p.Next != "kupgrade upgrade start v1.30.1" {
+	if p.From != "v1.29.4" || p.To != "v1.30.1" || !p.Live || p.Refusal != nil || p.Next != "kupgrade upgrade start v1.30.1" {
 		t.Errorf("preview = %+v", p)
 	}
 	if len(p.Versions) != 3 || p.Versions[0].ControlPlane != "v1.29.4" || p.Versions[2].Kubelet != "v1.29.4" {
@@ -59,7 +60,7 @@ func TestPreviewStartRefused(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(p.Refusal, tc.want) || p.Next != "" || len(p.Steps) != 1 || p.Steps[0].Checks[len(p.Steps[0].Checks)-1].OK {
+		if !strings.Contains(fmt.Sprint(p.Refusal), tc.want) || p.Next != "" || len(p.Steps) != 1 || p.Steps[0].Checks[len(p.Steps[0].Checks)-1].OK {
 			t.Errorf("%s: preview = %+v, want a refusal naming %q", tc.version, p, tc.want)
 		}
 	}
@@ -76,7 +77,7 @@ func TestPreviewResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "second-master [controller-1], kubelets [controller-0], kubelets [controller-1], kubelets [worker-0], complete"
-	if got := stepsOf(p); got != want || p.Next != "kupgrade host upgrade controller-1 control-plane" || p.Refusal != "" {
+	if got := stepsOf(p); got != want || p.Next != "kupgrade host upgrade controller-1 control-plane" || p.Refusal != nil {
 		t.Errorf("steps = %s, next %q, refusal %q\nwant %s", got, p.Next, p.Refusal, want)
 	}
 	if c := p.Steps[1].Checks[0]; !c.OK || !strings.Contains(c.Note, "already reports") {
@@ -107,7 +108,7 @@ func TestPreviewStuck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Live || len(p.Steps) != 0 || !strings.Contains(p.Refusal, "in flight") || p.Next != "kupgrade recover" {
+	if p.Live || len(p.Steps) != 0 || !strings.Contains(fmt.Sprint(p.Refusal), "in flight") || p.Next != "kupgrade recover" {
 		t.Errorf("preview = %+v", p)
 	}
 }

@@ -60,7 +60,7 @@ func startChecks(p *Preview, o PreviewOptions, cs []*inventory.Host, vs map[stri
 	check := func(name string, err error) error {
 		c := Check{Name: name, OK: err == nil}
 		if err != nil {
-			c.Note, p.Refusal = err.Error(), err.Error()
+			c.Note, p.Refusal = err.Error(), err
 		}
 		p.Steps[0].Checks = append(p.Steps[0].Checks, c)
 		return err
@@ -84,14 +84,17 @@ func startChecks(p *Preview, o PreviewOptions, cs []*inventory.Host, vs map[stri
 // then its outcome as if it succeeded, until done, until, or the first refusal. lease is the
 // recorded one, which only the first step meets: the run holds its own afterwards.
 func (w *Workflow) walk(p *Preview, plan Plan, u state.Upgrade, hosts []state.Host, lease *state.Lease, until state.State) {
-	now := w.Store.Now()
+	now := time.Now()
+	if w.Store != nil {
+		now = w.Store.Now()
+	}
 	for range maxActions {
 		if until != "" && u.State == until {
 			return
 		}
 		act, done, err := plan.Next(u, hosts)
 		if err != nil {
-			p.Refusal = err.Error()
+			p.Refusal = err
 			return
 		}
 		if done {
@@ -100,7 +103,7 @@ func (w *Workflow) walk(p *Preview, plan Plan, u state.Upgrade, hosts []state.Ho
 		ps, err := w.plannedStep(act, u, hosts, lease, now)
 		p.Steps = append(p.Steps, ps)
 		if err != nil {
-			p.Refusal = err.Error()
+			p.Refusal = err
 			return
 		}
 		u, hosts = simulate(act, u, hosts)

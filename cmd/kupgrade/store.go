@@ -112,9 +112,17 @@ func mustExist(d state.DSN) error {
 	if err != nil {
 		abs = d.Path
 	}
-	return fmt.Errorf("database %s does not exist (looked for %s); run kupgrade from the directory that holds it or pass --db sqlite:PATH (KUPGRADE_DB); this command only reads and creates none: %w",
-		"sqlite:"+d.Path, abs, state.ErrBadInput)
+	return &missingDBError{path: abs}
 }
+
+// missingDBError is mustExist's refusal: bad input, which a plan before any upgrade tolerates.
+type missingDBError struct{ path string }
+
+func (e *missingDBError) Error() string {
+	return fmt.Sprintf("database sqlite:%s does not exist; run kupgrade from the directory that holds it, or pass --db sqlite:PATH (or KUPGRADE_DB); this command only reads and creates no database", e.path)
+}
+
+func (e *missingDBError) Unwrap() error { return state.ErrBadInput }
 
 // otherClusters says, for a cluster that has no upgrade, which clusters of the open database
 // have one ("" when the cluster has one after all, or no store is open): a --cluster typo must
@@ -144,5 +152,5 @@ func (a *app) otherClusters() string {
 	for _, u := range us {
 		names = append(names, fmt.Sprintf("%s (%s)", u.Cluster, u.State))
 	}
-	return fmt.Sprintf("\n  no upgrade for cluster %q; clusters with an upgrade: %s; pass --cluster NAME", cluster, strings.Join(names, ", "))
+	return fmt.Sprintf("\n  clusters with an upgrade in this database: %s; pass --cluster NAME", strings.Join(names, ", "))
 }
