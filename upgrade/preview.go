@@ -129,8 +129,13 @@ func (w *Workflow) Preview(ctx context.Context, o PreviewOptions) (*Preview, err
 	}
 	p.Next, p.Wait = NextCommand(plan, u, hosts, lease, w.Store.Now())
 	w.walk(p, plan, u, hosts, lease, o.Until)
+	if p.Refusal != nil && len(p.Steps) <= 1 && p.Next != recoverCommand {
+		p.Next = "" // the next step itself is refused: its refusal names the way out
+	}
 	return p, nil
 }
+
+const recoverCommand = "kupgrade recover"
 
 // previewVersions fills p.Versions: read over SSH now unless recorded, and laid over the hosts
 // the walk simulates (the kubelet step reads them again before deciding to skip a host).
@@ -185,7 +190,7 @@ func NextCommand(plan Plan, u state.Upgrade, hosts []state.Host, lease *state.Le
 		if lease.Live(now) {
 			return "", lease.Holder(now) + "; wait for it"
 		}
-		return "kupgrade recover", ""
+		return recoverCommand, ""
 	}
 	act, done, err := plan.Next(u, hosts)
 	switch {

@@ -73,7 +73,7 @@ func (a *app) readWorkflow(ctx context.Context, noDB bool) (*upgrade.Workflow, e
 	var missing *missingDBError
 	switch {
 	case noDB && errors.As(err, &missing):
-		a.log.Info("no database yet: planning from scratch", "db", missing.path)
+		a.log.Debug("no database yet: planning from scratch", "db", missing.path)
 	case err != nil:
 		return nil, err
 	default:

@@ -93,16 +93,24 @@ func (a *app) writePlan(p *upgrade.Preview) {
 	default:
 		fmt.Fprintf(w, "Cluster %s has no upgrade yet: planning %s -> %s\n", p.Cluster, dash(p.From), p.To)
 	}
-	fmt.Fprintf(w, "\nVersions (%s):\n", map[bool]string{true: "read over SSH now", false: "as recorded"}[p.Live])
+	source := "as recorded in the database"
+	switch {
+	case p.Live:
+		source = "read over SSH now"
+	case !p.Exists:
+		source = "not read: --from-version given"
+	}
+	fmt.Fprintf(w, "\nVersions (%s):\n", source)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "  HOST\tPERSONALITY\tCONTROL-PLANE\tKUBELET")
 	for _, h := range p.Versions {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", h.Host, h.Personality, dash(h.ControlPlane), dash(h.Kubelet))
 	}
 	tw.Flush()
-	if len(v.Steps) == 0 {
+	switch {
+	case len(v.Steps) == 0 && v.Refusal == nil:
 		fmt.Fprintln(w, "\nNo step is left to run.")
-	} else {
+	case len(v.Steps) > 0:
 		fmt.Fprintln(w, "\nSteps, in order (nothing has run; each would start only if its checks pass):")
 	}
 	for i, s := range v.Steps {
@@ -127,7 +135,7 @@ func writePlanStep(w io.Writer, n int, s planStepView) {
 	if len(s.Hosts) > 0 {
 		on = strings.Join(s.Hosts, ", ")
 	}
-	if s.Step == "start" {
+	if s.Playbook == nil { // start, complete: only the database changes
 		on = "the database"
 	}
 	fmt.Fprintf(w, "%2d. %s on %s\n", n, s.Step, on)

@@ -182,6 +182,7 @@ func (c *upgradeAbortCmd) Run(ctx context.Context, a *app) error {
 
 type upgradeRunCmd struct {
 	DryRun      bool   `name:"dry-run" help:"Run nothing, write nothing: print the plan (as upgrade plan)."`
+	Recorded    bool   `help:"With --dry-run: use the versions recorded in the database instead of reading the hosts."`
 	Until       string `help:"Stop once the upgrade reaches this state."`
 	Retries     int    `help:"Retry a failed step this many times before giving up." default:"0"`
 	WorkerBatch int    `name:"worker-batch" help:"Upgrade the workers' kubelets this many at a time." default:"1"`
@@ -189,7 +190,7 @@ type upgradeRunCmd struct {
 
 func (c *upgradeRunCmd) Run(ctx context.Context, a *app) error {
 	if c.DryRun {
-		return a.plan(ctx, upgrade.PreviewOptions{Until: state.State(c.Until), WorkerBatch: c.WorkerBatch})
+		return a.plan(ctx, upgrade.PreviewOptions{Until: state.State(c.Until), WorkerBatch: c.WorkerBatch, Recorded: c.Recorded})
 	}
 	w, err := a.workflow(ctx)
 	if err != nil {
