@@ -109,7 +109,7 @@ func writeHistory(w io.Writer, vs []historyView, withCluster bool) {
 	}
 	fmt.Fprintln(tw, head)
 	for _, v := range vs {
-		change := v.FromState + " -> " + v.ToState
+		change := dash(v.FromState) + " -> " + v.ToState
 		if v.FromState == v.ToState {
 			change = v.ToState
 		}
