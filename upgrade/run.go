@@ -24,12 +24,7 @@ func (w *Workflow) Run(ctx context.Context, opts RunOptions) error {
 	if opts.Until != "" && !opts.Until.Valid() {
 		return fmt.Errorf("--until %q is not a state of STATES.md: %w", opts.Until, state.ErrBadInput)
 	}
-	plan := Plan{
-		PreAppUpdate:  w.userPlaybook(state.StepPreAppUpdate) != "",
-		Storage:       w.userPlaybook(state.StepStorage) != "",
-		PostAppUpdate: w.userPlaybook(state.StepPostAppUpdate) != "",
-		WorkerBatch:   opts.WorkerBatch,
-	}
+	plan := w.runPlan(opts.WorkerBatch)
 	tries := map[string]int{}
 	for range maxActions {
 		u, err := w.Store.Upgrade(ctx, w.Cluster)

@@ -153,6 +153,8 @@ func (w *Workflow) Start(ctx context.Context, to, from string, force bool) (stat
 	if err := state.CheckVersionStep(fromV, toV, force); err != nil {
 		return state.Upgrade{}, err
 	}
+	// One spelling in the store (v1.30.1, as the hosts report it), however the operator typed it.
+	from, to = fromV.String(), toV.String()
 	nu := state.NewUpgrade{Cluster: w.Cluster, FromVersion: from, ToVersion: to, Actor: state.ActorCLI,
 		Reason: fmt.Sprintf("upgrade %s -> %s started", from, to)}
 	for _, h := range w.Inventory.Hosts {

@@ -46,6 +46,7 @@ type app struct {
 	run            *runner.Runner
 	rep            runner.Reporter
 	secrets        []string
+	given          map[string]bool // hintFlags typed on the command line (see command)
 }
 
 func newApp(g *Globals, stdin io.Reader, stdout, stderr io.Writer) *app {
@@ -124,4 +125,15 @@ func redactArgs(msg string, args []string) string {
 		}
 	}
 	return redactWith(msg, secrets)
+}
+
+// explicitInventory loads the inventory the operator named (-i or KUPGRADE_INVENTORY) before any
+// command runs: one that cannot be read is bad input for every command, even one that needs it
+// only for the cluster's name, instead of a silent fall-back to cluster "default".
+func (a *app) explicitInventory(command string) error {
+	if command == "version" || (!a.given["inventory"] && os.Getenv("KUPGRADE_INVENTORY") == "") {
+		return nil
+	}
+	_, err := a.Inventory()
+	return err
 }

@@ -44,6 +44,9 @@ type upgradeCmd struct {
 	Delete         upgradeDeleteCmd   `cmd:"" help:"Delete a completed or aborted upgrade (its history stays)."`
 	Failed         upgradeFailedCmd   `cmd:"" help:"Fail the in-flight operation by hand (the one failing path)."`
 	Run            upgradeRunCmd      `cmd:"" help:"Walk every remaining step in order, resuming from the current state."`
+	Plan           upgradePlanCmd     `cmd:"" help:"Show, writing nothing, every remaining step, its checks and the next command."`
+	List           upgradeListCmd     `cmd:"" help:"List the upgrade of every cluster in the database: state, age, lease, stuck or failed."`
+	History        upgradeHistoryCmd  `cmd:"" help:"Show the events of an upgrade: time, actor, state change, host, reason."`
 }
 
 type hostCmd struct {

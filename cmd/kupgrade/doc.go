@@ -20,8 +20,15 @@
 //	                          finish, roll back (kubeadm's manifest backups), or forget
 //	upgrade failed [--force] [--reason TEXT]
 //	                          fail the in-flight operation by hand
-//	upgrade run [--until STATE] [--retries N] [--worker-batch N]
+//	upgrade run [--until STATE] [--retries N] [--worker-batch N] [--dry-run [--recorded]]
 //	                          walk every remaining step, resuming from the current state
+//	upgrade plan [VERSION] [--from-version V] [--recorded] [--force] [--until STATE]
+//	                          writing nothing: the versions, every remaining step with its
+//	                          hosts, playbook, commands and pre-check verdicts, the refusal
+//	                          that would stop it (exit 3), and the next command
+//	upgrade list              every cluster: state, age in it, lease holder, STUCK / FAILED
+//	upgrade history [--since 2h|RFC3339] [--limit N] [--all-clusters]
+//	                          the events, oldest first: time, actor, from -> to, host, reason
 //	host list [--refresh]     the hosts, their versions, status and last failure
 //	host upgrade HOST control-plane|kubelet [--force]
 //	                          upgrade one host's control plane or kubelet
@@ -62,8 +69,16 @@
 // dial, 60 s read, 30 s write) unless the DSN's timeout, readTimeout or writeTimeout say
 // otherwise.
 //
-// Commands that only read (upgrade show, host list without --refresh, recover --dry-run) open
-// the store read-only: on SQLite they answer while another process, such as an operator's
+// Versions are taken as v1.30.1 or 1.30.1 and stored as v1.30.1; a pre-release target
+// (v1.31.0-rc.1) is parsed and refused with the reason. Every command kupgrade prints for the
+// operator to type (next:, retry with:, a refusal's way out) keeps the --db, --db-file, -i and
+// --cluster typed on the command line (values from the environment are left to it).
+//
+// Commands that only read (upgrade show, upgrade list, upgrade history, upgrade plan, host list
+// without --refresh, recover --dry-run) create no database: where there is none, they say which
+// file they looked for and exit 2 (upgrade plan VERSION, before the first upgrade, needs none).
+// An inventory named by -i or KUPGRADE_INVENTORY that cannot be read is bad input for every
+// command. They open the store read-only: on SQLite they answer while another process, such as an operator's
 // sqlite3 shell, holds the database's write lock. Commands that write wait for that lock for
 // up to 30 s, then exit 4 saying which file is locked.
 //

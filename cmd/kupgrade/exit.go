@@ -46,6 +46,10 @@ func exitCode(err error) int {
 // report prints err for a person (or as JSON) on stderr and returns its exit status.
 func (a *app) report(err error) int {
 	code := exitCode(err)
-	fmt.Fprintf(a.stderr, "kupgrade: %s\n", a.redact(err.Error()))
+	msg := a.commands(err.Error())
+	if errors.Is(err, fault.ErrNotFound) {
+		msg += a.otherClusters()
+	}
+	fmt.Fprintf(a.stderr, "kupgrade: %s\n", a.redact(msg))
 	return code
 }

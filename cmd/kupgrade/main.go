@@ -34,8 +34,12 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer stop()
 	a := newApp(&cli.Globals, stdin, stdout, stderr)
 	defer a.close()
+	a.given = flagsGiven(kctx)
 	kctx.BindTo(ctx, (*context.Context)(nil))
-	err := kctx.Run(a)
+	err := a.explicitInventory(kctx.Command())
+	if err == nil {
+		err = kctx.Run(a)
+	}
 	if err == nil {
 		return exitOK
 	}

@@ -36,6 +36,9 @@ func (c *recoverCmd) Run(ctx context.Context, a *app) error {
 		return err
 	}
 	v := newRecoverView(rec)
+	if v.Retry != nil {
+		v.Retry = nullable(a.command(*v.Retry))
+	}
 	if a.json() {
 		return writeJSON(a.stdout, v)
 	}

@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -75,6 +78,9 @@ func (a *app) Reader(ctx context.Context) (state.Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := mustExist(d); err != nil {
+		return nil, err
+	}
 	st, err := openStore(ctx, d, append(a.storeOptions(), state.ReadOnly())...)
 	if err != nil {
 		return nil, err
@@ -90,4 +96,61 @@ func (a *app) storeOptions() []state.Option {
 		opts = append(opts, state.WithWallClock(func() time.Time { return time.Now().Add(off) }))
 	}
 	return opts
+}
+
+// mustExist refuses to open, for reading, an SQLite database that does not exist: opening it
+// would create an empty one, and a read-only command run from the wrong directory would then
+// report "no upgrade" instead of the mistake.
+func mustExist(d state.DSN) error {
+	if d.Driver == "mysql" || d.Path == ":memory:" || strings.HasPrefix(d.Path, "file:") {
+		return nil
+	}
+	if _, err := os.Stat(d.Path); err == nil || !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	abs, err := filepath.Abs(d.Path)
+	if err != nil {
+		abs = d.Path
+	}
+	return &missingDBError{path: abs}
+}
+
+// missingDBError is mustExist's refusal: bad input, which a plan before any upgrade tolerates.
+type missingDBError struct{ path string }
+
+func (e *missingDBError) Error() string {
+	return fmt.Sprintf("database sqlite:%s does not exist; run kupgrade from the directory that holds it, or pass --db sqlite:PATH (or KUPGRADE_DB); this command only reads and creates no database", e.path)
+}
+
+func (e *missingDBError) Unwrap() error { return state.ErrBadInput }
+
+// otherClusters says, for a cluster that has no upgrade, which clusters of the open database
+// have one ("" when the cluster has one after all, or no store is open): a --cluster typo must
+// not look like an empty database.
+func (a *app) otherClusters() string {
+	st := a.store
+	if st == nil {
+		st = a.reader
+	}
+	if st == nil {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	cluster := a.cluster()
+	if _, err := st.Upgrade(ctx, cluster); !errors.Is(err, state.ErrNotFound) {
+		return ""
+	}
+	us, err := st.Upgrades(ctx)
+	if err != nil {
+		return ""
+	}
+	if len(us) == 0 {
+		return "\n  the database holds no upgrade of any cluster"
+	}
+	var names []string
+	for _, u := range us {
+		names = append(names, fmt.Sprintf("%s (%s)", u.Cluster, u.State))
+	}
+	return fmt.Sprintf("\n  clusters with an upgrade in this database: %s; pass --cluster NAME", strings.Join(names, ", "))
 }

@@ -24,7 +24,8 @@ func (c *upgradeShowCmd) Run(ctx context.Context, a *app) error {
 		if a.json() {
 			return writeJSON(a.stdout, nil)
 		}
-		fmt.Fprintf(a.stdout, "no upgrade for cluster %q; start one with `kupgrade upgrade start VERSION`\n", cluster)
+		fmt.Fprintf(a.stdout, "no upgrade for cluster %q%s\nnext: %s, then %s\n", cluster, a.otherClusters(),
+			a.command("kupgrade upgrade plan VERSION"), a.command("kupgrade upgrade start VERSION"))
 		return nil
 	}
 	if err != nil {
@@ -55,7 +56,8 @@ func (c *hostListCmd) Run(ctx context.Context, a *app) error {
 		return writeJSON(a.stdout, newHostViews(hosts))
 	}
 	if len(hosts) == 0 {
-		fmt.Fprintf(a.stdout, "no hosts recorded for cluster %q; they are recorded by `kupgrade upgrade start`\n", a.cluster())
+		fmt.Fprintf(a.stdout, "no hosts recorded for cluster %q; they are recorded by `%s`%s\n", a.cluster(),
+			a.command("kupgrade upgrade start VERSION"), a.otherClusters())
 		return nil
 	}
 	writeHosts(a.stdout, hosts)
@@ -108,7 +110,7 @@ func (a *app) printFail(res recovery.Result) error {
 		fmt.Fprintf(a.stdout, "host %s: status %s cleared\n", res.Host, res.HostStatus)
 	}
 	if next := upgrade.RetryCommand(res.ToState, res.Host); next != "" {
-		fmt.Fprintf(a.stdout, "retry with: %s\n", next)
+		fmt.Fprintf(a.stdout, "retry with: %s\n", a.command(next))
 	}
 	return nil
 }

@@ -13,19 +13,22 @@ import (
 )
 
 type upgradeStartCmd struct {
-	Version     string `arg:"" help:"Target version, vMAJOR.MINOR.PATCH."`
+	Version     string `arg:"" help:"Target version, v1.30.1 or 1.30.1."`
 	FromVersion string `name:"from-version" help:"Current version; read from the controllers over SSH when not given."`
 	Force       bool   `help:"Allow a downgrade, a jump of more than one minor version, or controllers that disagree."`
 }
 
 func (c *upgradeStartCmd) Run(ctx context.Context, a *app) error {
-	if _, err := state.ParseVersion(c.Version); err != nil {
-		return err
-	}
-	if c.FromVersion != "" {
-		if _, err := state.ParseVersion(c.FromVersion); err != nil {
+	// Bad input before anything is opened: a wrong version must not create a database.
+	for _, v := range []*string{&c.Version, &c.FromVersion} {
+		if *v == "" {
+			continue
+		}
+		pv, err := state.ParseVersion(*v)
+		if err != nil {
 			return err
 		}
+		*v = pv.String()
 	}
 	w, err := a.workflow(ctx)
 	if err != nil {
@@ -52,6 +55,27 @@ func (a *app) showUpgrade(ctx context.Context, u state.Upgrade) error {
 		return writeJSON(a.stdout, v)
 	}
 	writeUpgrade(a.stdout, v, st.Now())
+	return a.writeNext(ctx, st, u.Cluster)
+}
+
+// writeNext prints the `next:` line of upgrade show: the exact command to type next, or why
+// there is none to type now.
+func (a *app) writeNext(ctx context.Context, st upgrade.Store, cluster string) error {
+	inv, err := a.Inventory()
+	if err != nil {
+		inv = nil // the optional steps are then unknown: the next mandatory one is still right
+	}
+	cmd, wait, err := (&upgrade.Workflow{Store: st, Inventory: inv, Cluster: cluster}).Next(ctx)
+	switch {
+	case err != nil:
+		return err
+	case wait != "":
+		fmt.Fprintf(a.stdout, "next: nothing to type now: %s\n", wait)
+	case cmd != "":
+		fmt.Fprintf(a.stdout, "next: %s\n", a.command(cmd))
+	default:
+		fmt.Fprintln(a.stdout, "next: nothing: the upgrade has ended")
+	}
 	return nil
 }
 
@@ -157,12 +181,17 @@ func (c *upgradeAbortCmd) Run(ctx context.Context, a *app) error {
 }
 
 type upgradeRunCmd struct {
+	DryRun      bool   `name:"dry-run" help:"Run nothing, write nothing: print the plan (as upgrade plan)."`
+	Recorded    bool   `help:"With --dry-run: use the versions recorded in the database instead of reading the hosts."`
 	Until       string `help:"Stop once the upgrade reaches this state."`
 	Retries     int    `help:"Retry a failed step this many times before giving up." default:"0"`
 	WorkerBatch int    `name:"worker-batch" help:"Upgrade the workers' kubelets this many at a time." default:"1"`
 }
 
 func (c *upgradeRunCmd) Run(ctx context.Context, a *app) error {
+	if c.DryRun {
+		return a.plan(ctx, upgrade.PreviewOptions{Until: state.State(c.Until), WorkerBatch: c.WorkerBatch, Recorded: c.Recorded})
+	}
 	w, err := a.workflow(ctx)
 	if err != nil {
 		return err
@@ -186,11 +215,11 @@ func (a *app) outcome(err error) error {
 	if se.Finding != nil {
 		fmt.Fprintf(&b, "  found on the host: %s (%s)\n", se.Finding.Summary, se.Finding.Class)
 		if se.Finding.Next != "" {
-			fmt.Fprintf(&b, "  next: %s\n", se.Finding.Next)
+			fmt.Fprintf(&b, "  next: %s\n", a.commands(se.Finding.Next))
 		}
 	}
 	if se.Retry != "" {
-		fmt.Fprintf(&b, "  retry with: %s\n", se.Retry)
+		fmt.Fprintf(&b, "  retry with: %s\n", a.command(se.Retry))
 	}
 	fmt.Fprint(a.stdout, b.String())
 	return err

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/kupgrade/kupgrade/state"
+)
+
+type upgradeListCmd struct{}
+
+// upgradeListView is one element of `upgrade list -o json`.
+type upgradeListView struct {
+	Cluster        string     `json:"cluster"`
+	UUID           string     `json:"uuid"`
+	FromVersion    string     `json:"from_version"`
+	ToVersion      string     `json:"to_version"`
+	State          string     `json:"state"`
+	StateEnteredAt string     `json:"state_entered_at"`
+	AgeSeconds     int64      `json:"age_seconds"` // in this state, on the database's clock
+	Lease          *leaseView `json:"lease"`
+	LeaseLive      bool       `json:"lease_live"`
+	// Flag is "stuck" (in flight, or a host in flight, with no live lease), "failed" (a *-failed
+	// state), "in-flight" (running under a live lease) or "" (nothing needs anyone).
+	Flag string `json:"flag"`
+}
+
+func (c *upgradeListCmd) Run(ctx context.Context, a *app) error {
+	st, err := a.Reader(ctx)
+	if err != nil {
+		return err
+	}
+	us, err := st.Upgrades(ctx)
+	if err != nil {
+		return err
+	}
+	now := st.Now()
+	out := make([]upgradeListView, 0, len(us))
+	for _, u := range us {
+		l, err := st.Lease(ctx, u.Cluster)
+		if err != nil {
+			return err
+		}
+		hosts, err := st.Hosts(ctx, u.Cluster)
+		if err != nil {
+			return err
+		}
+		out = append(out, newListView(u, l, hosts, now))
+	}
+	if a.json() {
+		return writeJSON(a.stdout, out)
+	}
+	if len(out) == 0 {
+		fmt.Fprintln(a.stdout, "no upgrade in this database")
+		return nil
+	}
+	writeList(a.stdout, out)
+	return nil
+}
+
+func newListView(u state.Upgrade, l *state.Lease, hosts []state.Host, now time.Time) upgradeListView {
+	v := upgradeListView{Cluster: u.Cluster, UUID: u.UUID, FromVersion: u.FromVersion, ToVersion: u.ToVersion,
+		State: string(u.State), StateEnteredAt: rfc3339(u.StateEnteredAt), LeaseLive: l.Live(now)}
+	if !u.StateEnteredAt.IsZero() {
+		v.AgeSeconds = int64(now.Sub(u.StateEnteredAt).Seconds())
+	}
+	if l != nil {
+		v.Lease = &leaseView{Owner: l.Owner, Operation: l.Operation, HeartbeatAt: rfc3339(l.HeartbeatAt), ExpiresAt: rfc3339(l.ExpiresAt)}
+	}
+	inFlight := u.State.InFlight()
+	for _, h := range hosts {
+		inFlight = inFlight || h.Status.InFlight()
+	}
+	switch failed := u.State.Failed(); {
+	case inFlight && !v.LeaseLive:
+		v.Flag = "stuck"
+	case inFlight:
+		v.Flag = "in-flight"
+	case failed:
+		v.Flag = "failed"
+	}
+	return v
+}
+
+func writeList(w io.Writer, vs []upgradeListView) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "CLUSTER\tFROM\tTO\tSTATE\tAGE\tLEASE\tFLAG")
+	for _, v := range vs {
+		lease := "-"
+		if v.Lease != nil {
+			lease = v.Lease.Owner + " (" + v.Lease.Operation + ")"
+			if !v.LeaseLive {
+				lease += " EXPIRED"
+			}
+		}
+		flag := v.Flag
+		if flag == "stuck" || flag == "failed" {
+			flag = strings.ToUpper(flag) // what needs someone stands out
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", v.Cluster, v.FromVersion, v.ToVersion, v.State,
+			age(time.Duration(v.AgeSeconds)*time.Second), lease, dash(flag))
+	}
+	tw.Flush()
+}
+
+// age prints d for people: 45s, 12m, 3h20m, 2d4h.
+func age(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	}
+	return fmt.Sprintf("%dd%dh", int(d.Hours())/24, int(d.Hours())%24)
+}

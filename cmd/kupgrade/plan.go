@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/kupgrade/kupgrade/state"
+	"github.com/kupgrade/kupgrade/upgrade"
+)
+
+type upgradePlanCmd struct {
+	Version     string `arg:"" optional:"" help:"Target version (required when the cluster has no upgrade yet), v1.30.1 or 1.30.1."`
+	FromVersion string `name:"from-version" help:"Current version, as upgrade start takes it; the controllers are not read for it."`
+	Recorded    bool   `help:"Use the versions recorded in the database instead of reading the hosts over SSH."`
+	Force       bool   `help:"Plan as upgrade start --force would start (a downgrade, a jump, controllers that disagree)."`
+	Until       string `help:"Stop the plan once the upgrade would reach this state."`
+	WorkerBatch int    `name:"worker-batch" help:"Upgrade the workers' kubelets this many at a time." default:"1"`
+}
+
+func (c *upgradePlanCmd) Run(ctx context.Context, a *app) error {
+	return a.plan(ctx, upgrade.PreviewOptions{
+		Version: c.Version, FromVersion: c.FromVersion, Recorded: c.Recorded, Force: c.Force,
+		Until: state.State(c.Until), WorkerBatch: c.WorkerBatch,
+	})
+}
+
+// plan prints what `upgrade run` would do from here, writing nothing; a plan that meets a
+// refusal fails with it (exit 3), after printing the steps up to it.
+func (a *app) plan(ctx context.Context, o upgrade.PreviewOptions) error {
+	for _, v := range []*string{&o.Version, &o.FromVersion} {
+		if *v == "" {
+			continue
+		}
+		pv, err := state.ParseVersion(*v)
+		if err != nil {
+			return err
+		}
+		*v = pv.String()
+	}
+	w, err := a.readWorkflow(ctx, o.Version != "")
+	if err != nil {
+		return err
+	}
+	p, err := w.Preview(ctx, o)
+	if err != nil {
+		return err
+	}
+	if a.json() {
+		if err := writeJSON(a.stdout, a.newPlanView(p)); err != nil {
+			return err
+		}
+	} else {
+		a.writePlan(p)
+	}
+	if p.Refusal != nil {
+		return fmt.Errorf("the plan stops at a refusal: %w", p.Refusal)
+	}
+	return nil
+}
+
+// readWorkflow is workflow for a command that writes nothing: the store opened for reading
+// only. With noDB, a missing SQLite database is no error (a plan before the first `upgrade
+// start`): the workflow then has no store, and creates none.
+func (a *app) readWorkflow(ctx context.Context, noDB bool) (*upgrade.Workflow, error) {
+	inv, err := a.Inventory()
+	if err != nil {
+		return nil, err
+	}
+	w := &upgrade.Workflow{Runner: a.Runner(inv, 0), Inventory: inv, Cluster: a.cluster(),
+		LeaseTTL: a.g.LeaseTTL, KubeadmTimeout: a.g.KubeadmTimeout, Log: a.log}
+	st, err := a.Reader(ctx)
+	var missing *missingDBError
+	switch {
+	case noDB && errors.As(err, &missing):
+		a.log.Debug("no database yet: planning from scratch", "db", missing.path)
+	case err != nil:
+		return nil, err
+	default:
+		w.Store = st
+	}
+	return w, nil
+}
