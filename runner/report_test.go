@@ -97,4 +97,5 @@ func TestTextReporterProgress(t *testing.T) {
 	if out := b.String(); !strings.HasSuffix(out, "2/2  restart kubelet  0s") || strings.Contains(out, "2/1") {
 		t.Errorf("progress after a handler beyond the estimate: %q", out)
 	}
+	r.Report(runner.Event{Event: runner.EventPlayRecap}) // stops the redraws before b is released
 }

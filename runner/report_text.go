@@ -99,13 +99,15 @@ func (r *textReporter) Report(e Event) {
 		fmt.Fprintf(&b, "audit: %s\n", e.Msg)
 	case EventPlayRecap:
 		writeRecap(&b, e.Recap)
-		r.total, r.task, r.started = 0, "", time.Time{}
+		r.total, r.done, r.task, r.started = 0, 0, "", time.Time{}
 	default:
 		if e.Msg != "" {
 			fmt.Fprintf(&b, "%s: [%s] %s\n", e.Event, e.Host, e.Msg)
 		}
 	}
-	r.total = max(r.total, r.done) // handlers and rescues run beyond the estimate
+	if r.total > 0 {
+		r.total = max(r.total, r.done) // handlers and rescues run beyond the estimate
+	}
 	r.clearBar()
 	io.WriteString(r.w, b.String())
 	r.drawBar()
