@@ -11,9 +11,11 @@ LDFLAGS  := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 UNIT_PKGS = $(shell $(GO) list ./... | grep -v /integration)
 # Debian packages the tests and the lab need: debootstrap builds the lab image, openssh-server
 # gives the sshd-backed unit tests and `make bench` a real sshd (never started as a service
-# here). Only `deps` installs them (as root): `unit` runs as any user and skips, with a message,
-# the tests whose package is missing; `test`, `bench`, `demo` and `lab` call `deps` first.
-DEB_PKGS := debootstrap openssh-server openssh-client sudo
+# here), chromium drives the status page of `kupgrade watch` in ./integration, and prometheus
+# carries the promtool that checks and tests deploy/prometheus/kupgrade-alerts.yml. Only `deps`
+# installs them (as root): `unit` runs as any user and skips, with a message, the tests whose
+# package is missing; `test`, `bench`, `demo` and `lab` call `deps` first.
+DEB_PKGS := debootstrap openssh-server openssh-client sudo chromium prometheus
 DB       ?= sqlite
 KEEP_LAB ?= 0
 

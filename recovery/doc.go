@@ -19,7 +19,8 @@
 // how far kubeadm got; an unreachable host is reported, never fatal. Audit passes every write
 // through Fail with the state it read, so a runner finishing at the same moment wins. Watcher
 // runs one audit at a time across processes (state.Store.AuditLock) and serves metrics and a
-// status page.
+// status page; both read the clusters' states and leases from the store when asked, never only
+// from the last pass, so a watcher waiting for the audit lock reports them as well.
 //
 // recovery depends on state and kubeadm only: it reaches hosts through the Prober it is handed,
 // never through the runner.

@@ -2,6 +2,7 @@ package recovery
 
 import (
 	"net/http"
+	"runtime"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -24,6 +25,8 @@ type Metrics struct {
 	opAge      *prometheus.GaugeVec
 	leaseAge   *prometheus.GaugeVec
 	unreadable *prometheus.GaugeVec
+	errors     *prometheus.CounterVec
+	buildInfo  *prometheus.GaugeVec
 }
 
 // NewMetrics registers the watcher's metrics in a new registry.
@@ -52,10 +55,26 @@ func NewMetrics() *Metrics {
 			Help: "Seconds since the in-flight operation's lease was last renewed, by cluster."}, []string{"cluster", "owner"}),
 		unreadable: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "kupgrade_audit_unreadable_columns",
 			Help: "Columns the last pass could not read (a hand edit gone wrong), by cluster: the audit leaves such a cluster alone until it is fixed."}, []string{"cluster"}),
+		errors: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kupgrade_audit_errors_total",
+			Help: "Operations the audit judged stuck but could not fail (a write that failed for another reason than a race), by cluster."}, []string{"cluster"}),
+		buildInfo: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "kupgrade_build_info",
+			Help: "1, labelled with the version, commit and Go version of this kupgrade."}, []string{"version", "commit", "goversion"}),
 	}
-	m.reg.MustRegister(m.passes, m.passErrors, m.failed, m.movedOn, m.lastPass, m.passTime,
-		m.holding, m.inFlight, m.opAge, m.leaseAge, m.unreadable)
+	m.reg.MustRegister(m.collectors()...)
+	m.SetBuildInfo("dev", "none")
 	return m
+}
+
+// collectors are the metrics of the pass, as NewMetrics registers them.
+func (m *Metrics) collectors() []prometheus.Collector {
+	return []prometheus.Collector{m.passes, m.passErrors, m.failed, m.movedOn, m.lastPass, m.passTime,
+		m.holding, m.inFlight, m.opAge, m.leaseAge, m.unreadable, m.errors, m.buildInfo}
+}
+
+// SetBuildInfo labels kupgrade_build_info with this binary's version and commit.
+func (m *Metrics) SetBuildInfo(version, commit string) {
+	m.buildInfo.Reset()
+	m.buildInfo.WithLabelValues(version, commit, runtime.Version()).Set(1)
 }
 
 // Handler serves the metrics in the Prometheus exposition format.
@@ -76,6 +95,8 @@ func (m *Metrics) Observe(rep AuditReport, err error) {
 			m.failed.WithLabelValues(string(a.FromState)).Inc()
 		case OutcomeMovedOn:
 			m.movedOn.Inc()
+		case OutcomeError:
+			m.errors.WithLabelValues(a.Cluster).Inc()
 		}
 	}
 	m.passTime.Observe(rep.Duration.Seconds())
@@ -101,10 +122,4 @@ func (m *Metrics) Observe(rep AuditReport, err error) {
 	m.inFlight.Set(float64(left))
 }
 
-func (m *Metrics) setHolding(h bool) {
-	if h {
-		m.holding.Set(1)
-	} else {
-		m.holding.Set(0)
-	}
-}
+func (m *Metrics) setHolding(h bool) { m.holding.Set(boolValue(h)) }

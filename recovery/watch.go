@@ -28,6 +28,9 @@ type Watcher struct {
 	PassTimeout time.Duration
 	Log         *slog.Logger
 	Metrics     *Metrics // may be nil
+	// CommandFlags are the global flags the status page adds to each command it prints (the
+	// watcher's own --db and -i), so that a command works where it is pasted.
+	CommandFlags []string
 
 	mu      sync.Mutex
 	holding bool

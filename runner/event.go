@@ -21,6 +21,9 @@ const (
 	EventPlayRecap       EventKind = "play_recap"
 	EventStateChanged    EventKind = "state_changed"
 	EventAudit           EventKind = "audit"
+	// EventError is the final error of a command run with -o json (on stderr, with the message
+	// and the exit status), not an event of the stream itself.
+	EventError EventKind = "error"
 )
 
 // Event is one line of a stream (CLI.md "Output"). Its JSON form always has the keys time (RFC

@@ -83,8 +83,12 @@ func (e *playExec) runPlay(ctx context.Context, p *playbooks.Play) error {
 		states = append(states, e.newHost(h))
 	}
 	name := displayName(p.Name, p, e.po.ExtraVars)
+	perHost := countTasks(tasks)
+	if p.GatherFacts {
+		perHost++ // its results are counted like a task's
+	}
 	e.r.report(Event{Event: EventPlayStart, Msg: name, Data: map[string]any{
-		"play": name, "hosts": len(states), "host_tasks": len(states) * countTasks(tasks)}})
+		"play": name, "hosts": len(states), "host_tasks": len(states) * perHost}})
 	if err := e.buildVars(p, states); err != nil {
 		return fault.Mark(err, fault.ErrBadInput)
 	}

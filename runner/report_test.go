@@ -77,3 +77,25 @@ func TestTextReporter(t *testing.T) {
 		}
 	}
 }
+
+// On a terminal the progress line shows the running task's elapsed time against its timeout,
+// and its count never runs past its total (handlers and facts beyond the estimate).
+func TestTextReporterProgress(t *testing.T) {
+	start := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
+	now := start.Add(90 * time.Second)
+	var b bytes.Buffer
+	r := runner.NewTextReporterAt(&b, func() time.Time { return now })
+	r.Report(runner.Event{Event: runner.EventPlayStart, Msg: "Upgrade", Data: map[string]any{"host_tasks": 1}})
+	r.Report(runner.Event{Time: start, Event: runner.EventTaskStart, Host: "controller-0", Task: "kubeadm upgrade apply",
+		Data: map[string]any{"timeout": 900.0}})
+	if out := b.String(); !strings.HasSuffix(out, "0/1  kubeadm upgrade apply  1m30s/15m0s") {
+		t.Errorf("progress line: %q", out)
+	}
+	r.Report(runner.Event{Event: runner.EventTaskOK, Host: "controller-0", Task: "kubeadm upgrade apply"})
+	r.Report(runner.Event{Time: now, Event: runner.EventTaskStart, Host: "controller-0", Task: "restart kubelet"})
+	r.Report(runner.Event{Event: runner.EventTaskChanged, Host: "controller-0", Task: "restart kubelet"})
+	if out := b.String(); !strings.HasSuffix(out, "2/2  restart kubelet  0s") || strings.Contains(out, "2/1") {
+		t.Errorf("progress after a handler beyond the estimate: %q", out)
+	}
+	r.Report(runner.Event{Event: runner.EventPlayRecap}) // stops the redraws before b is released
+}

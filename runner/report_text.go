@@ -10,19 +10,28 @@ import (
 )
 
 type textReporter struct {
-	mu    sync.Mutex
-	w     io.Writer
-	tty   bool
-	total int // host-tasks expected in the current play, an estimate for the bar
-	done  int
-	task  string
-	bar   bool // a progress line is on screen and must be cleared before the next line
+	mu      sync.Mutex
+	w       io.Writer
+	tty     bool
+	now     func() time.Time
+	total   int // host-tasks expected in the current play, an estimate for the bar
+	done    int
+	task    string
+	started time.Time     // when the running task started (on its first host)
+	timeout time.Duration // the running task's timeout, 0 when it has none
+	bar     bool          // a progress line is on screen and must be cleared before the next line
+	ticking bool          // a timer redraws the progress line every second
 }
 
 // NewTextReporter writes what a person reads: a line per task result, an Ansible-like recap and,
-// when tty is true, a progress line rewritten in place.
+// when tty is true, a progress line rewritten in place, which shows the running task with its
+// elapsed time (against its timeout: kubeadm may run 15 minutes) and is redrawn every second.
 func NewTextReporter(w io.Writer, tty bool) Reporter {
-	return &textReporter{w: w, tty: tty}
+	return newTextReporter(w, tty, time.Now)
+}
+
+func newTextReporter(w io.Writer, tty bool, now func() time.Time) *textReporter {
+	return &textReporter{w: w, tty: tty, now: now}
 }
 
 func (r *textReporter) Report(e Event) {
@@ -37,7 +46,15 @@ func (r *textReporter) Report(e Event) {
 		}
 		fmt.Fprintf(&b, "PLAY [%s]\n", e.Msg)
 	case EventTaskStart:
-		r.task = e.Task
+		if e.Task != r.task || r.started.IsZero() {
+			r.task, r.started, r.timeout = e.Task, e.Time, 0
+			if r.started.IsZero() {
+				r.started = r.now()
+			}
+		}
+		if t, ok := e.Data["timeout"].(float64); ok {
+			r.timeout = max(r.timeout, time.Duration(t*float64(time.Second)))
+		}
 	case EventTaskOK, EventTaskChanged:
 		r.done++
 		word := "ok"
@@ -82,21 +99,62 @@ func (r *textReporter) Report(e Event) {
 		fmt.Fprintf(&b, "audit: %s\n", e.Msg)
 	case EventPlayRecap:
 		writeRecap(&b, e.Recap)
-		r.total = 0
+		r.total, r.done, r.task, r.started = 0, 0, "", time.Time{}
 	default:
 		if e.Msg != "" {
 			fmt.Fprintf(&b, "%s: [%s] %s\n", e.Event, e.Host, e.Msg)
 		}
 	}
+	if r.total > 0 {
+		r.total = max(r.total, r.done) // handlers and rescues run beyond the estimate
+	}
+	r.clearBar()
+	io.WriteString(r.w, b.String())
+	r.drawBar()
+}
+
+func (r *textReporter) clearBar() {
 	if r.tty && r.bar {
 		io.WriteString(r.w, "\r\x1b[K")
 		r.bar = false
 	}
-	io.WriteString(r.w, b.String())
-	if r.tty && r.total > 0 && e.Event != EventPlayRecap {
-		io.WriteString(r.w, progress(r.done, r.total, r.task))
-		r.bar = true
+}
+
+// drawBar draws the progress line while a play runs, and keeps a timer redrawing it every
+// second, so that a long task shows its time passing between events.
+func (r *textReporter) drawBar() {
+	if !r.tty || r.total == 0 {
+		return
 	}
+	line := progress(r.done, r.total, r.task)
+	if !r.started.IsZero() && r.task != "" {
+		line += "  " + elapsed(r.now().Sub(r.started), r.timeout)
+	}
+	io.WriteString(r.w, line)
+	r.bar = true
+	if !r.ticking {
+		r.ticking = true
+		time.AfterFunc(time.Second, r.tick)
+	}
+}
+
+func (r *textReporter) tick() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.ticking = false
+	if r.bar {
+		r.clearBar()
+		r.drawBar()
+	}
+}
+
+// elapsed is `1m30s` or `1m30s/15m0s` against the task's timeout.
+func elapsed(d, timeout time.Duration) string {
+	s := max(d, 0).Truncate(time.Second).String()
+	if timeout > 0 {
+		s += "/" + timeout.String()
+	}
+	return s
 }
 
 func seconds(d time.Duration) string {

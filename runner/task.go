@@ -17,7 +17,13 @@ const censored = "the output has been hidden due to the fact that 'no_log: true'
 // notifies handlers and reports.
 func (e *playExec) runTask(ctx context.Context, h *hostState, t *ctask) {
 	start := time.Now()
-	e.r.report(Event{Time: start, Event: EventTaskStart, Host: h.name, Task: t.name})
+	ev := Event{Time: start, Event: EventTaskStart, Host: h.name, Task: t.name}
+	// The timeout, for the progress line (kubeadm may run 15 minutes); a bad one fails the task
+	// in runOnce, where it is rendered again with the task's own vars.
+	if d, err := e.duration(h, t.t.Timeout, 0); err == nil && d > 0 {
+		ev.Data = map[string]any{"timeout": d.Seconds()}
+	}
+	e.r.report(ev)
 	if e.po.Gate != nil {
 		if err := e.po.Gate(ctx); err != nil {
 			e.finish(h, t, failure("not started: "+err.Error()), nil, start)

@@ -54,9 +54,19 @@ func newApp(g *Globals, stdin io.Reader, stdout, stderr io.Writer) *app {
 	opts := &slog.HandlerOptions{Level: level}
 	var h slog.Handler = slog.NewTextHandler(stderr, opts)
 	if g.LogFormat == "json" {
+		opts.ReplaceAttr = durationString
 		h = slog.NewJSONHandler(stderr, opts)
 	}
 	return &app{g: g, stdin: stdin, stdout: stdout, stderr: stderr, log: slog.New(h)}
+}
+
+// durationString writes a duration in a JSON log as Go's duration string ("1m30s"), not as
+// slog's default nanoseconds.
+func durationString(_ []string, at slog.Attr) slog.Attr {
+	if at.Value.Kind() == slog.KindDuration {
+		at.Value = slog.StringValue(at.Value.Duration().String())
+	}
+	return at
 }
 
 func (a *app) close() {

@@ -38,6 +38,7 @@
 //	                          fail an operation nobody runs any more, so it can be retried
 //	watch [--interval 1m] [--stale-after 1h] [--once] [--listen ADDR]
 //	                          the audit loop; --listen serves /healthz, /metrics, a status page
+//	                          that refreshes itself, and its data at /status.json
 //	play PLAYBOOK [-l PATTERN] [-f N] [-C] [-t TAGS] [--skip-tags TAGS] [-e KEY=VALUE]
 //	                          run any playbook against the inventory
 //	inventory list [-l PATTERN]
@@ -56,9 +57,11 @@
 //	--cluster NAME            cluster (default: kupgrade_cluster of the inventory, else default)
 //	--known-hosts FILE        host keys to verify against (default ~/.ssh/known_hosts)
 //	--accept-new-host-keys    record keys of unknown hosts; a changed key is still refused
-//	-o, --output table|json   json: one document, or JSON Lines for streams, on stdout
+//	-o, --output table|json   json: one document, or JSON Lines for streams, on stdout; the
+//	                          final error is then one JSON line on stderr:
+//	                          {"time","event":"error","message","exit_status"}
 //	--log-level LEVEL         debug, info, warn or error (diagnostics on stderr)
-//	--log-format text|json
+//	--log-format text|json    json logs write durations as Go durations ("1m30s")
 //	--lease-ttl 30s           an operation's lease; a dead kupgrade is noticed after about this
 //	--kubeadm-timeout 15m     time one kubeadm command may take before its step fails
 //	--fence-wait 2m           time a step's command waits on a host for another kupgrade's

@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/kupgrade/kupgrade/internal/fault"
+	"github.com/kupgrade/kupgrade/runner"
 	"github.com/kupgrade/kupgrade/upgrade"
 )
 
@@ -50,6 +53,25 @@ func (a *app) report(err error) int {
 	if errors.Is(err, fault.ErrNotFound) {
 		msg += a.otherClusters()
 	}
-	fmt.Fprintf(a.stderr, "kupgrade: %s\n", a.redact(msg))
+	a.printError(a.redact(msg), code)
 	return code
+}
+
+// errorEvent is the final error with -o json: one JSON line on stderr, like the events of the
+// stream on stdout, so that a program reads why kupgrade stopped without parsing a sentence.
+type errorEvent struct {
+	Time       string           `json:"time"`
+	Event      runner.EventKind `json:"event"`
+	Message    string           `json:"message"`
+	ExitStatus int              `json:"exit_status"`
+}
+
+// printError prints the final error message (already redacted) and the status it exits with.
+func (a *app) printError(msg string, code int) {
+	if !a.json() {
+		fmt.Fprintf(a.stderr, "kupgrade: %s\n", msg)
+		return
+	}
+	b, _ := json.Marshal(errorEvent{Time: rfc3339(time.Now()), Event: runner.EventError, Message: msg, ExitStatus: code})
+	fmt.Fprintf(a.stderr, "%s\n", b)
 }

@@ -44,7 +44,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
-		fmt.Fprintf(stderr, "kupgrade: interrupted: %s\n", a.redact(err.Error()))
+		a.printError("interrupted: "+a.redact(err.Error()), exitInterrupted)
 		return exitInterrupted
 	}
 	return a.report(err)

@@ -8,6 +8,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -31,12 +34,14 @@ func (c *watchCmd) Run(ctx context.Context, a *app) error {
 	if err != nil {
 		return err
 	}
-	w := &recovery.Watcher{Store: st, Interval: c.Interval, Log: a.log,
+	w := &recovery.Watcher{Store: st, Interval: c.Interval, Log: a.log, CommandFlags: a.commandFlags(),
 		Options: recovery.AuditOptions{StaleAfter: c.StaleAfter, Probers: a.watchProbers(), Emit: newAuditEmitter(a.stdout, a.json()).emit}}
 	if c.Listen == "" {
 		return w.Run(ctx, c.Once)
 	}
 	w.Metrics = recovery.NewMetrics()
+	w.Metrics.SetBuildInfo(version, commit)
+	w.Metrics.ReadStates(st)
 	ln, err := net.Listen("tcp", c.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %v: %w", c.Listen, err, state.ErrBadInput)
@@ -44,7 +49,7 @@ func (c *watchCmd) Run(ctx context.Context, a *app) error {
 	srv := &http.Server{Handler: watchMux(w), ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	a.log.Info("serving /healthz, /metrics and the status page", "addr", ln.Addr().String())
+	a.log.Info("serving /healthz, /metrics, /status.json and the status page", "addr", ln.Addr().String())
 	err = w.Run(ctx, c.Once)
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
@@ -67,6 +72,43 @@ func watchMux(w *recovery.Watcher) *http.ServeMux {
 	mux.Handle("/metrics", w.Metrics.Handler())
 	mux.Handle("/", w.StatusHandler())
 	return mux
+}
+
+// commandFlags are the global flags the status page keeps in the commands it prints: the
+// database (the --db-file that holds it, or the DSN without its password) and the inventory,
+// as absolute paths, since the command is pasted wherever the operator's shell is.
+func (a *app) commandFlags() []string {
+	var flags []string
+	if a.g.DBFile != "" {
+		flags = append(flags, "--db-file", shellWord(absPath(a.g.DBFile)))
+	} else if d, err := a.dsn(); err == nil {
+		if d.Driver == "sqlite" {
+			d.Path = absPath(d.Path)
+		}
+		flags = append(flags, "--db", shellWord(d.Redacted()))
+	}
+	if _, err := os.Stat(a.g.Inventory); err == nil {
+		flags = append(flags, "-i", shellWord(absPath(a.g.Inventory)))
+	}
+	return flags
+}
+
+func absPath(p string) string {
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return p
+}
+
+// shellWord quotes s for a POSIX shell when it holds anything but plain characters.
+func shellWord(s string) string {
+	plain := func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/:._-@+=,%", r))
+	}
+	if s != "" && !strings.ContainsFunc(s, plain) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // watchProbers lets the audit probe the hosts of the inventory's cluster over SSH. The watcher

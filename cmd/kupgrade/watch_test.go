@@ -37,7 +37,8 @@ func TestWatchListenServesAndShutsDownGracefully(t *testing.T) {
 	if addr == "" {
 		t.Fatalf("the server never said where it listens; stderr:\n%s", stderr.String())
 	}
-	for path, want := range map[string]string{"/healthz": "ok", "/metrics": "kupgrade_audit_passes_total", "/": "<h1>kupgrade watch</h1>"} {
+	for path, want := range map[string]string{"/healthz": "ok", "/metrics": "kupgrade_build_info", "/": "<h1>kupgrade watch</h1>",
+		"/status.json": `"holding_audit_lock":`} {
 		resp, err := http.Get("http://" + addr + path)
 		if err != nil {
 			t.Fatalf("GET %s: %v", path, err)

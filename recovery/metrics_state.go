@@ -1,0 +1,90 @@
+package recovery
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/kupgrade/kupgrade/state"
+)
+
+// StateReader is what the per-cluster metrics read at each scrape.
+type StateReader interface {
+	Upgrades(ctx context.Context) ([]state.Upgrade, error)
+	InFlight(ctx context.Context) ([]state.InFlightOp, []state.BadRow, error)
+}
+
+// scrapeTimeout bounds the store reads of one scrape, below Prometheus' default 10s timeout.
+const scrapeTimeout = 5 * time.Second
+
+var (
+	descState = prometheus.NewDesc("kupgrade_upgrade_state",
+		"1 for the state each cluster's upgrade is in now (failed states included), read from the database at the scrape.",
+		[]string{"cluster", "state"}, nil)
+	descEntered = prometheus.NewDesc("kupgrade_upgrade_state_entered_timestamp_seconds",
+		"Unix time the cluster's upgrade entered its current state (alert on time() minus it).", []string{"cluster"}, nil)
+	descInFlight = prometheus.NewDesc("kupgrade_upgrade_in_flight",
+		"1 while an operation of the cluster is in flight (its state, or one of its hosts), else 0.", []string{"cluster"}, nil)
+	descLease = prometheus.NewDesc("kupgrade_upgrade_lease_expiry_timestamp_seconds",
+		"Unix time the lease on the cluster's operation in flight expires, by owner; absent when nobody holds one.",
+		[]string{"cluster", "owner"}, nil)
+	descReadOK = prometheus.NewDesc("kupgrade_state_read_ok",
+		"1 when the scrape could read the upgrades from the database, 0 when it could not (the per-cluster series are then absent).", nil, nil)
+)
+
+// stateCollector reports every cluster's state as the database says it at the scrape: an
+// on-call alerts on it whether or not this watcher holds the audit lock.
+type stateCollector struct{ st StateReader }
+
+// ReadStates adds the per-cluster state metrics, read from st at each scrape.
+func (m *Metrics) ReadStates(st StateReader) {
+	m.reg.MustRegister(stateCollector{st})
+}
+
+func (c stateCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descState, descEntered, descInFlight, descLease, descReadOK} {
+		ch <- d
+	}
+}
+
+func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), scrapeTimeout)
+	defer cancel()
+	ups, err := c.st.Upgrades(ctx)
+	if err != nil && !errors.Is(err, state.ErrBadRow) { // a bad row still has its state
+		ch <- prometheus.MustNewConstMetric(descReadOK, prometheus.GaugeValue, 0)
+		return
+	}
+	ops, _, err := c.st.InFlight(ctx)
+	if err != nil {
+		ch <- prometheus.MustNewConstMetric(descReadOK, prometheus.GaugeValue, 0)
+		return
+	}
+	ch <- prometheus.MustNewConstMetric(descReadOK, prometheus.GaugeValue, 1)
+	busy := map[string]*state.Lease{}
+	for _, op := range ops {
+		busy[op.Upgrade.Cluster] = op.Lease
+	}
+	for _, u := range ups {
+		ch <- prometheus.MustNewConstMetric(descState, prometheus.GaugeValue, 1, u.Cluster, string(u.State))
+		if !u.StateEnteredAt.IsZero() {
+			ch <- prometheus.MustNewConstMetric(descEntered, prometheus.GaugeValue, unixSeconds(u.StateEnteredAt), u.Cluster)
+		}
+		l, inFlight := busy[u.Cluster]
+		ch <- prometheus.MustNewConstMetric(descInFlight, prometheus.GaugeValue, boolValue(inFlight), u.Cluster)
+		if l != nil {
+			ch <- prometheus.MustNewConstMetric(descLease, prometheus.GaugeValue, unixSeconds(l.ExpiresAt), u.Cluster, l.Owner)
+		}
+	}
+}
+
+func unixSeconds(t time.Time) float64 { return float64(t.UnixMilli()) / 1000 }
+
+func boolValue(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}

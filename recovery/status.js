@@ -1,0 +1,102 @@
+// The status page of kupgrade watch: renders /status.json into the tables, then polls it every
+// refreshMS (set by the page) and renders again, so the page follows the database without a
+// reload. Everything is built with textContent: no value from the database becomes markup.
+"use strict";
+
+function age(s) {
+  if (s < 60) return s + "s";
+  const m = Math.floor(s / 60);
+  if (m < 60) return m + "m" + (s % 60 ? " " + (s % 60) + "s" : "");
+  const h = Math.floor(m / 60);
+  if (h < 48) return h + "h" + (m % 60 ? " " + (m % 60) + "m" : "");
+  return Math.floor(h / 24) + "d " + (h % 24) + "h";
+}
+
+function utc(t) {
+  return t && !t.startsWith("0001-") ? t.replace(/\.\d+/, "") : "-";
+}
+
+function cell(tr, text, cls) {
+  const td = document.createElement("td");
+  td.textContent = text === undefined || text === "" ? "-" : text;
+  if (cls) td.className = cls;
+  tr.appendChild(td);
+  return td;
+}
+
+function fill(id, rows, draw) {
+  const body = document.querySelector("#" + id + " tbody");
+  body.replaceChildren(...rows.map(r => { const tr = document.createElement("tr"); draw(tr, r); return tr; }));
+}
+
+const marks = {
+  stuck: "IN FLIGHT, NOBODY'S LEASE",
+  unretried: "FAILED, NOT RETRIED FOR OVER AN HOUR",
+};
+
+function clusterRow(tr, c) {
+  tr.dataset.cluster = c.cluster;
+  cell(tr, c.cluster);
+  const st = cell(tr, c.state, c.class);
+  if (c.mark) {
+    const m = document.createElement("span");
+    m.className = "mark";
+    m.dataset.mark = c.mark;
+    m.textContent = marks[c.mark] || c.mark;
+    st.append(" ", m);
+  }
+  cell(tr, age(c.age_seconds) + " (since " + utc(c.state_entered_at) + ")");
+  cell(tr, c.to_version);
+  cell(tr, c.host);
+  cell(tr, c.lease || (c.class === "inflight" ? "nobody" : "-"));
+  const f = cell(tr, c.error || c.last_failure, "failed");
+  if (c.finding) {
+    const p = document.createElement("div");
+    p.className = "finding";
+    p.textContent = "found: " + c.finding;
+    f.appendChild(p);
+  }
+  const n = cell(tr, "");
+  if (c.next) {
+    const code = document.createElement("code");
+    code.className = "next";
+    code.textContent = c.next;
+    n.replaceChildren(code);
+  } else {
+    n.textContent = c.lease_live ? "wait: the lease holder is working" : "-";
+  }
+}
+
+function render(s) {
+  const last = s.last_pass;
+  let sum = s.holding_audit_lock ? "Auditing: this watcher holds the audit lock. "
+    : "Waiting: another watcher holds the audit lock. ";
+  sum += last ? "Last pass at " + utc(last.at) + ", took " + last.took + ", " + last.in_flight +
+    " in flight, " + last.actions + " actions." : "No pass yet.";
+  if (s.last_pass_error) sum += " Last pass error: " + s.last_pass_error;
+  document.getElementById("summary").textContent = sum;
+  document.getElementById("clusters-title").textContent = "Clusters (" + s.total + ")";
+  document.getElementById("more").textContent = s.more ? "and " + s.more + " more clusters." : "";
+  fill("clusters", s.clusters || [], clusterRow);
+  fill("actions", s.audit_actions || [], (tr, a) => {
+    [utc(a.time), a.cluster, a.host, a.from_state, a.to_state, a.outcome, a.msg].forEach(v => cell(tr, v));
+  });
+  fill("events", s.events || [], (tr, e) => {
+    [utc(e.created_at), e.cluster, e.hostname, e.actor, e.from_state, e.to_state, e.reason].forEach(v => cell(tr, v));
+  });
+  document.getElementById("updated").textContent = "Read from the database at " + utc(s.now) + ".";
+}
+
+async function poll() {
+  try {
+    const r = await fetch("/status.json", { cache: "no-store" });
+    if (!r.ok) throw new Error(r.status + " " + (await r.text()));
+    render(await r.json());
+  } catch (e) {
+    document.getElementById("updated").textContent = "Cannot refresh: " + e.message;
+  }
+  setTimeout(poll, refreshMS);
+}
+
+render(JSON.parse(document.getElementById("status-data").textContent));
+setTimeout(poll, refreshMS);

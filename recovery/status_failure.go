@@ -1,0 +1,97 @@
+package recovery
+
+import (
+	"context"
+	"time"
+
+	"github.com/kupgrade/kupgrade/state"
+)
+
+// failureEvents is how far back in a cluster's history the status page looks for its last
+// failure (a kubelet batch writes one event per host).
+const failureEvents = 50
+
+// Failure is the newest failure of a cluster as its events record it.
+type Failure struct {
+	At     time.Time
+	Host   string
+	Reason string
+	// Finding is the classified finding of the probe: the failure's own evidence (recover and
+	// the audit probe before they fail), or the probe evidence event the runner adds after it.
+	Finding string
+}
+
+// addFailures fills in the last failure, its finding and the host to retry of the rows that
+// need a person: failed states and the kubelets' long-lived state, whose failures are hosts'.
+func (w *Watcher) addFailures(ctx context.Context, rows []ClusterStatus) {
+	reads := 0
+	for i := range rows {
+		r := &rows[i]
+		s := state.State(r.State)
+		if !s.Failed() && s != state.UpgradingKubelets || reads == maxFailureReads {
+			continue
+		}
+		reads++
+		evs, err := w.Store.Events(ctx, r.Cluster, failureEvents)
+		if err != nil {
+			r.LastFailure = "cannot read its events: " + err.Error()
+			continue
+		}
+		f, ok := LastFailure(evs)
+		if !ok {
+			continue
+		}
+		r.LastFailure, r.Finding = f.At.UTC().Format(time.RFC3339)+" "+f.Reason, f.Finding
+		if f.Host != state.WholeCluster {
+			r.LastFailure = f.At.UTC().Format(time.RFC3339) + " [" + f.Host + "] " + f.Reason
+		}
+		if r.Host == "" { // retry on the host that failed
+			r.Next = NextCommand(s, f.Host, r.Cluster, false, r.LeaseLive, w.CommandFlags)
+		}
+	}
+}
+
+// LastFailure finds the newest failure in evs (newest first): an event into a failed state, or
+// one whose evidence records an error or a stuck operation (a kubelet's failure leaves the
+// cluster state as it was). Its finding is its own evidence's, else that of the newest probe
+// event written after it about the same host.
+func LastFailure(evs []state.Event) (Failure, bool) {
+	probed := map[string]string{} // host -> finding of the newest probe event seen so far
+	for _, e := range evs {
+		ev, err := ParseEvidence(e.Evidence)
+		if err != nil {
+			continue
+		}
+		failure := ev.Error != "" || ev.DetectedBy != "" || e.ToState.Failed() && e.FromState != e.ToState
+		if !failure {
+			if f := findingText(ev); f != "" && probed[e.Hostname] == "" {
+				probed[e.Hostname] = f
+			}
+			continue
+		}
+		f := Failure{At: e.CreatedAt, Host: e.Hostname, Reason: e.Reason, Finding: findingText(ev)}
+		if f.Finding == "" {
+			f.Finding = probed[e.Hostname]
+		}
+		return f, true
+	}
+	return Failure{}, false
+}
+
+// findingText is the evidence's finding for people: its class and summary, or why the host
+// could not be probed.
+func findingText(ev Evidence) string {
+	switch {
+	case ev.Finding != nil:
+		s := ev.Finding.Class + ": " + ev.Finding.Summary
+		if ev.Finding.Next != "" {
+			s += " " + ev.Finding.Next
+		}
+		return s
+	case ev.Unreachable:
+		return "host unreachable, not probed: " + ev.ProbeError
+	case ev.ProbeError != "":
+		return "not probed: " + ev.ProbeError
+	}
+	return ""
+}
