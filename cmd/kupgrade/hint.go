@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/kupgrade/kupgrade/internal/shellword"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -50,7 +51,7 @@ func (a *app) command(cmd string) string {
 		case "cluster":
 			v = a.g.Cluster
 		}
-		b.WriteString(" --" + name + " " + shellQuote(v))
+		b.WriteString(" --" + name + " " + shellword.Quote(v))
 	}
 	return b.String()
 }
@@ -78,12 +79,4 @@ func relPath(p string) string {
 		return rel
 	}
 	return p
-}
-
-// shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:@%+=,-") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/kupgrade/kupgrade/internal/shellword"
 	"io"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -80,15 +80,15 @@ func watchMux(w *recovery.Watcher) *http.ServeMux {
 func (a *app) commandFlags() []string {
 	var flags []string
 	if a.g.DBFile != "" {
-		flags = append(flags, "--db-file", shellWord(absPath(a.g.DBFile)))
+		flags = append(flags, "--db-file", shellword.Quote(absPath(a.g.DBFile)))
 	} else if d, err := a.dsn(); err == nil {
 		if d.Driver == "sqlite" {
 			d.Path = absPath(d.Path)
 		}
-		flags = append(flags, "--db", shellWord(d.Redacted()))
+		flags = append(flags, "--db", shellword.Quote(d.Redacted()))
 	}
 	if _, err := os.Stat(a.g.Inventory); err == nil {
-		flags = append(flags, "-i", shellWord(absPath(a.g.Inventory)))
+		flags = append(flags, "-i", shellword.Quote(absPath(a.g.Inventory)))
 	}
 	return flags
 }
@@ -98,17 +98,6 @@ func absPath(p string) string {
 		return abs
 	}
 	return p
-}
-
-// shellWord quotes s for a POSIX shell when it holds anything but plain characters.
-func shellWord(s string) string {
-	plain := func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/:._-@+=,%", r))
-	}
-	if s != "" && !strings.ContainsFunc(s, plain) {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // watchProbers lets the audit probe the hosts of the inventory's cluster over SSH. The watcher
