@@ -72,12 +72,16 @@ func (f Fault) String() string {
 	if status == 0 {
 		status = 1
 	}
-	seconds := f.Seconds
-	if seconds == 0 {
-		seconds = 10
+	delay := ""
+	if f.Action == Delay {
+		seconds := f.Seconds
+		if seconds == 0 {
+			seconds = 10
+		}
+		delay = fmt.Sprintf("seconds=%d\n", seconds)
 	}
-	return fmt.Sprintf("%s=%s\naction=%s\nstatus=%d\nseconds=%d\nonce=%s\n",
-		when, f.Phase, f.Action, status, seconds, strconv.FormatBool(f.Once))
+	return fmt.Sprintf("%s=%s\naction=%s\nstatus=%d\n%sonce=%s\n",
+		when, f.Phase, f.Action, status, delay, strconv.FormatBool(f.Once))
 }
 
 // InjectFault arms f on the node, replacing any fault there.

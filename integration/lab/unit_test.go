@@ -51,6 +51,8 @@ func TestFaultFile(t *testing.T) {
 			want: "in=preflight\naction=exit\nstatus=1\nonce=false\n"},
 		{name: "hang", fault: Fault{Phase: "control-plane", Action: Hang},
 			want: "after=control-plane\naction=hang\nstatus=1\nonce=false\n"},
+		{name: "delay", fault: Fault{Phase: "control-plane", Action: Delay, Seconds: 25, Once: true},
+			want: "after=control-plane\naction=delay\nstatus=1\nseconds=25\nonce=true\n"},
 		{name: "unknown phase", fault: Fault{Phase: "kubelet", Action: Exit}, invalid: "phase"},
 		{name: "unknown action", fault: Fault{Phase: "addon", Action: "crash"}, invalid: "action"},
 		{name: "status too big", fault: Fault{Phase: "addon", Action: Exit, Status: 256}, invalid: "status"},
