@@ -8,9 +8,10 @@
 //
 // # Commands
 //
-//	upgrade start VERSION [--from-version V] [--force]
+//	upgrade start VERSION [--from-version V] [--ignore-version-checks]
 //	                          check the hosts, create the upgrade and one row per host
 //	upgrade show              the upgrade: versions, state, times, lease holder
+//	upgrade versions          where the hosts are and can go (kubeadm installed, kubeadm's rule)
 //	upgrade download-images   pull the new control-plane images on the controllers
 //	upgrade pre-app-update, upgrade post-app-update
 //	                          run the user's hook playbook of that step
@@ -23,7 +24,7 @@
 //	upgrade run [--until STATE] [--retries N] [--worker-batch N]
 //	                          walk every remaining step, resuming from the current state
 //	host list [--refresh]     the hosts, their versions, status and last failure
-//	host upgrade HOST control-plane|kubelet [--force]
+//	host upgrade HOST control-plane|kubelet [-f|--rerun]
 //	                          upgrade one host's control plane or kubelet
 //	host cordon HOST, host uncordon HOST
 //	                          one-controller systems
@@ -35,10 +36,17 @@
 //	                          run any playbook against the inventory
 //	inventory list [-l PATTERN]
 //	                          the resolved hosts, groups and variables
-//	version                   version, commit, Go version
+//	version, --version        version, commit, Go version
+//	completion bash|zsh|fish  the shell hook; kupgrade answers completions from its grammar
+//	man                       kupgrade(1) as roff, generated from the grammar
 //
 // Each command also answers to its StarlingX name (`system kube-*`), as a hidden alias: for
-// example kube-upgrade-show, kube-host-upgrade-list, kube-upgrade-networking.
+// example kube-upgrade-show, kube-host-upgrade-list, kube-version-list; `kupgrade --help` ends
+// with the list. HOST is a name of the inventory or the host's id in `host list`. Global flags
+// may come before or after the command. Where kupgrade's flag means what the `system` flag
+// means, StarlingX's spelling works (host upgrade -f); where it would not (upgrade start
+// --force ignores alarms in StarlingX; kupgrade reads none), it is refused with a hint naming
+// kupgrade's own flag.
 //
 // # Global flags
 //
