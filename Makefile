@@ -19,7 +19,7 @@ DEB_PKGS := debootstrap openssh-server openssh-client sudo chromium prometheus
 DB       ?= sqlite
 KEEP_LAB ?= 0
 
-.PHONY: help deps build test unit integration lint bench demo lab lab-down clean
+.PHONY: help deps build man test unit integration lint bench demo lab lab-down clean
 
 help: ## show this help
 	@awk 'BEGIN{FS=":.*## "} /^[a-z-]+:.*## /{printf "  %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -36,6 +36,9 @@ deps: ## install the Debian packages the tests and the lab need, when missing
 build: ## build bin/kupgrade and bin/kupgrade-lab
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/kupgrade
 	@if [ -d integration/cmd/kupgrade-lab ]; then $(GO) build -o $(LABBIN) ./integration/cmd/kupgrade-lab; fi
+
+man: build ## write kupgrade.1, the man page generated from the command grammar
+	$(BIN) man > kupgrade.1
 
 test: deps unit integration ## every test, unit and integration
 
@@ -66,4 +69,4 @@ lab-down: build ## remove the lab started by `make lab`
 	@$(LABBIN) --dir lab down
 
 clean: ## remove build outputs
-	rm -rf bin kupgrade.db kupgrade.db-* lab-demo
+	rm -rf bin kupgrade.db kupgrade.db-* kupgrade.1 lab-demo

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"net"
+	"strings"
 
 	"github.com/kupgrade/kupgrade/internal/fault"
 	"github.com/kupgrade/kupgrade/inventory"
@@ -38,8 +39,34 @@ type UnreachableError struct {
 	Err  error
 }
 
+// Error names the host once: a cause that already names it (an SSH error: "ssh HOST (ADDR):
+// unreachable: ...") is said as it is, so one unreachable host makes one short line.
 func (e *UnreachableError) Error() string {
+	if e.Err != nil && namesHost(e.Err.Error(), e.Host) {
+		return e.Err.Error()
+	}
 	return fmt.Sprintf("%s unreachable: %v", e.Host, e.Err)
+}
+
+// namesHost reports whether msg names host as a word (controller-1 is not named by
+// controller-10).
+func namesHost(msg, host string) bool {
+	for i := 0; host != "" && i+len(host) <= len(msg); {
+		j := strings.Index(msg[i:], host)
+		if j < 0 {
+			return false
+		}
+		at, end := i+j, i+j+len(host)
+		if (at == 0 || !hostByte(msg[at-1])) && (end == len(msg) || !hostByte(msg[end])) {
+			return true
+		}
+		i = at + 1
+	}
+	return false
+}
+
+func hostByte(b byte) bool {
+	return b == '-' || b == '_' || b == '.' || '0' <= b && b <= '9' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z'
 }
 
 func (e *UnreachableError) Unwrap() error { return e.Err }

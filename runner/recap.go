@@ -56,7 +56,10 @@ type HostError struct {
 
 func (e *HostError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: ", e.Host)
+	// The host is named once: an unreachable host's cause already names it.
+	if e.Task != "" || e.Err == nil || !namesHost(e.Err.Error(), e.Host) {
+		fmt.Fprintf(&b, "%s: ", e.Host)
+	}
 	if e.Task != "" {
 		fmt.Fprintf(&b, "task %q: ", e.Task)
 	}

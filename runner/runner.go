@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/kupgrade/kupgrade/inventory"
@@ -65,7 +66,7 @@ func (r *Runner) Conn(ctx context.Context, h *inventory.Host) (Conn, error) {
 		r.mu.Unlock()
 		p.conn, p.err = r.dialer.Dial(ctx, h)
 		if p.err != nil {
-			p.err = &UnreachableError{Host: h.Name, Err: fmt.Errorf("dial %s: %w", h.Address(), p.err)}
+			p.err = &UnreachableError{Host: h.Name, Err: dialError(h, p.err)}
 			r.mu.Lock()
 			delete(r.conns, h.Name) // the next call dials again
 			r.mu.Unlock()
@@ -111,4 +112,13 @@ func (r *Runner) Close() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// dialError adds the address to a dial error that does not say it already (an SSH error names
+// the host and its address; a test double's may not).
+func dialError(h *inventory.Host, err error) error {
+	if strings.Contains(err.Error(), h.Address()) {
+		return err
+	}
+	return fmt.Errorf("dial %s: %w", h.Address(), err)
 }

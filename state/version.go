@@ -151,9 +151,9 @@ func CheckVersionStep(from, to Version, force bool) error {
 	case force:
 		return nil
 	case to.Compare(from) < 0:
-		return fmt.Errorf("%w: %s to %s is a downgrade, which kubeadm does not support; pass --force to try anyway", ErrRefused, from, to)
+		return fmt.Errorf("%w: %s to %s is a downgrade, which kubeadm does not support; pass --ignore-version-checks to try anyway", ErrRefused, from, to)
 	case to.Major != from.Major || to.Minor > from.Minor+1:
-		return fmt.Errorf("%w: %s to %s skips a minor version; kubeadm upgrades one minor version at a time (next: v%d.%d.x), or pass --force",
+		return fmt.Errorf("%w: %s to %s skips a minor version; kubeadm upgrades one minor version at a time (next: v%d.%d.x), or pass --ignore-version-checks",
 			ErrRefused, from, to, from.Major, from.Minor+1)
 	}
 	return nil

@@ -66,7 +66,7 @@ type PreviewOptions struct {
 	Version     string // the target when no upgrade is recorded (required then)
 	FromVersion string // the current version, instead of reading the controllers
 	Recorded    bool   // use the versions the store recorded instead of reading the hosts
-	Force       bool   // as `upgrade start --force`
+	Force       bool   // as `upgrade start --ignore-version-checks`
 	WorkerBatch int
 	Until       state.State // stop the walk once the upgrade would reach this state
 }

@@ -36,7 +36,7 @@ func (w *Workflow) previewStart(ctx context.Context, o PreviewOptions) (*Preview
 		start.Command += " --from-version " + o.FromVersion
 	}
 	if o.Force {
-		start.Command += " --force"
+		start.Command += " --ignore-version-checks"
 	}
 	var hosts []state.Host
 	for _, h := range w.Inventory.Hosts {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/kupgrade/kupgrade/internal/fault"
 	"github.com/kupgrade/kupgrade/inventory"
 	"github.com/kupgrade/kupgrade/kubeadm"
 	"github.com/kupgrade/kupgrade/playbooks"
@@ -36,6 +37,9 @@ func (w *Workflow) ReadVersions(ctx context.Context, hs []*inventory.Host, contr
 			v, err := w.readHost(ctx, h, controlPlane)
 			if err != nil {
 				errs[i] = fmt.Errorf("read versions of %s: %w", h.Name, err)
+				if errors.Is(err, fault.ErrUnreachable) { // its message names the host already
+					errs[i] = fmt.Errorf("read versions: %w", err)
+				}
 				return
 			}
 			mu.Lock()
@@ -197,7 +201,7 @@ func agreedVersion(cs []*inventory.Host, vs map[string]Versions, force bool) (st
 		for _, v := range all {
 			parts = append(parts, fmt.Sprintf("%s on %s", v, strings.Join(seen[v], ", ")))
 		}
-		return "", fmt.Errorf("the controllers disagree on the control-plane version (%s); finish or undo the earlier upgrade, or pass --force to start from the lowest: %w", strings.Join(parts, "; "), state.ErrRefused)
+		return "", fmt.Errorf("the controllers disagree on the control-plane version (%s); finish or undo the earlier upgrade, or pass --ignore-version-checks to start from the lowest: %w", strings.Join(parts, "; "), state.ErrRefused)
 	}
 	return all[0], nil
 }

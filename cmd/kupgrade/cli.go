@@ -5,6 +5,7 @@ package main
 // step whose command (or alias) in state's step table its name spells: see stepOf.
 type CLI struct {
 	Globals
+	VersionFlag versionFlag `name:"version" help:"Print version and commit, then exit."`
 
 	Upgrade   upgradeCmd   `cmd:"" help:"The cluster's upgrade: start, show, run each step, complete, abort."`
 	Host      hostCmd      `cmd:"" help:"Hosts: list them, upgrade one host's control plane or kubelet."`
@@ -13,6 +14,9 @@ type CLI struct {
 	Play      playCmd      `cmd:"" help:"Run a playbook against the inventory (like ansible-playbook)."`
 	Inventory inventoryCmd `cmd:"" help:"Show the resolved inventory."`
 	Version   versionCmd   `cmd:"" help:"Print version, commit and Go version."`
+
+	Completion completionCmd `cmd:"" help:"Print the shell completion script for bash, zsh or fish."`
+	Man        manCmd        `cmd:"" help:"Print the man page, kupgrade(1), as roff."`
 
 	KubeUpgradeStart          upgradeStartCmd    `cmd:"" name:"kube-upgrade-start" hidden:"" help:"Alias of 'upgrade start'."`
 	KubeUpgradeShow           upgradeShowCmd     `cmd:"" name:"kube-upgrade-show" hidden:"" help:"Alias of 'upgrade show'."`
@@ -29,11 +33,13 @@ type CLI struct {
 	KubeUpgradeAbort          upgradeAbortCmd    `cmd:"" name:"kube-upgrade-abort" hidden:"" help:"Alias of 'upgrade abort'."`
 	KubeUpgradeDelete         upgradeDeleteCmd   `cmd:"" name:"kube-upgrade-delete" hidden:"" help:"Alias of 'upgrade delete'."`
 	KubeUpgradeFailed         upgradeFailedCmd   `cmd:"" name:"kube-upgrade-failed" hidden:"" help:"Alias of 'upgrade failed'."`
+	KubeVersionList           upgradeVersionsCmd `cmd:"" name:"kube-version-list" hidden:"" help:"Alias of 'upgrade versions'."`
 }
 
 type upgradeCmd struct {
 	Start          upgradeStartCmd    `cmd:"" help:"Check the hosts and create the upgrade to VERSION."`
 	Show           upgradeShowCmd     `cmd:"" help:"Show the upgrade: versions, state, lease."`
+	Versions       upgradeVersionsCmd `cmd:"" help:"The versions the inventory's hosts can go to, and where each comes from."`
 	DownloadImages stepCmd            `cmd:"" name:"download-images" help:"Pull the new control-plane images on the controllers."`
 	PreAppUpdate   stepCmd            `cmd:"" name:"pre-app-update" help:"Run the pre-application-update hook playbook."`
 	Networking     stepCmd            `cmd:"" help:"Run the networking step's playbook."`

@@ -8,9 +8,10 @@
 //
 // # Commands
 //
-//	upgrade start VERSION [--from-version V] [--force]
+//	upgrade start VERSION [--from-version V] [--ignore-version-checks]
 //	                          check the hosts, create the upgrade and one row per host
 //	upgrade show              the upgrade: versions, state, times, lease holder
+//	upgrade versions          where the hosts are and can go (kubeadm installed, kubeadm's rule)
 //	upgrade download-images   pull the new control-plane images on the controllers
 //	upgrade pre-app-update, upgrade post-app-update
 //	                          run the user's hook playbook of that step
@@ -22,7 +23,7 @@
 //	                          fail the in-flight operation by hand
 //	upgrade run [--until STATE] [--retries N] [--worker-batch N] [--dry-run [--recorded]]
 //	                          walk every remaining step, resuming from the current state
-//	upgrade plan [VERSION] [--from-version V] [--recorded] [--force] [--until STATE]
+//	upgrade plan [VERSION] [--from-version V] [--recorded] [--ignore-version-checks] [--until STATE]
 //	                          writing nothing: the versions, every remaining step with its
 //	                          hosts, playbook, commands and pre-check verdicts, the refusal
 //	                          that would stop it (exit 3), and the next command
@@ -30,7 +31,7 @@
 //	upgrade history [--since 2h|RFC3339] [--limit N] [--all-clusters]
 //	                          the events, oldest first: time, actor, from -> to, host, reason
 //	host list [--refresh]     the hosts, their versions, status and last failure
-//	host upgrade HOST control-plane|kubelet [--force]
+//	host upgrade HOST control-plane|kubelet [-f|--rerun]
 //	                          upgrade one host's control plane or kubelet
 //	host cordon HOST, host uncordon HOST
 //	                          one-controller systems
@@ -43,10 +44,17 @@
 //	                          run any playbook against the inventory
 //	inventory list [-l PATTERN]
 //	                          the resolved hosts, groups and variables
-//	version                   version, commit, Go version
+//	version, --version        version, commit, Go version
+//	completion bash|zsh|fish  the shell hook; kupgrade answers completions from its grammar
+//	man                       kupgrade(1) as roff, generated from the grammar
 //
 // Each command also answers to its StarlingX name (`system kube-*`), as a hidden alias: for
-// example kube-upgrade-show, kube-host-upgrade-list, kube-upgrade-networking.
+// example kube-upgrade-show, kube-host-upgrade-list, kube-version-list; `kupgrade --help` ends
+// with the list. HOST is a name of the inventory or the host's id in `host list`. Global flags
+// may come before or after the command. Where kupgrade's flag means what the `system` flag
+// means, StarlingX's spelling works (host upgrade -f); where it would not (upgrade start
+// --force ignores alarms in StarlingX; kupgrade reads none), it is refused with a hint naming
+// kupgrade's own flag.
 //
 // # Global flags
 //

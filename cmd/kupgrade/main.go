@@ -67,10 +67,15 @@ func parse(cli *CLI, args []string, stdout, stderr io.Writer) (kctx *kong.Contex
 			}
 		}),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+		kong.Help(helpPrinter),
 	)
 	if err != nil { // the grammar itself is wrong: a bug, not the user's input
 		fmt.Fprintf(stderr, "kupgrade: %v\n", err)
 		return nil, exitFailed, true
+	}
+	describe(parser.Model)
+	if completing(parser) {
+		return nil, exitOK, true
 	}
 	kctx, err = parser.Parse(args)
 	switch {

@@ -13,7 +13,7 @@ type upgradePlanCmd struct {
 	Version     string `arg:"" optional:"" help:"Target version (required when the cluster has no upgrade yet), v1.30.1 or 1.30.1."`
 	FromVersion string `name:"from-version" help:"Current version, as upgrade start takes it; the controllers are not read for it."`
 	Recorded    bool   `help:"Use the versions recorded in the database instead of reading the hosts over SSH."`
-	Force       bool   `help:"Plan as upgrade start --force would start (a downgrade, a jump, controllers that disagree)."`
+	Force       bool   `name:"ignore-version-checks" help:"Plan as upgrade start --ignore-version-checks would start (a downgrade, a jump, controllers that disagree)."`
 	Until       string `help:"Stop the plan once the upgrade would reach this state."`
 	WorkerBatch int    `name:"worker-batch" help:"Upgrade the workers' kubelets this many at a time." default:"1"`
 }

@@ -142,6 +142,6 @@ func (c *versionCmd) Run(a *app) error {
 	if a.json() {
 		return writeJSON(a.stdout, map[string]string{"version": version, "commit": commit, "go": runtime.Version()})
 	}
-	fmt.Fprintf(a.stdout, "kupgrade %s (commit %s, %s)\n", version, commit, runtime.Version())
+	fmt.Fprintln(a.stdout, versionLine())
 	return nil
 }

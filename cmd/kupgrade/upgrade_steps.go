@@ -15,10 +15,16 @@ import (
 type upgradeStartCmd struct {
 	Version     string `arg:"" help:"Target version, v1.30.1 or 1.30.1."`
 	FromVersion string `name:"from-version" help:"Current version; read from the controllers over SSH when not given."`
-	Force       bool   `help:"Allow a downgrade, a jump of more than one minor version, or controllers that disagree."`
+	// IgnoreVersionChecks was --force before StarlingX's habits were learned: there, `system
+	// kube-upgrade-start --force` ignores alarms, a different thing, so --force is refused below.
+	IgnoreVersionChecks bool `name:"ignore-version-checks" help:"Allow a downgrade, a jump of more than one minor version, or controllers that disagree."`
+	Force               bool `short:"f" hidden:"" help:"Refused: StarlingX's --force ignores alarms; see --ignore-version-checks."`
 }
 
 func (c *upgradeStartCmd) Run(ctx context.Context, a *app) error {
+	if c.Force {
+		return errStartForce
+	}
 	// Bad input before anything is opened: a wrong version must not create a database.
 	for _, v := range []*string{&c.Version, &c.FromVersion} {
 		if *v == "" {
@@ -34,7 +40,7 @@ func (c *upgradeStartCmd) Run(ctx context.Context, a *app) error {
 	if err != nil {
 		return err
 	}
-	u, err := w.Start(ctx, c.Version, c.FromVersion, c.Force)
+	u, err := w.Start(ctx, c.Version, c.FromVersion, c.IgnoreVersionChecks)
 	if err != nil {
 		return err
 	}
@@ -95,26 +101,35 @@ func (c *stepCmd) Run(ctx context.Context, a *app, kctx *kong.Context) error {
 }
 
 type hostUpgradeCmd struct {
-	Host  string `arg:"" help:"Host name, as in the inventory."`
-	What  string `arg:"" enum:"control-plane,kubelet" help:"control-plane or kubelet."`
-	Force bool   `help:"Upgrade the kubelet even when it already reports the target."`
+	Host string `arg:"" help:"Host name as in the inventory, or its id in 'host list'."`
+	What string `arg:"" enum:"control-plane,kubelet" help:"control-plane or kubelet."`
+	// -f and --force are StarlingX's spelling (kube-host-upgrade -f forces the operation even
+	// when the host is already upgraded), the same meaning, so they stay.
+	Rerun bool `short:"f" aliases:"force" help:"Run the kubelet upgrade even when the kubelet already reports the target (-f, --force as in StarlingX)."`
 }
 
 func (c *hostUpgradeCmd) Run(ctx context.Context, a *app) error {
+	if c.Rerun && c.What != "kubelet" {
+		return fmt.Errorf("--rerun (-f, --force) applies to the kubelet only; a control plane runs again through its failed state (`kupgrade upgrade failed`, then its retry command): %w", state.ErrBadInput)
+	}
 	w, err := a.workflow(ctx)
 	if err != nil {
 		return err
 	}
-	if c.What == "kubelet" {
-		return a.outcome(w.Kubelets(ctx, []string{c.Host}, c.Force))
+	host, err := a.hostArg(ctx, c.Host)
+	if err != nil {
+		return err
 	}
-	return a.outcome(w.ControlPlane(ctx, c.Host))
+	if c.What == "kubelet" {
+		return a.outcome(w.Kubelets(ctx, []string{host}, c.Rerun))
+	}
+	return a.outcome(w.ControlPlane(ctx, host))
 }
 
 // hostStepCmd runs one step on one host (cordon, uncordon): the one stepOf finds for the
 // command's name.
 type hostStepCmd struct {
-	Host string `arg:"" help:"Host name."`
+	Host string `arg:"" help:"Host name as in the inventory, or its id in 'host list'."`
 }
 
 func (c *hostStepCmd) Run(ctx context.Context, a *app, kctx *kong.Context) error {
@@ -126,7 +141,11 @@ func (c *hostStepCmd) Run(ctx context.Context, a *app, kctx *kong.Context) error
 	if err != nil {
 		return err
 	}
-	return a.outcome(w.HostStep(ctx, step.Name, c.Host))
+	host, err := a.hostArg(ctx, c.Host)
+	if err != nil {
+		return err
+	}
+	return a.outcome(w.HostStep(ctx, step.Name, host))
 }
 
 // stepOf returns the step of state's step table that command n runs: the one whose command,
