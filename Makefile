@@ -11,7 +11,7 @@ LDFLAGS  := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 UNIT_PKGS = $(shell $(GO) list ./... | grep -v /integration)
 # Debian packages the tests and the lab need: debootstrap builds the lab image, openssh-server
 # gives the unit tests and `make bench` a real sshd (never started as a service here).
-DEB_PKGS := debootstrap openssh-server openssh-client sudo
+DEB_PKGS := debootstrap openssh-server openssh-client sudo spin gcc
 DB       ?= sqlite
 KEEP_LAB ?= 0
 
