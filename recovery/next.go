@@ -28,18 +28,8 @@ func nextStep(s state.State, host string, inFlight, leaseLive bool) string {
 		return ""
 	case inFlight || s.InFlight():
 		return "kupgrade recover"
-	case s.Failed():
-		inFlight, _ := s.RetryOf()
-		if st, ok := state.StepOf(inFlight); ok {
-			if cmd := st.CommandFor(host); cmd != "" {
-				return cmd
-			}
-		}
-		return "kupgrade upgrade run" // it finds the host that was tried in the store
-	case s == state.UpgradingKubelets && host != "":
-		if st, ok := state.StepNamed(state.StepKubelets); ok {
-			return st.CommandFor(host) // a kubelet's failure is its host's
-		}
+	case s.Failed(), s == state.UpgradingKubelets && host != "":
+		return state.RetryCommand(s, host)
 	}
 	for _, st := range state.Steps() {
 		if st.Name != state.StepAbort && st.Allows(s) {

@@ -109,7 +109,7 @@ func (w *Workflow) fail(ctx, dctx context.Context, o *op, host string, f *hostFa
 	if hint == state.WholeCluster && len(o.hosts) == 1 { // cordon, uncordon: the host the step ran on
 		hint = o.hosts[0].Name
 	}
-	se.Retry = RetryCommand(res.ToState, hint)
+	se.Retry = state.RetryCommand(res.ToState, hint)
 	w.stateChanged(host, res.FromState, res.ToState, "failed: "+f.err.Error())
 	return se
 }

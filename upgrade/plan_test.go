@@ -88,7 +88,7 @@ func TestRetryCommand(t *testing.T) {
 		{state.UpgradedFirstMaster, "", ""},
 	}
 	for _, tt := range tests {
-		if got := upgrade.RetryCommand(tt.s, tt.host); got != tt.want {
+		if got := state.RetryCommand(tt.s, tt.host); got != tt.want {
 			t.Errorf("RetryCommand(%s, %q) = %q, want %q", tt.s, tt.host, got, tt.want)
 		}
 	}

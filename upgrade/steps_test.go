@@ -7,7 +7,6 @@ import (
 
 	"github.com/kupgrade/kupgrade/playbooks"
 	"github.com/kupgrade/kupgrade/state"
-	"github.com/kupgrade/kupgrade/upgrade"
 )
 
 // Every playbook the step table ships is embedded in the binary and parses.
@@ -30,7 +29,7 @@ func TestEveryFailedStateHasARetry(t *testing.T) {
 			continue
 		}
 		st, _ := state.StepOf(s)
-		withHost, without := upgrade.RetryCommand(s, "h0"), upgrade.RetryCommand(s, "")
+		withHost, without := state.RetryCommand(s, "h0"), state.RetryCommand(s, "")
 		if withHost != strings.ReplaceAll(st.Command, "HOST", "h0") {
 			t.Errorf("RetryCommand(%s, h0) = %q, want the command of step %s", s, withHost, st.Name)
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/kupgrade/kupgrade/state"
 	"io"
 	"time"
 
@@ -121,7 +122,7 @@ func newRecoverView(rec recovery.Recovery) recoverView {
 		host = h.Host
 	}
 	if rec.Stuck {
-		v.Retry = nullable(upgrade.RetryCommand(rec.After, host))
+		v.Retry = nullable(state.RetryCommand(rec.After, host))
 	}
 	return v
 }

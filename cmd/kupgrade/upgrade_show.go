@@ -8,7 +8,6 @@ import (
 
 	"github.com/kupgrade/kupgrade/recovery"
 	"github.com/kupgrade/kupgrade/state"
-	"github.com/kupgrade/kupgrade/upgrade"
 )
 
 type upgradeShowCmd struct{}
@@ -109,7 +108,7 @@ func (a *app) printFail(res recovery.Result) error {
 	if res.Host != state.WholeCluster {
 		fmt.Fprintf(a.stdout, "host %s: status %s cleared\n", res.Host, res.HostStatus)
 	}
-	if next := upgrade.RetryCommand(res.ToState, res.Host); next != "" {
+	if next := state.RetryCommand(res.ToState, res.Host); next != "" {
 		fmt.Fprintf(a.stdout, "retry with: %s\n", a.command(next))
 	}
 	return nil
