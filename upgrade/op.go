@@ -119,13 +119,22 @@ func (w *Workflow) execute(ctx context.Context, o *op) error {
 // runs, and none starts once a newer operation has run on the host. The lease's generation is
 // read back rather than assumed: a lease that is no longer ours fails the step before it runs.
 func (w *Workflow) fence(ctx context.Context) (*runner.Fence, error) {
-	u, err := w.Store.Upgrade(ctx, w.Cluster)
+	var u state.Upgrade
+	var l *state.Lease
+	// A database blip here would fail a step that has not touched a host yet: read on, for as
+	// long as a final write would.
+	rctx, cancel := context.WithTimeout(ctx, w.recordFor())
+	defer cancel()
+	err := w.retryDB(rctx, "read the lease for the host fence", func(ctx context.Context) error {
+		var err error
+		if u, err = w.Store.Upgrade(ctx, w.Cluster); err != nil {
+			return err
+		}
+		l, err = w.Store.Lease(ctx, w.Cluster)
+		return err
+	})
 	if err != nil {
-		return nil, fmt.Errorf("read the upgrade for the host fence: %w", err)
-	}
-	l, err := w.Store.Lease(ctx, w.Cluster)
-	if err != nil {
-		return nil, fmt.Errorf("read the lease for the host fence: %w", err)
+		return nil, fmt.Errorf("read the upgrade and its lease for the host fence: %w", err)
 	}
 	if l == nil || l.Owner != w.owner() {
 		return nil, errors.New("the lease was taken over before the playbook started")

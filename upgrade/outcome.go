@@ -67,7 +67,7 @@ func (w *Workflow) succeed(ctx context.Context, o *op, host string, last bool) e
 		}
 	}
 	c := state.Finish(w.Cluster, state.ActorRunner, o.step.Running, to, w.owner(), append(opts, state.Because(reason))...)
-	if err := w.retryWrite(ctx, "record success of "+reason, func(ctx context.Context) error {
+	if err := w.retryDB(ctx, "record success of "+reason, func(ctx context.Context) error {
 		_, err := w.Store.Apply(ctx, c)
 		return err
 	}); err != nil {
@@ -86,7 +86,7 @@ func (w *Workflow) fail(ctx, dctx context.Context, o *op, host string, f *hostFa
 	ev := recovery.Evidence{Step: o.step.Name, Host: host, Task: f.task, ExitStatus: f.rc, Error: f.err.Error(),
 		Stdout: tail(f.stdout, 10), Stderr: tail(f.stderr, 10)}
 	var res recovery.Result
-	err := w.retryWrite(dctx, "record failure of "+o.step.Name, func(ctx context.Context) error {
+	err := w.retryDB(dctx, "record failure of "+o.step.Name, func(ctx context.Context) error {
 		var err error
 		res, err = recovery.Fail(ctx, w.Store, recovery.Request{
 			Cluster: w.Cluster, Actor: state.ActorRunner, Reason: f.err.Error(), Host: host,
@@ -153,7 +153,7 @@ func (w *Workflow) addEvidence(ctx context.Context, host string, ev recovery.Evi
 	if ev.Finding != nil {
 		reason = fmt.Sprintf("probe after the failure: %s (%s)", ev.Finding.Summary, ev.Finding.Class)
 	}
-	err = w.retryWrite(ctx, "record the probe's evidence", func(ctx context.Context) error {
+	err = w.retryDB(ctx, "record the probe's evidence", func(ctx context.Context) error {
 		return w.Store.AddEvent(ctx, state.Event{Cluster: w.Cluster, Hostname: host, Actor: state.ActorRunner,
 			Reason: reason, Evidence: raw})
 	})

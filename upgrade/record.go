@@ -38,10 +38,11 @@ func final(err error) bool {
 		errors.Is(err, state.ErrNotFound) || errors.Is(err, state.ErrBadInput)
 }
 
-// retryWrite runs write until it succeeds, fails for good, or ctx ends, backing off between
+// retryDB runs write (or a read a step cannot do without) until it succeeds, fails for good,
+// or ctx ends, backing off between
 // attempts (a database restart or failover takes tens of seconds). Every attempt carries the
 // compare-and-set of the write itself, so retrying can never write over another's outcome.
-func (w *Workflow) retryWrite(ctx context.Context, what string, write func(ctx context.Context) error) error {
+func (w *Workflow) retryDB(ctx context.Context, what string, write func(ctx context.Context) error) error {
 	wait := firstBackoff
 	for attempt := 1; ; attempt++ {
 		actx, cancel := context.WithTimeout(ctx, attemptTimeout)

@@ -111,7 +111,7 @@ func (w *Workflow) abortUntouched(ctx context.Context, u state.Upgrade) error {
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.recordFor())
 	defer cancel()
 	var end state.Upgrade
-	err = w.retryWrite(dctx, "record the abort", func(ctx context.Context) error {
+	err = w.retryDB(dctx, "record the abort", func(ctx context.Context) error {
 		var err error
 		end, err = w.Store.Apply(ctx, state.Finish(w.Cluster, state.ActorCLI, mid.State, state.UpgradeAborted, w.owner(),
 			state.ReleaseLease(), state.Because(reason)))
