@@ -39,9 +39,9 @@ func final(err error) bool {
 }
 
 // retryDB runs write (or a read a step cannot do without) until it succeeds, fails for good,
-// or ctx ends, backing off between
-// attempts (a database restart or failover takes tens of seconds). Every attempt carries the
-// compare-and-set of the write itself, so retrying can never write over another's outcome.
+// or ctx ends, backing off between attempts (a database restart or failover takes tens of
+// seconds). Every attempt carries the compare-and-set of the write itself, so retrying can never
+// write over another's outcome.
 func (w *Workflow) retryDB(ctx context.Context, what string, write func(ctx context.Context) error) error {
 	wait := firstBackoff
 	for attempt := 1; ; attempt++ {
