@@ -63,3 +63,51 @@ var errLeaseLost = errorString("lease lost")
 type errorString string
 
 func (e errorString) Error() string { return string(e) }
+
+// environment values are templated with the host's variables, as Ansible templates them (they
+// used to reach the command as the literal "{{ ... }}").
+func TestEnvironmentIsTemplated(t *testing.T) {
+	recap, err, _ := run(t, &runnertest.LocalDialer{}, "all:\n  hosts:\n    h1:\n      site: lab\n", `- hosts: all
+  gather_facts: false
+  vars:
+    prefix: "/opt"
+  tasks:
+    - name: env
+      shell: 'printf %s "$WHERE"'
+      environment:
+        WHERE: "{{ prefix }}/{{ site }}-{{ inventory_hostname }}"
+      register: out
+`, runner.PlayOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := recap.Registered["h1"]["out"].(map[string]any)["stdout"]; got != "/opt/lab-h1" {
+		t.Errorf("WHERE = %q, want /opt/lab-h1", got)
+	}
+}
+
+// Every handler that listens to a notified topic runs, not only the first one.
+func TestEveryListeningHandlerRuns(t *testing.T) {
+	_, err, rec := run(t, &runnertest.LocalDialer{}, "all:\n  hosts:\n    h1:\n", `- hosts: all
+  gather_facts: false
+  tasks:
+    - name: change
+      command: "true"
+      notify: restart web stack
+  handlers:
+    - name: restart nginx
+      command: "true"
+      listen: restart web stack
+    - name: restart php
+      command: "true"
+      listen: restart web stack
+`, runner.PlayOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"task_changed restart nginx", "task_changed restart php"} {
+		if got := rec.results("h1"); !contains(got, want) {
+			t.Errorf("h1 results %q, want %q", got, want)
+		}
+	}
+}

@@ -105,6 +105,14 @@ func (e *playExec) step(ctx context.Context, hosts []*hostState, t *ctask) {
 }
 
 func (e *playExec) runHandlers(ctx context.Context, hosts []*hostState, handlers []*ctask) {
+	// A topic is consumed only once every handler has had its turn: every handler that listens
+	// to a notified topic runs (as in Ansible), not only the first one.
+	var consumed []func()
+	defer func() {
+		for _, c := range consumed {
+			c() // once per play, however often it was notified
+		}
+	}()
 	for _, hd := range handlers {
 		var run []*hostState
 		for _, h := range active(hosts) {
@@ -116,9 +124,11 @@ func (e *playExec) runHandlers(ctx context.Context, hosts []*hostState, handlers
 			}
 		}
 		for _, h := range run {
-			for _, name := range hd.listen {
-				delete(h.notified, name) // once per play, however often it was notified
-			}
+			consumed = append(consumed, func() {
+				for _, name := range hd.listen {
+					delete(h.notified, name)
+				}
+			})
 		}
 		if len(run) > 0 {
 			e.step(ctx, run, hd)

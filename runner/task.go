@@ -128,6 +128,9 @@ func (e *playExec) runOnce(ctx context.Context, h *hostState, t *ctask) (map[str
 		}
 	}
 	m := e.modCtx(h, t)
+	if m.env, err = renderEnv(t.env, h.vars); err != nil {
+		return failure("environment: " + err.Error()), nil
+	}
 	for attempt := 1; ; attempt++ {
 		res, cause := e.call(ctx, m, t, args, timeout)
 		if cause != nil || h.conn.lost != nil {

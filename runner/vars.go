@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/kupgrade/kupgrade/inventory"
@@ -209,4 +210,27 @@ func hasTemplate(v any) bool {
 		}
 	}
 	return false
+}
+
+// renderEnv templates the values of a task's environment with the host's variables, as Ansible
+// does (`PATH: "{{ ansible_env.PATH }}:/opt/bin"`); env itself is left as it is.
+func renderEnv(env map[string]string, vars map[string]any) (map[string]string, error) {
+	var out map[string]string
+	for k, v := range env {
+		if !strings.Contains(v, "{{") {
+			continue
+		}
+		r, err := playbooks.Render(v, vars)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", k, err)
+		}
+		if out == nil {
+			out = maps.Clone(env)
+		}
+		out[k] = fmt.Sprint(r)
+	}
+	if out == nil {
+		return env, nil
+	}
+	return out, nil
 }
