@@ -111,3 +111,26 @@ func TestEveryListeningHandlerRuns(t *testing.T) {
 		}
 	}
 }
+
+// file: path=~/.kube means the home of the user on the host, not a directory named "~".
+func TestFileExpandsTildeOnTheHost(t *testing.T) {
+	home, work := t.TempDir(), t.TempDir()
+	d := &runnertest.LocalDialer{Dir: work, Env: []string{"HOME=" + home}}
+	_, err, _ := run(t, d, "all:\n  hosts:\n    h1:\n", `- hosts: all
+  gather_facts: false
+  tasks:
+    - name: kube dir
+      file:
+        path: ~/.kube
+        state: directory
+`, runner.PlayOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(filepath.Join(home, ".kube")); err != nil || !fi.IsDir() {
+		t.Errorf("~/.kube not created in the host's home: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(work, "~")); err == nil {
+		t.Error("a directory named ~ was created")
+	}
+}

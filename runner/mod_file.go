@@ -32,7 +32,7 @@ func modFile(ctx context.Context, m *modCtx, args map[string]any) (map[string]an
 		dry = "true"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "p=%s; c=0; dry=%s\n", quote(p), dry)
+	fmt.Fprintf(&b, "p=%s; c=0; dry=%s\n", hostPath(p), dry)
 	switch state {
 	case "directory":
 		b.WriteString(`if [ ! -d "$p" ]; then
@@ -79,4 +79,16 @@ echo "changed=$c"; exit 0
 		return r, nil
 	}
 	return map[string]any{"changed": strings.Contains(out.stdout, "changed=1"), "path": p, "state": state}, nil
+}
+
+// hostPath is p as a shell word with a leading ~ expanded on the host, as Ansible expands it
+// there (the home of the user the command runs as), instead of a directory named "~".
+func hostPath(p string) string {
+	switch {
+	case p == "~":
+		return `"$HOME"`
+	case strings.HasPrefix(p, "~/"):
+		return `"$HOME"/` + quote(strings.TrimPrefix(p, "~/"))
+	}
+	return quote(p)
 }
