@@ -6,6 +6,7 @@ import (
 	"path"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -46,6 +47,8 @@ func init() {
 		"_quote":        func(a ...any) (any, error) { return arity(a, 1, func() any { return shellword.Quote(toString(a[0])) }) },
 		"_basename":     func(a ...any) (any, error) { return arity(a, 1, func() any { return path.Base(toString(a[0])) }) },
 		"_dirname":      func(a ...any) (any, error) { return arity(a, 1, func() any { return path.Dir(toString(a[0])) }) },
+		"_dict2items":   fnDict2Items,
+		"_items2dict":   fnItems2Dict,
 		"_regexSearch":  fnRegexSearch,
 		"_regexReplace": fnRegexReplace,
 	}
@@ -262,4 +265,48 @@ func fnRegexReplace(a ...any) (any, error) {
 	// Python writes group references as \1; Go as ${1}.
 	repl := pythonGroup.ReplaceAllString(toString(a[2]), `$${$1}`)
 	return re.ReplaceAllString(toString(a[0]), repl), nil
+}
+
+// fnDict2Items is Ansible's dict2items: a list of {key, value} maps, sorted by key (a Go map has
+// no order of its own; Ansible keeps insertion order, which YAML and JSON inputs make sorted
+// often enough that sorting is the closest stable answer).
+func fnDict2Items(a ...any) (any, error) {
+	if len(a) != 1 {
+		return nil, fmt.Errorf("dict2items takes no argument")
+	}
+	m, ok := a[0].(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("dict2items expects a dictionary, got %T", a[0])
+	}
+	keys := slices.Sorted(maps.Keys(m))
+	out := make([]any, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, map[string]any{"key": k, "value": m[k]})
+	}
+	return out, nil
+}
+
+// fnItems2Dict is Ansible's items2dict: the inverse of dict2items, from a list of {key, value}
+// maps (key_name and value_name are not supported yet and are refused).
+func fnItems2Dict(a ...any) (any, error) {
+	if len(a) != 1 {
+		return nil, fmt.Errorf("items2dict: key_name and value_name are not supported by kupgrade")
+	}
+	list, ok := a[0].([]any)
+	if !ok {
+		return nil, fmt.Errorf("items2dict expects a list, got %T", a[0])
+	}
+	out := make(map[string]any, len(list))
+	for _, it := range list {
+		m, ok := it.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("items2dict expects {key, value} items, got %T", it)
+		}
+		k, ok := m["key"]
+		if !ok {
+			return nil, fmt.Errorf("items2dict: an item has no key")
+		}
+		out[toString(k)] = m["value"]
+	}
+	return out, nil
 }

@@ -38,7 +38,7 @@ var filterNames = map[string]string{
 	"d": "default", "length": "len", "count": "len", "unique": "uniq", "list": "_list",
 	"to_json": "toJSON", "from_json": "fromJSON", "b64encode": "toBase64", "b64decode": "fromBase64",
 	"quote": "_quote", "basename": "_basename", "dirname": "_dirname", "regex_search": "_regexSearch",
-	"regex_replace": "_regexReplace", "dict2items": "toPairs", "items2dict": "fromPairs",
+	"regex_replace": "_regexReplace", "dict2items": "_dict2items", "items2dict": "_items2dict",
 }
 
 var testNames = map[string]string{

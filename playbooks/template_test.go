@@ -59,6 +59,9 @@ func TestRender(t *testing.T) {
 		{"{{ 'a b' | quote }}", "'a b'"},
 		{`{{ "it's" | quote }} {{ 'v1.30' | quote }}`, `'it'\''s' v1.30`},
 		{"{{ None }}", nil},
+		// Ansible's shape for dict2items and back (expr's toPairs gave [[k, v]]).
+		{"{{ {'b': 2, 'a': 1} | dict2items }}", []any{map[string]any{"key": "a", "value": 1}, map[string]any{"key": "b", "value": 2}}},
+		{"{{ ({'a': 1} | dict2items | items2dict).a }}", 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.src, func(t *testing.T) {

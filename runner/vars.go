@@ -220,14 +220,14 @@ func renderEnv(env map[string]string, vars map[string]any) (map[string]string, e
 		if !strings.Contains(v, "{{") {
 			continue
 		}
-		r, err := playbooks.Render(v, vars)
+		r, err := playbooks.RenderString(v, vars)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", k, err)
 		}
 		if out == nil {
 			out = maps.Clone(env)
 		}
-		out[k] = fmt.Sprint(r)
+		out[k] = r
 	}
 	if out == nil {
 		return env, nil
