@@ -35,10 +35,10 @@ func (g *group) addHost(name string) {
 }
 
 type hostDef struct {
-	name     string
-	at       pos
-	vars     map[string]varDef // written in the inventory files, later entries win
-	source   string            // the absolute path of the file that named it first
+	name   string
+	at     pos
+	vars   map[string]varDef // written in the inventory files, later entries win
+	source string            // the absolute path of the file that named it first
 }
 
 // varDir is what the group_vars/ and host_vars/ folders beside one inventory source hold.

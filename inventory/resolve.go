@@ -37,6 +37,18 @@ func (p *parser) link() error {
 			ungrouped = append(ungrouped, h)
 		}
 	}
+	if g := p.groups["ungrouped"]; g != nil {
+		// a host listed in ungrouped (an INI file's first lines) and in a group leaves ungrouped
+		kept := g.hosts[:0]
+		for _, h := range g.hosts {
+			if !member[h] {
+				kept = append(kept, h)
+			} else {
+				delete(g.hostSet, h)
+			}
+		}
+		g.hosts = kept
+	}
 	if len(ungrouped) > 0 {
 		g, existed := p.groups["ungrouped"], p.groups["ungrouped"] != nil
 		if !existed {
