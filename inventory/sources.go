@@ -11,11 +11,12 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// ignoredSuffixes are the names Ansible skips in an inventory folder (INVENTORY_IGNORE_EXTS:
-// editor and package leftovers, retry files, docs); hidden files and the vars folders are
-// skipped too.
+// ignoredSuffixes are the names Ansible skips in an inventory folder: INVENTORY_IGNORE_EXTS of
+// ansible-core 2.14 (Debian 12's, the reference of the differential tests), editor and package
+// leftovers, retry files, docs, and .ini files, which only a folder's listing skips (-i FILE.ini
+// reads one). Hidden files and the vars folders are skipped too.
 var ignoredSuffixes = []string{".pyc", ".pyo", ".swp", ".bak", "~", ".rpm", ".md", ".txt", ".rst",
-	".orig", ".cfg", ".retry"}
+	".orig", ".ini", ".cfg", ".retry"}
 
 func ignoredEntry(name string) bool {
 	if strings.HasPrefix(name, ".") || name == "group_vars" || name == "host_vars" || name == "vars_plugins" {
