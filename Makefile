@@ -13,10 +13,11 @@ UNIT_PKGS = $(shell $(GO) list ./... | grep -v /integration)
 # gives the sshd-backed unit tests and `make bench` a real sshd (never started as a service
 # here), chromium drives the status page of `kupgrade watch` in ./integration, and prometheus
 # carries the promtool that checks and tests deploy/prometheus/kupgrade-alerts.yml; spin and gcc
-# model-check the lease protocol (state/model). Only `deps` installs them (as root): `unit` runs
+# model-check the lease protocol (state/model); ansible-core gives ansible-inventory, the
+# reference of ./integration's inventory test. Only `deps` installs them (as root): `unit` runs
 # as any user and skips, with a message, the tests whose package is missing; `test`, `bench`,
 # `demo` and `lab` call `deps` first.
-DEB_PKGS := debootstrap openssh-server openssh-client sudo chromium prometheus spin gcc
+DEB_PKGS := debootstrap openssh-server openssh-client sudo chromium prometheus spin gcc ansible-core
 DB       ?= sqlite
 KEEP_LAB ?= 0
 

@@ -202,8 +202,15 @@ func TestFaultKillAtRandomMoments(t *testing.T) {
 		u.k.wantExit(t, 0, "upgrade", "delete")
 	}
 	holes := eventHoles(t, u.db)
-	t.Logf("kill campaign (seed %d): %d kills, %d left an operation in flight (recovered and finished), %d found it done, %d/%d consistent, %d event-log holes",
-		seed, c.kills, c.inFlight, c.finishedFirst, c.consistent, c.kills, len(holes))
+	twice := 0
+	for _, n := range u.lab.Nodes() {
+		if max, err := n.KubeadmMaxConcurrent(t.Context()); err != nil || max > 1 {
+			t.Errorf("%s ran %d kubeadm at once (%v), want at most 1", n.Name, max, err)
+			twice++
+		}
+	}
+	t.Logf("kill campaign (seed %d): %d kills, %d left an operation in flight (recovered and finished), %d found it done, %d/%d consistent, %d event-log holes, %d nodes that ever ran two kubeadm at once",
+		seed, c.kills, c.inFlight, c.finishedFirst, c.consistent, c.kills, len(holes), twice)
 	for _, h := range holes {
 		t.Errorf("event log hole: %s", h)
 	}

@@ -42,22 +42,29 @@ func (p *parser) parseHosts(g *group, n *yaml.Node) error {
 			return err
 		}
 		for _, name := range names {
-			h := p.hosts[name]
-			if h == nil {
-				h = &hostDef{name: name, at: at(p.file, k), vars: map[string]varDef{}}
-				p.hosts[name] = h
-				p.hostOrder = append(p.hostOrder, name)
-			}
-			if port != "" {
-				h.vars["ansible_port"] = varDef{val: mustAtoi(port), at: at(p.file, k)}
-			}
-			for vn, d := range vars {
-				h.vars[vn] = d
-			}
-			g.addHost(name)
+			p.addHost(g, name, port, vars, at(p.file, k))
 		}
 	}
 	return nil
+}
+
+// addHost puts a host in a group as Ansible's add_host and set_variable do: a host seen for the
+// first time takes the port of its line and remembers the file that defined it (inventory_file);
+// its variables are set every time, the last setting winning.
+func (p *parser) addHost(g *group, name, port string, vars map[string]varDef, where pos) {
+	h := p.hosts[name]
+	if h == nil {
+		h = &hostDef{name: name, at: where, vars: map[string]varDef{}, source: p.source}
+		p.hosts[name] = h
+		p.hostOrder = append(p.hostOrder, name)
+		if port != "" {
+			h.vars["ansible_port"] = varDef{val: mustAtoi(port), at: where}
+		}
+	}
+	for vn, d := range vars {
+		h.vars[vn] = d
+	}
+	g.addHost(name)
 }
 
 // parseVars reads a map of variables (a group's vars:, a host's inline vars or a vars file).

@@ -11,30 +11,55 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// Load reads the inventory at path and the host_vars/ and group_vars/ folders beside it, and
-// resolves every host's groups and variables. Every error it returns is an *Error (fault.ErrBadInput).
-func Load(path string) (*Inventory, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, &Error{File: path, Msg: fmt.Sprintf("read inventory: %v", unwrapPath(err)),
-			Fix: "pass the inventory with -i FILE or KUPGRADE_INVENTORY", Err: err}
+// Load reads one inventory source, a file or a folder; see LoadAll.
+func Load(path string) (*Inventory, error) { return LoadAll(path) }
+
+// LoadAll reads the inventory sources in order, as `ansible-playbook -i A -i B` does, and
+// resolves every host's groups and variables. A source is a file, YAML or INI (told apart as
+// Ansible does: a .yml/.yaml/.json file or one without extension that holds a YAML map is YAML,
+// anything else INI), or a folder whose files are all read, in name order, recursively. Later
+// sources add hosts and groups and their variables win; each source's folder contributes its
+// group_vars/ and host_vars/. Every error it returns is an *Error (fault.ErrBadInput).
+func LoadAll(paths ...string) (*Inventory, error) {
+	if len(paths) == 0 {
+		return nil, &Error{Msg: "no inventory given", Fix: "pass the inventory with -i FILE or KUPGRADE_INVENTORY"}
 	}
-	p := newParser(path)
-	if err := p.parseFile(data); err != nil {
-		return nil, err
+	p := newParser(paths[0])
+	var dirs []string
+	for _, path := range paths {
+		dir, err := p.readSource(path)
+		if err != nil {
+			return nil, err
+		}
+		dirs = append(dirs, dir)
 	}
 	if err := p.link(); err != nil {
 		return nil, err
 	}
-	dir := filepath.Dir(path)
-	if err := p.readVarsDirs(dir); err != nil {
-		return nil, err
+	for _, dir := range dirs {
+		if err := p.readVarsDirs(dir); err != nil {
+			return nil, err
+		}
 	}
-	abs, err := filepath.Abs(dir)
+	return p.build(paths[0], dirs[0])
+}
+
+// readSource reads one -i source and returns the absolute folder whose group_vars/ and
+// host_vars/ belong to it: the source itself when it is a folder, else the file's folder.
+func (p *parser) readSource(path string) (string, error) {
+	fi, err := os.Stat(path)
 	if err != nil {
-		return nil, &Error{File: path, Msg: fmt.Sprintf("resolve folder: %v", err), Err: err}
+		return "", &Error{File: path, Msg: fmt.Sprintf("read inventory: %v", unwrapPath(err)),
+			Fix: "pass the inventory with -i FILE or KUPGRADE_INVENTORY", Err: err}
 	}
-	return p.build(path, abs)
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", &Error{File: path, Msg: fmt.Sprintf("resolve folder: %v", err), Err: err}
+	}
+	if fi.IsDir() {
+		return abs, p.readFolder(path)
+	}
+	return filepath.Dir(abs), p.readFile(path, true)
 }
 
 // unwrapPath keeps the reason of a *PathError: the caller already names the file.
@@ -45,21 +70,11 @@ func unwrapPath(err error) error {
 	return err
 }
 
-func (p *parser) parseFile(data []byte) error {
-	if bytes.HasPrefix(data, []byte("$ANSIBLE_VAULT")) {
-		return &Error{File: p.file, Line: 1, Column: 1, Msg: "ansible-vault encrypted files are not supported",
-			Fix: "decrypt it with ansible-vault decrypt"}
-	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return syntaxError(p.file, data, err)
-	}
-	return p.document(&doc)
-}
-
-// readVarsDirs reads group_vars/ and host_vars/ for every known group and host, as Ansible's
-// host_group_vars plugin does; files for unknown names are ignored, as there.
+// readVarsDirs reads group_vars/ and host_vars/ of one source's folder for every known group
+// and host, as Ansible's host_group_vars plugin does; files for unknown names are ignored, as there.
 func (p *parser) readVarsDirs(dir string) error {
+	vd := varDir{groups: map[string]map[string]varDef{}, hosts: map[string]map[string]varDef{}}
+	defer func() { p.varDirs = append(p.varDirs, vd) }()
 	groupDir, hostDir := filepath.Join(dir, "group_vars"), filepath.Join(dir, "host_vars")
 	if !isDir(groupDir) && !isDir(hostDir) {
 		return nil // the common case; spares a few stat calls per host on big inventories
@@ -69,14 +84,14 @@ func (p *parser) readVarsDirs(dir string) error {
 		if err != nil {
 			return err
 		}
-		p.groups[name].fileVars = vars
+		vd.groups[name] = vars
 	}
 	for _, name := range p.hostOrder {
 		vars, err := readVarsFor(hostDir, name)
 		if err != nil {
 			return err
 		}
-		p.hosts[name].fileVars = vars
+		vd.hosts[name] = vars
 	}
 	return nil
 }

@@ -15,8 +15,7 @@ var groupKeys = []string{"hosts", "children", "vars"}
 type group struct {
 	name     string
 	at       pos
-	vars     map[string]varDef // written in the inventory file
-	fileVars map[string]varDef // from group_vars/
+	vars     map[string]varDef // written in the inventory files
 	children []string
 	childAt  map[string]pos // where each child was named, to point at a cycle
 	hosts    []string       // hosts named directly in this group, in file order
@@ -36,15 +35,24 @@ func (g *group) addHost(name string) {
 }
 
 type hostDef struct {
-	name     string
-	at       pos
-	vars     map[string]varDef // written in the inventory file, later entries win
-	fileVars map[string]varDef // from host_vars/
+	name   string
+	at     pos
+	vars   map[string]varDef // written in the inventory files, later entries win
+	source string            // the absolute path of the file that named it first
 }
 
-// parser builds the group graph from the YAML tree of one inventory file.
+// varDir is what the group_vars/ and host_vars/ folders beside one inventory source hold.
+type varDir struct {
+	groups map[string]map[string]varDef
+	hosts  map[string]map[string]varDef
+}
+
+// parser builds the group graph from the inventory files, one after the other, as Ansible's
+// InventoryData does: a later file adds hosts and groups and its variables win.
 type parser struct {
-	file       string
+	file       string // the file being read, as named to the user
+	source     string // the same, absolute: inventory_file of the hosts it defines
+	varDirs    []varDir
 	groups     map[string]*group
 	groupOrder []string
 	hosts      map[string]*hostDef

@@ -133,41 +133,114 @@ func splitPattern(pattern string) []string {
 	return terms
 }
 
-// matchTerm returns the names of the hosts one term matches: the hosts of every group it names,
-// and the hosts it names (for a glob or a regexp both are tried, as Ansible does).
+// matchTerm returns the names of the hosts one term matches, in Ansible's order: the hosts of
+// every group it names, then the hosts it names (for a glob or a regexp, or when no group
+// matched), with an optional [subscript] applied to that list.
 func (inv *Inventory) matchTerm(pattern, term string) (map[string]bool, error) {
-	out := map[string]bool{}
 	if term == "" {
 		return nil, &Error{Msg: fmt.Sprintf("--limit %q has an empty & or ! term", pattern),
 			Fix: "write a group or host name after & and !"}
 	}
-	match, err := termMatcher(term)
+	expr, sub := splitSubscript(term)
+	if sub != nil {
+		if _, ok := inv.byName[term]; ok { // a host really named web[1]
+			expr, sub = term, nil
+		}
+	}
+	hosts, named, err := inv.termHosts(expr)
+	if err == nil && sub != nil && len(hosts) == 0 && !named {
+		// web-[1] that names nothing as web- with a subscript may still be a glob's [1]
+		if h2, n2, err2 := inv.termHosts(term); err2 == nil && len(h2) > 0 {
+			hosts, named, expr, sub = h2, n2, term, nil
+		}
+	}
 	if err != nil {
 		return nil, &Error{Msg: fmt.Sprintf("--limit %q: bad term %q: %v", pattern, term, err),
 			Fix: "globs use * ? [abc]; a regular expression starts with ~"}
+	}
+	if len(hosts) == 0 && named {
+		return nil, &Error{Msg: fmt.Sprintf("--limit %q: group %q has no hosts", pattern, expr),
+			Fix: "add hosts to it or leave it out of --limit"}
+	}
+	if len(hosts) == 0 {
+		return nil, inv.noMatch(pattern, expr)
+	}
+	if sub != nil {
+		if hosts, err = sub.apply(pattern, expr, hosts); err != nil {
+			return nil, err
+		}
+	}
+	out := make(map[string]bool, len(hosts))
+	for _, h := range hosts {
+		out[h] = true
+	}
+	return out, nil
+}
+
+// termHosts lists the hosts a term without subscript matches, in Ansible's order, and says
+// whether it named a group.
+func (inv *Inventory) termHosts(expr string) ([]string, bool, error) {
+	match, err := termMatcher(expr)
+	if err != nil {
+		return nil, false, err
+	}
+	var hosts []string
+	seen := map[string]bool{}
+	add := func(names []string) {
+		for _, h := range names {
+			if !seen[h] {
+				seen[h] = true
+				hosts = append(hosts, h)
+			}
+		}
 	}
 	named := false
 	for _, g := range inv.groupOrder {
 		if match(g) {
 			named = true
-			for _, h := range inv.Groups[g] {
-				out[h] = true
+			add(inv.groupHosts(g))
+		}
+	}
+	if !named || strings.ContainsAny(expr, ".?*[~") {
+		for _, h := range inv.Hosts {
+			if match(h.Name) {
+				add([]string{h.Name})
 			}
 		}
 	}
-	for _, h := range inv.Hosts {
-		if match(h.Name) {
-			out[h.Name] = true
+	return hosts, named, nil
+}
+
+// groupHosts lists a group's hosts in the order Ansible's Group.get_hosts gives them: the
+// group's own hosts, then those of its children, grandchildren and so on, level by level, each
+// host once.
+func (inv *Inventory) groupHosts(name string) []string {
+	if name == "all" {
+		return slices.Clone(inv.Groups["all"])
+	}
+	var out []string
+	seenHost, seenGroup := map[string]bool{}, map[string]bool{name: true}
+	level := []string{name}
+	for len(level) > 0 {
+		var next []string
+		for _, gname := range level {
+			g := inv.groups[gname]
+			for _, h := range g.hosts {
+				if !seenHost[h] {
+					seenHost[h] = true
+					out = append(out, h)
+				}
+			}
+			for _, c := range g.children {
+				if !seenGroup[c] {
+					seenGroup[c] = true
+					next = append(next, c)
+				}
+			}
 		}
+		level = next
 	}
-	if len(out) == 0 && named {
-		return nil, &Error{Msg: fmt.Sprintf("--limit %q: group %q has no hosts", pattern, term),
-			Fix: "add hosts to it or leave it out of --limit"}
-	}
-	if len(out) == 0 {
-		return nil, inv.noMatch(pattern, term)
-	}
-	return out, nil
+	return out
 }
 
 func termMatcher(term string) (func(string) bool, error) {

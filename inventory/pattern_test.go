@@ -120,3 +120,43 @@ all:
 		}
 	}
 }
+
+func TestSelectSubscripts(t *testing.T) {
+	inv := mustLoad(t, map[string]string{"inventory.yml": `
+all:
+  children:
+    web:
+      hosts: {w3: , w1: , w2: }
+      children:
+        edge:
+          hosts: {e1: }
+`})
+	for _, c := range []struct {
+		pattern string
+		want    []string
+	}{
+		{"web[0]", []string{"w3"}},         // the group's own hosts first, in the group's order
+		{"web[-1]", []string{"e1"}},        // then its children's
+		{"web[1:2]", []string{"w1", "w2"}}, // inclusive end
+		{"web[2:]", []string{"w2", "e1"}},
+		{"web[1:99]", []string{"w1", "w2", "e1"}},
+		{"web:!web[0]", []string{"w1", "w2", "e1"}},
+		{"w[13][0]", []string{"w3"}},
+	} {
+		hosts, err := inv.Select(c.pattern)
+		if err != nil {
+			t.Errorf("Select(%q): %v", c.pattern, err)
+			continue
+		}
+		got := hostNames(hosts)
+		slices.Sort(got)
+		want := slices.Sorted(slices.Values(c.want))
+		if !slices.Equal(got, want) {
+			t.Errorf("Select(%q) = %v, want %v", c.pattern, got, want)
+		}
+	}
+	_, err := inv.Select("web[4]")
+	if err == nil || err.Error() != `--limit "web[4]": web[4] is out of range: "web" matches 4 hosts; index from 0 to 3, or from -1 to -4 counting from the end` {
+		t.Errorf("Select(web[4]) error = %v", err)
+	}
+}

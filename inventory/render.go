@@ -41,8 +41,11 @@ func cell(s string) string {
 	return s
 }
 
+// internalVars are the magic variables ansible-inventory leaves out of its output.
+var internalVars = []string{"inventory_file", "inventory_dir"}
+
 // JSON returns the document `ansible-inventory --list` prints, for these hosts: "_meta" with
-// "hostvars" (each host's resolved variables), "all" with its "children", and one entry per group
+// "hostvars" (each host's resolved variables, without inventory_file and inventory_dir), "all" with its "children", and one entry per group
 // holding any of the hosts, with "hosts" (named directly in it) and "children" (the child groups
 // that hold any of the hosts). Empty keys are left out, as ansible-inventory does. The value is
 // ready for encoding/json.
@@ -50,7 +53,13 @@ func JSON(hosts []*Host) any {
 	hostvars := map[string]any{}
 	chosen := map[string]bool{}
 	for _, h := range hosts {
-		hostvars[h.Name] = jsonSafe(map[string]any(h.Vars))
+		vars := make(map[string]any, len(h.Vars))
+		for k, v := range h.Vars {
+			if !slices.Contains(internalVars, k) {
+				vars[k] = v
+			}
+		}
+		hostvars[h.Name] = jsonSafe(vars)
 		chosen[h.Name] = true
 	}
 	doc := map[string]any{"_meta": map[string]any{"hostvars": hostvars}}

@@ -3,6 +3,7 @@ package inventory
 import (
 	"cmp"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -35,6 +36,18 @@ func (p *parser) link() error {
 		if !member[h] {
 			ungrouped = append(ungrouped, h)
 		}
+	}
+	if g := p.groups["ungrouped"]; g != nil {
+		// a host listed in ungrouped (an INI file's first lines) and in a group leaves ungrouped
+		kept := g.hosts[:0]
+		for _, h := range g.hosts {
+			if !member[h] {
+				kept = append(kept, h)
+			} else {
+				delete(g.hostSet, h)
+			}
+		}
+		g.hosts = kept
 	}
 	if len(ungrouped) > 0 {
 		g, existed := p.groups["ungrouped"], p.groups["ungrouped"] != nil
@@ -165,8 +178,11 @@ func (p *parser) build(path, absDir string) (*Inventory, error) {
 			inv.Groups[g] = append(inv.Groups[g], name)
 		}
 	}
-	all := p.groups["all"]
-	inv.allVars = mergeDefs(all.vars, all.fileVars)
+	layers := []map[string]varDef{p.groups["all"].vars}
+	for _, vd := range p.varDirs {
+		layers = append(layers, vd.groups["all"])
+	}
+	inv.allVars = mergeDefs(layers...)
 	if err := validateInventoryVars(inv.allVars); err != nil {
 		return nil, err
 	}
@@ -186,6 +202,8 @@ func (p *parser) priorities() (map[string]int, error) {
 				"ansible_group_priority of group %q must be a number, not %v", name, d.val)
 		}
 		out[name] = n
+		// Ansible's Group.set_variable keeps it as the priority, not as a variable.
+		delete(p.groups[name].vars, "ansible_group_priority")
 	}
 	return out, nil
 }
@@ -202,20 +220,15 @@ func (p *parser) resolveHost(hd *hostDef, in map[string]bool, priority map[strin
 		return cmp.Or(cmp.Compare(a.depth, b.depth), cmp.Compare(priority[a.name], priority[b.name]),
 			cmp.Compare(a.name, b.name))
 	})
-	layers := []map[string]varDef{p.groups["all"].vars}
-	for _, g := range order {
-		layers = append(layers, g.vars)
-	}
-	layers = append(layers, p.groups["all"].fileVars)
-	for _, g := range order {
-		layers = append(layers, g.fileVars)
-	}
-	layers = append(layers, hd.vars, hd.fileVars)
-	defs := mergeDefs(layers...)
+	defs := mergeDefs(p.layers(hd, order)...)
 	if err := validateHostVars(hd.name, defs); err != nil {
 		return nil, err
 	}
-	h := &Host{Name: hd.name, Vars: make(map[string]any, len(defs)), dir: inv.dir, inv: inv}
+	dir := filepath.Dir(hd.source)
+	if hd.source == "" {
+		dir = inv.dir
+	}
+	h := &Host{Name: hd.name, Vars: make(map[string]any, len(defs)), dir: dir, inv: inv}
 	for k, d := range defs {
 		h.Vars[k] = d.val
 	}
@@ -224,6 +237,36 @@ func (p *parser) resolveHost(hd *hostDef, in map[string]bool, priority map[strin
 	}
 	slices.Sort(h.Groups)
 	return h, nil
+}
+
+// layers lists a host's variable sources, lowest precedence first, as Ansible's VariableManager
+// stacks them: the inventory's vars of all then of the host's groups (in sort_groups order), the
+// group_vars/all of each source, the group_vars/GROUP of each source (source after source, each in
+// group order), the host's inventory_file and inventory_dir, its inventory vars, and the
+// host_vars/HOST of each source.
+func (p *parser) layers(hd *hostDef, order []*group) []map[string]varDef {
+	layers := []map[string]varDef{p.groups["all"].vars}
+	for _, g := range order {
+		layers = append(layers, g.vars)
+	}
+	for _, vd := range p.varDirs {
+		layers = append(layers, vd.groups["all"])
+	}
+	for _, vd := range p.varDirs {
+		for _, g := range order {
+			layers = append(layers, vd.groups[g.name])
+		}
+	}
+	if hd.source != "" {
+		at := hd.at
+		layers = append(layers, map[string]varDef{"inventory_file": {val: hd.source, at: at},
+			"inventory_dir": {val: filepath.Dir(hd.source), at: at}})
+	}
+	layers = append(layers, hd.vars)
+	for _, vd := range p.varDirs {
+		layers = append(layers, vd.hosts[hd.name])
+	}
+	return layers
 }
 
 func mergeDefs(layers ...map[string]varDef) map[string]varDef {

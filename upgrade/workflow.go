@@ -160,8 +160,12 @@ func (w *Workflow) userPlaybook(step string) string {
 			continue
 		}
 		if f, ok := m[step].(string); ok && f != "" {
-			if !filepath.IsAbs(f) {
-				f = filepath.Join(filepath.Dir(w.Inventory.Path), f)
+			if !filepath.IsAbs(f) { // relative to the inventory that defines the host (-i may be a folder)
+				dir, _ := h.Vars["inventory_dir"].(string)
+				if dir == "" {
+					dir = filepath.Dir(w.Inventory.Path)
+				}
+				f = filepath.Join(dir, f)
 			}
 			return f
 		}

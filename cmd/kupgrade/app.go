@@ -18,7 +18,7 @@ import (
 type Globals struct {
 	DB                string        `name:"db" env:"KUPGRADE_DB" default:"sqlite:kupgrade.db" help:"State store: sqlite:PATH or mysql://user:pass@host:port/db."`
 	DBFile            string        `name:"db-file" type:"path" help:"Read the DSN from this file (keeps a password off the command line)."`
-	Inventory         string        `short:"i" env:"KUPGRADE_INVENTORY" default:"inventory.yml" type:"path" help:"Ansible YAML inventory."`
+	Inventory         []string      `short:"i" env:"KUPGRADE_INVENTORY" default:"inventory.yml" type:"path" sep:"none" help:"Ansible inventory: a YAML or INI file, or a folder of them; repeat -i to merge several, later ones winning."`
 	Cluster           string        `env:"KUPGRADE_CLUSTER" help:"Cluster name (default: kupgrade_cluster of the inventory, else 'default')."`
 	KnownHosts        string        `name:"known-hosts" env:"KUPGRADE_KNOWN_HOSTS" type:"path" help:"known_hosts to verify host keys against (default ~/.ssh/known_hosts)."`
 	AcceptNewHostKeys bool          `name:"accept-new-host-keys" help:"Trust and record keys of hosts not yet known; a changed key is still refused."`
@@ -87,7 +87,7 @@ func (a *app) Inventory() (*inventory.Inventory, error) {
 	if a.inv != nil {
 		return a.inv, nil
 	}
-	inv, err := inventory.Load(a.g.Inventory)
+	inv, err := inventory.LoadAll(a.g.Inventory...)
 	if err != nil {
 		return nil, err
 	}

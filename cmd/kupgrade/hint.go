@@ -37,7 +37,7 @@ func (a *app) command(cmd string) string {
 	var b strings.Builder
 	b.WriteString(cmd)
 	for _, name := range hintFlags {
-		if !a.given[name] {
+		if !a.given[name] || (name == "inventory" && len(a.g.Inventory) == 0) {
 			continue
 		}
 		var v string
@@ -47,7 +47,10 @@ func (a *app) command(cmd string) string {
 		case "db-file":
 			v = relPath(a.g.DBFile)
 		case "inventory":
-			v = relPath(a.g.Inventory)
+			for _, i := range a.g.Inventory[:max(0, len(a.g.Inventory)-1)] {
+				b.WriteString(" --inventory " + shellword.Quote(relPath(i)))
+			}
+			v = relPath(a.g.Inventory[len(a.g.Inventory)-1])
 		case "cluster":
 			v = a.g.Cluster
 		}

@@ -87,8 +87,10 @@ func (a *app) commandFlags() []string {
 		}
 		flags = append(flags, "--db", shellword.Quote(d.Redacted()))
 	}
-	if _, err := os.Stat(a.g.Inventory); err == nil {
-		flags = append(flags, "-i", shellword.Quote(absPath(a.g.Inventory)))
+	for _, i := range a.g.Inventory {
+		if _, err := os.Stat(i); err == nil {
+			flags = append(flags, "-i", shellword.Quote(absPath(i)))
+		}
 	}
 	return flags
 }

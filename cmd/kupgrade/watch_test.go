@@ -17,7 +17,7 @@ import (
 // ends it cleanly: the server closes and Run returns nil (exit 0).
 func TestWatchListenServesAndShutsDownGracefully(t *testing.T) {
 	var stdout, stderr runnertest.Buffer
-	g := &Globals{DB: "sqlite:" + filepath.Join(t.TempDir(), "kupgrade.db"), Inventory: filepath.Join(t.TempDir(), "none.yml"),
+	g := &Globals{DB: "sqlite:" + filepath.Join(t.TempDir(), "kupgrade.db"), Inventory: []string{filepath.Join(t.TempDir(), "none.yml")},
 		Output: "table", LogLevel: "info", LogFormat: "text"}
 	a := newApp(g, nil, &stdout, &stderr)
 	t.Cleanup(a.close)
