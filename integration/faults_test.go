@@ -1,6 +1,7 @@
 package integration_test
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
 	"math/rand/v2"
@@ -167,6 +168,11 @@ func TestFaultKillAtRandomMoments(t *testing.T) {
 	rng := rand.New(rand.NewPCG(uint64(seed), 13))
 	u := startLab(t, lab.Options{Controllers: 2, Workers: 1})
 	u.k.env = append(u.k.env, "KUPGRADE_LEASE_TTL=2s")
+	t.Cleanup(func() {
+		if t.Failed() {
+			u.dumpForDiagnosis(t)
+		}
+	})
 
 	// Round 0 measures a whole upgrade, the window the kills are spread over.
 	u.k.wantExit(t, 0, "upgrade", "start", patch(1))
@@ -391,5 +397,26 @@ func (h *blackHole) relay(src, dst net.Conn) {
 		if err != nil {
 			return
 		}
+	}
+}
+
+// dumpForDiagnosis logs what a failed campaign needs to be understood: the newest events, the
+// cluster version kubeadm records, and each node's log of what its kubeadm did.
+func (u *labUnderTest) dumpForDiagnosis(t *testing.T) {
+	rows, err := u.db.QueryContext(context.Background(), `SELECT id, actor, COALESCE(hostname, ''), COALESCE(from_state, ''),
+		COALESCE(to_state, ''), reason, created_at FROM kube_upgrade_event ORDER BY id DESC LIMIT 40`)
+	if err == nil {
+		defer rows.Close()
+		for rows.Next() {
+			var id int64
+			var actor, host, from, to, reason, at string
+			if rows.Scan(&id, &actor, &host, &from, &to, &reason, &at) == nil {
+				t.Logf("event %d %s %s %s: %s -> %s: %s", id, at, actor, host, from, to, reason)
+			}
+		}
+	}
+	for _, n := range u.lab.Nodes() {
+		out, _ := n.Exec(context.Background(), "sh", "-c", "cat /var/lib/kupgrade-lab/shared/cluster-version; tail -n 60 /var/log/kupgrade-lab/events.log")
+		t.Logf("%s: cluster version and kubeadm log:\n%s", n.Name, out)
 	}
 }
