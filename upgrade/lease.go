@@ -18,14 +18,14 @@ func Owner() string {
 	return fmt.Sprintf("%s:%d:%08x", h, os.Getpid(), rand.Uint32())
 }
 
-// keeper renews a lease every third of its TTL until stopped, each renewal bounded by a deadline
+// Keeper renews a lease every third of its TTL until stopped, each renewal bounded by a deadline
 // on this process's monotonic clock. It never cancels the work (STATES.md: the database never
 // kills kubeadm): it only answers Gate, which the runner asks before it starts each task. The
 // gate closes for good when the lease is gone or another's, and stays closed while no renewal has
 // succeeded for a whole TTL (the lease may have expired on the database's clock, and someone may
 // be taking it over); a later successful renewal, which proves the lease is still ours, opens it
 // again.
-type keeper struct {
+type Keeper struct {
 	stop context.CancelFunc
 	done chan struct{}
 	ttl  time.Duration
@@ -37,14 +37,16 @@ type keeper struct {
 	lastErr error     // the last renewal's error, for Gate's message
 }
 
-type renewer interface {
+// Renewer renews a lease: the store's operation leases, or a fleet runner's claims.
+type Renewer interface {
 	RenewLease(ctx context.Context, cluster, owner string, ttl time.Duration) (state.Lease, error)
 }
 
-// keepLease starts renewing the lease that owner has just acquired.
-func keepLease(ctx context.Context, st renewer, cluster, owner string, ttl, wait time.Duration) *keeper {
+// Keep starts renewing the lease that owner has just acquired; Stop ends it. A fleet runner keeps
+// its claim on a cluster with it, and gates each step of the cluster's run on it.
+func Keep(ctx context.Context, st Renewer, cluster, owner string, ttl, wait time.Duration) *Keeper {
 	kctx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	k := &keeper{stop: stop, done: make(chan struct{}), ttl: ttl, wait: wait, lastOK: time.Now()}
+	k := &Keeper{stop: stop, done: make(chan struct{}), ttl: ttl, wait: wait, lastOK: time.Now()}
 	every := max(ttl/3, 10*time.Millisecond)
 	go func() {
 		defer close(k.done)
@@ -71,7 +73,7 @@ func keepLease(ctx context.Context, st renewer, cluster, owner string, ttl, wait
 }
 
 // renewed records a renewal's outcome; it reports whether renewing is over (the lease is lost).
-func (k *keeper) renewed(cluster string, err error) bool {
+func (k *Keeper) renewed(cluster string, err error) bool {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	switch {
@@ -91,7 +93,7 @@ func (k *keeper) renewed(cluster string, err error) bool {
 // unconfirmed (the database does not answer) it waits, up to wait, for a renewal to succeed: a
 // database outage holds new work back instead of failing it. A lease lost to another process
 // refuses at once.
-func (k *keeper) Gate(ctx context.Context) error {
+func (k *Keeper) Gate(ctx context.Context) error {
 	deadline := time.Now().Add(k.wait)
 	for {
 		err := k.check()
@@ -110,7 +112,7 @@ func (k *keeper) Gate(ctx context.Context) error {
 const gatePoll = 50 * time.Millisecond
 
 // check is nil while the lease is ours and confirmed within its TTL.
-func (k *keeper) check() error {
+func (k *Keeper) check() error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.lostErr != nil {
@@ -124,11 +126,11 @@ func (k *keeper) check() error {
 }
 
 // Lost is why the lease was lost to another process, if it was.
-func (k *keeper) Lost() error { k.mu.Lock(); defer k.mu.Unlock(); return k.lostErr }
+func (k *Keeper) Lost() error { k.mu.Lock(); defer k.mu.Unlock(); return k.lostErr }
 
 // Stop ends the renewals (once the outcome is recorded) and returns why the lease was lost to
 // another process, if it was.
-func (k *keeper) Stop() error {
+func (k *Keeper) Stop() error {
 	k.stop()
 	<-k.done
 	return k.Lost()

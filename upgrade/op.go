@@ -76,7 +76,7 @@ func (w *Workflow) execute(ctx context.Context, o *op) error {
 	}
 	// The lease is renewed until the outcome is recorded; a database that cannot vouch for it
 	// only stops new tasks from starting (Gate), never the one running.
-	k := keepLease(ctx, w.Store, w.Cluster, w.owner(), w.ttl(), w.recordFor())
+	k := Keep(ctx, w.Store, w.Cluster, w.owner(), w.ttl(), w.recordFor())
 	var recap *runner.Recap
 	fence, playErr := w.fence(ctx)
 	if playErr == nil {

@@ -13,6 +13,9 @@ type RunOptions struct {
 	Until       state.State // stop once the state is this one ("" for the end)
 	Retries     int         // retries of a failed step before giving up
 	WorkerBatch int         // workers' kubelets this many at a time (default 1)
+	// Gate, when set, is asked before each step; an error stops the run before the step starts
+	// (a fleet runner that lost its claim on the cluster starts nothing more there).
+	Gate func(ctx context.Context) error
 }
 
 // maxActions bounds `upgrade run` against a plan that makes no progress (a bug, never a cluster).
@@ -46,6 +49,11 @@ func (w *Workflow) Run(ctx context.Context, opts RunOptions) error {
 		act, done, err := plan.Next(u, hosts)
 		if err != nil || done {
 			return err
+		}
+		if opts.Gate != nil {
+			if err := opts.Gate(ctx); err != nil {
+				return fmt.Errorf("before %s: %w", act, err)
+			}
 		}
 		w.log().Info("next step", "step", act.String(), "state", u.State)
 		err = w.do(ctx, act)

@@ -24,6 +24,7 @@ type Store interface {
 	SetVersions(ctx context.Context, cluster, hostname, controlPlane, kubelet string, at time.Time) error
 	Events(ctx context.Context, cluster string, limit int) ([]state.Event, error)
 	AddEvent(ctx context.Context, e state.Event) error
+	DeleteUpgrade(ctx context.Context, cluster string, from state.State, actor, reason string) error
 }
 
 // Runner is the slice of runner.Runner the workflow uses.

@@ -1,0 +1,103 @@
+package upgrade
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/kupgrade/kupgrade/kubeadm"
+	"github.com/kupgrade/kupgrade/recovery"
+	"github.com/kupgrade/kupgrade/state"
+)
+
+// Prober returns the prober `recover` uses, over this workflow's runner: it reads a host's
+// kubelet config and manifests and compares them with the target (a recover after a crash has
+// no snapshot from before).
+func (w *Workflow) Prober() recovery.Prober { return workflowProber{w} }
+
+type workflowProber struct{ w *Workflow }
+
+func (p workflowProber) Probe(ctx context.Context, host, target string) (kubeadm.Finding, error) {
+	h, err := p.w.host(host)
+	if err != nil {
+		return kubeadm.Finding{}, err
+	}
+	c, err := p.w.Runner.Conn(ctx, h)
+	if err != nil {
+		return kubeadm.Finding{}, err
+	}
+	after, err := p.w.probe(ctx, c)
+	if err != nil {
+		return kubeadm.Finding{}, err
+	}
+	return kubeadm.Classify(kubeadm.Snapshot{}, after, target), nil
+}
+
+// ResumeOptions are what a fleet runner asks of one cluster: `upgrade run` from whatever state
+// the cluster is in.
+type ResumeOptions struct {
+	RunOptions
+	To string // the target version
+}
+
+// Resume carries the cluster to opts.To from any state, as `upgrade run` would after whatever
+// came before: it starts the upgrade when there is none (reading the versions over SSH), starts
+// a new one when the last ended at another version, fails through `recover` an operation left in
+// flight by a process that died (waiting, up to twice the lease TTL, for its lease to expire),
+// then runs every remaining step.
+func (w *Workflow) Resume(ctx context.Context, opts ResumeOptions) error {
+	u, err := w.Store.Upgrade(ctx, w.Cluster)
+	switch {
+	case errors.Is(err, state.ErrNotFound):
+		if _, err := w.Start(ctx, opts.To, "", false); err != nil {
+			return fmt.Errorf("start the upgrade to %s: %w", opts.To, err)
+		}
+	case err != nil:
+		return err
+	case u.ToVersion != opts.To:
+		if err := w.restart(ctx, u, opts.To); err != nil {
+			return err
+		}
+	default:
+		if err := w.recoverStuck(ctx); err != nil {
+			return err
+		}
+	}
+	return w.Run(ctx, opts.RunOptions)
+}
+
+// restart replaces an ended upgrade to another version by one to to; an upgrade still under way
+// to another version is refused.
+func (w *Workflow) restart(ctx context.Context, u state.Upgrade, to string) error {
+	if !slices.Contains(state.DeletableStates(), u.State) {
+		return fmt.Errorf("cluster %s is upgrading to %s (state %s), not to %s: finish or abort that upgrade first: %w",
+			w.Cluster, u.ToVersion, u.State, to, state.ErrRefused)
+	}
+	if err := w.Store.DeleteUpgrade(ctx, w.Cluster, u.State, state.ActorCLI, "fleet run: a new upgrade to "+to); err != nil {
+		return err
+	}
+	_, err := w.Start(ctx, to, "", false)
+	return err
+}
+
+// recoverStuck fails, with the probe's finding, an operation nobody runs any more; a live lease
+// of another process is waited out.
+func (w *Workflow) recoverStuck(ctx context.Context) error {
+	deadline := time.Now().Add(2 * w.ttl())
+	for {
+		rec, err := recovery.Recover(ctx, w.Store, recovery.RecoverOptions{Cluster: w.Cluster, Prober: w.Prober()})
+		if err == nil || !errors.Is(err, state.ErrConflict) || !time.Now().Before(deadline) {
+			if err == nil && rec.Stuck {
+				w.log().Warn("failed an operation left in flight", "state", rec.Before, "now", rec.After)
+			}
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(w.ttl() / 10):
+		}
+	}
+}
