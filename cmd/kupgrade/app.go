@@ -141,7 +141,7 @@ func redactArgs(msg string, args []string) string {
 // command runs: one that cannot be read is bad input for every command, even one that needs it
 // only for the cluster's name, instead of a silent fall-back to cluster "default".
 func (a *app) explicitInventory(command string) error {
-	if command == "version" || (!a.given["inventory"] && os.Getenv("KUPGRADE_INVENTORY") == "") {
+	if command == "version" || strings.HasPrefix(command, "fleet ") || (!a.given["inventory"] && os.Getenv("KUPGRADE_INVENTORY") == "") {
 		return nil
 	}
 	_, err := a.Inventory()

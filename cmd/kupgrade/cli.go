@@ -11,6 +11,7 @@ type CLI struct {
 	Host      hostCmd      `cmd:"" help:"Hosts: list them, upgrade one host's control plane or kubelet."`
 	Recover   recoverCmd   `cmd:"" help:"Fail an in-flight operation nobody is running any more, so it can be retried."`
 	Watch     watchCmd     `cmd:"" help:"Audit for stuck operations (expired leases, stale states) in every cluster."`
+	Fleet     fleetCmd     `cmd:"" help:"Upgrade many clusters, one inventory each, from one or several machines sharing the database."`
 	Play      playCmd      `cmd:"" help:"Run a playbook against the inventory (like ansible-playbook)."`
 	Inventory inventoryCmd `cmd:"" help:"Show the resolved inventory."`
 	Version   versionCmd   `cmd:"" help:"Print version, commit and Go version."`

@@ -1,0 +1,167 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/kupgrade/kupgrade/fleet"
+	"github.com/kupgrade/kupgrade/kubeadm"
+	"github.com/kupgrade/kupgrade/recovery"
+	"github.com/kupgrade/kupgrade/runner"
+	"github.com/kupgrade/kupgrade/runner/sshconn"
+	"github.com/kupgrade/kupgrade/state"
+	"github.com/kupgrade/kupgrade/upgrade"
+)
+
+type fleetCmd struct {
+	Run  fleetRunCmd  `cmd:"" help:"Upgrade every cluster of the fleet (one inventory each); several runners share the work through the database."`
+	Show fleetShowCmd `cmd:"" help:"The fleet's clusters per state, those failing or stuck, progress and an estimate of the time left."`
+}
+
+type fleetRunCmd struct {
+	To          string        `required:"" help:"Target version of every cluster, v1.30.1 or 1.30.1."`
+	Inventories string        `type:"path" help:"A folder holding one inventory (file or folder) per cluster; -i INVENTORY (repeatable) names them one by one."`
+	Fleet       string        `default:"default" help:"The fleet's name in the database: runners of one fleet share its clusters."`
+	MaxParallel int           `name:"max-parallel" default:"10" help:"Clusters this runner upgrades at once."`
+	Canary      int           `help:"Upgrade the first N clusters alone; start the rest only if they all succeed."`
+	MaxFailures int           `name:"max-failures" help:"Start no new cluster once this many have failed (0: no limit)."`
+	Until       string        `help:"Stop each cluster once its upgrade reaches this state."`
+	Retries     int           `help:"Retry a failed step of a cluster this many times before giving up on it." default:"0"`
+	WorkerBatch int           `name:"worker-batch" help:"Upgrade each cluster's workers' kubelets this many at a time." default:"1"`
+	Poll        time.Duration `hidden:"" help:"How often to look for clusters whose runner died (default a fifth of --lease-ttl)."`
+}
+
+func (c *fleetRunCmd) Run(ctx context.Context, a *app) error {
+	to, err := state.ParseVersion(c.To)
+	if err != nil {
+		return err
+	}
+	if c.Until != "" && !state.State(c.Until).Valid() {
+		return fmt.Errorf("--until %q is not a state of STATES.md: %w", c.Until, state.ErrBadInput)
+	}
+	targets, err := fleet.Load(a.fleetInventories(c.Inventories != ""), c.Inventories)
+	if err != nil {
+		return err
+	}
+	st, err := a.fleetStore(ctx)
+	if err != nil {
+		return err
+	}
+	r := &fleet.Runner{Store: st, Owner: upgrade.Owner(), Open: a.fleetOpener(st), Log: a.log, Report: a.fleetReport}
+	start := time.Now()
+	sum, err := r.Run(ctx, targets, fleet.Options{Fleet: c.Fleet, To: to.String(), MaxParallel: c.MaxParallel,
+		Canary: c.Canary, MaxFailures: c.MaxFailures, Until: state.State(c.Until), Retries: c.Retries,
+		WorkerBatch: c.WorkerBatch, TTL: a.g.LeaseTTL, Poll: c.Poll})
+	a.fleetSummary(ctx, st, c.Fleet, sum, time.Since(start))
+	return err
+}
+
+// fleetInventories are the -i inventories of a fleet run: those typed (or KUPGRADE_INVENTORY),
+// else the default inventory.yml unless --inventories names the fleet.
+func (a *app) fleetInventories(haveDir bool) []string {
+	if a.given["inventory"] || os.Getenv("KUPGRADE_INVENTORY") != "" || !haveDir {
+		return a.g.Inventory
+	}
+	return nil
+}
+
+// fleetStore opens the store with the fleet's tables.
+func (a *app) fleetStore(ctx context.Context) (fleet.Store, error) {
+	st, err := a.Store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	fs, ok := st.(fleet.Store)
+	if !ok {
+		return nil, fmt.Errorf("the %T store keeps no fleet", st)
+	}
+	return fs, nil
+}
+
+// fleetOpener builds each cluster's workflow: its own runner (connections closed when the
+// cluster is done), over one SSH dialer per known_hosts file.
+func (a *app) fleetOpener(st upgrade.Store) func(fleet.Target) (*upgrade.Workflow, func(), error) {
+	dialers := map[string]*sshconn.Dialer{}
+	var mu sync.Mutex
+	return func(t fleet.Target) (*upgrade.Workflow, func(), error) {
+		kh := a.knownHosts(t.Inventory)
+		mu.Lock()
+		d, ok := dialers[kh]
+		if !ok {
+			d = &sshconn.Dialer{KnownHosts: kh, AcceptNew: a.g.AcceptNewHostKeys, Agent: true, Passphrase: sshconn.PromptPassphrase}
+			dialers[kh] = d
+		}
+		mu.Unlock()
+		run := runner.New(dialer{d}, runner.Options{Modules: kubeadm.Modules()})
+		w := &upgrade.Workflow{Store: st, Runner: run, Inventory: t.Inventory, Cluster: t.Cluster,
+			KubeadmTimeout: a.g.KubeadmTimeout, FenceWait: a.g.FenceWait, Log: a.log.With("cluster", t.Cluster)}
+		return w, func() { run.Close() }, nil
+	}
+}
+
+// fleetReport prints one line per cluster this runner ended.
+func (a *app) fleetReport(res fleet.Result) {
+	if a.json() {
+		v := map[string]any{"event": "fleet_cluster", "cluster": res.Cluster, "outcome": res.Outcome,
+			"state": res.State, "seconds": res.Took.Seconds(), "taken_from": res.TakenFrom, "error": nil}
+		if res.Err != nil {
+			v["error"] = a.redact(res.Err.Error())
+		}
+		_ = writeJSONLine(a.stdout, v)
+		return
+	}
+	line := fmt.Sprintf("%-24s %-6s %-32s %6.1fs", res.Cluster, strings.ToUpper(res.Outcome), res.State, res.Took.Seconds())
+	if res.TakenFrom != "" {
+		line += "  (taken over from " + res.TakenFrom + ")"
+	}
+	if res.Err != nil {
+		line += "\n    " + a.redact(res.Err.Error())
+		if f := findingOf(res.Err); f != "" {
+			line += "\n    found on the host: " + f
+		}
+	}
+	fmt.Fprintln(a.stdout, line)
+}
+
+func findingOf(err error) string {
+	var se *upgrade.StepError
+	if !errors.As(err, &se) || se.Finding == nil {
+		return ""
+	}
+	return fmt.Sprintf("%s (%s)", se.Finding.Summary, se.Finding.Class)
+}
+
+// fleetSummary prints what this runner did and where the whole fleet stands.
+func (a *app) fleetSummary(ctx context.Context, st fleet.Store, name string, sum fleet.Summary, took time.Duration) {
+	if a.json() {
+		_ = writeJSONLine(a.stdout, map[string]any{"event": "fleet_summary", "done": sum.Done, "failed": sum.Failed,
+			"lost": sum.Lost, "stopped": sum.Stopped, "seconds": took.Seconds()})
+		return
+	}
+	fmt.Fprintf(a.stdout, "this runner: %d done, %d failed, %d handed over, in %s\n", sum.Done, sum.Failed, sum.Lost, took.Round(time.Millisecond))
+	if rows, err := st.FleetRows(ctx, name); err == nil && len(rows) > 0 {
+		s := recovery.SummarizeFleet(rows, st.Now())
+		fmt.Fprintf(a.stdout, "fleet %s: %d/%d done, %d failed, %d pending\n", name, s.Outcomes[state.FleetDone], s.Total,
+			s.Outcomes[state.FleetFailed], s.Outcomes[state.FleetPending])
+	}
+	if sum.Stopped != "" {
+		fmt.Fprintf(a.stdout, "stopped: %s\n", sum.Stopped)
+	}
+}
+
+// writeJSONLine writes v as one line of JSON Lines.
+func writeJSONLine(w io.Writer, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
+}
