@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 	"sync"
@@ -54,7 +55,7 @@ func (c *fleetRunCmd) Run(ctx context.Context, a *app) error {
 	if err != nil {
 		return err
 	}
-	r := &fleet.Runner{Store: st, Owner: upgrade.Owner(), Open: a.fleetOpener(st), Log: a.log, Report: a.fleetReport}
+	r := &fleet.Runner{Store: st, Owner: upgrade.Owner(), Open: a.fleetOpener(st), Log: a.fleetLog(), Report: a.fleetReport}
 	start := time.Now()
 	sum, err := r.Run(ctx, targets, fleet.Options{Fleet: c.Fleet, To: to.String(), MaxParallel: c.MaxParallel,
 		Canary: c.Canary, MaxFailures: c.MaxFailures, Until: state.State(c.Until), Retries: c.Retries,
@@ -101,7 +102,7 @@ func (a *app) fleetOpener(st upgrade.Store) func(fleet.Target) (*upgrade.Workflo
 		mu.Unlock()
 		run := runner.New(dialer{d}, runner.Options{Modules: kubeadm.Modules()})
 		w := &upgrade.Workflow{Store: st, Runner: run, Inventory: t.Inventory, Cluster: t.Cluster,
-			KubeadmTimeout: a.g.KubeadmTimeout, FenceWait: a.g.FenceWait, Log: a.log.With("cluster", t.Cluster)}
+			KubeadmTimeout: a.g.KubeadmTimeout, FenceWait: a.g.FenceWait, Log: a.fleetLog().With("cluster", t.Cluster)}
 		return w, func() { run.Close() }, nil
 	}
 }
@@ -165,3 +166,23 @@ func writeJSONLine(w io.Writer, v any) error {
 	_, err = fmt.Fprintf(w, "%s\n", b)
 	return err
 }
+
+// fleetLog is the log of the clusters' workflows: each step's line is for --log-level debug,
+// since a thousand clusters of fifteen steps each would bury what matters.
+func (a *app) fleetLog() *slog.Logger {
+	if a.g.LogLevel != "info" {
+		return a.log
+	}
+	return slog.New(quieter{a.log.Handler()})
+}
+
+// quieter drops info records.
+type quieter struct{ slog.Handler }
+
+func (q quieter) Enabled(ctx context.Context, l slog.Level) bool {
+	return l > slog.LevelInfo && q.Handler.Enabled(ctx, l)
+}
+
+func (q quieter) WithAttrs(as []slog.Attr) slog.Handler { return quieter{q.Handler.WithAttrs(as)} }
+
+func (q quieter) WithGroup(g string) slog.Handler { return quieter{q.Handler.WithGroup(g)} }
