@@ -9,7 +9,7 @@
 //     clock. A claim lost to another runner stops the cluster's run before its next step; the
 //     operation in flight goes on under its own lease and host fence, as for any `upgrade run`.
 //   - A runner that dies leaves claims that expire within one TTL; the others poll for expired
-//     claims every fifth of a TTL and take them over, failing through `recover` the operation the
+//     claims every tenth of a TTL and take them over, failing through `recover` the operation the
 //     dead runner left in flight before they resume.
 //   - No query walks the whole fleet for a step: claims walk the index of pending clusters past
 //     the live claims only; the whole fleet is read by `fleet show`, the status page and the

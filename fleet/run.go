@@ -27,7 +27,7 @@ type Options struct {
 	Retries     int         // retries of a failed step, per cluster
 	WorkerBatch int         // workers' kubelets this many at a time
 	TTL         time.Duration
-	Poll        time.Duration // how often to look for expired claims (default TTL/5)
+	Poll        time.Duration // how often to look for expired claims (default TTL/10)
 }
 
 func (o *Options) defaults() {
@@ -41,7 +41,7 @@ func (o *Options) defaults() {
 		o.TTL = 30 * time.Second
 	}
 	if o.Poll <= 0 {
-		o.Poll = max(o.TTL/5, 10*time.Millisecond)
+		o.Poll = max(o.TTL/10, 10*time.Millisecond)
 	}
 }
 

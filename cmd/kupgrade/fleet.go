@@ -36,7 +36,7 @@ type fleetRunCmd struct {
 	Until       string        `help:"Stop each cluster once its upgrade reaches this state."`
 	Retries     int           `help:"Retry a failed step of a cluster this many times before giving up on it." default:"0"`
 	WorkerBatch int           `name:"worker-batch" help:"Upgrade each cluster's workers' kubelets this many at a time." default:"1"`
-	Poll        time.Duration `hidden:"" help:"How often to look for clusters whose runner died (default a fifth of --lease-ttl)."`
+	Poll        time.Duration `hidden:"" help:"How often to look for clusters whose runner died (default a tenth of --lease-ttl)."`
 }
 
 func (c *fleetRunCmd) Run(ctx context.Context, a *app) error {

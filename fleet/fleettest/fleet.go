@@ -27,6 +27,9 @@ type Options struct {
 	// LateFailure, when set, says which clusters (by index) get a late kubeadm failure: `kubeadm
 	// upgrade node` on the second controller fails once, after rewriting the kubelet config.
 	LateFailure func(i int) bool
+	// KubeadmDelay is how long each `kubeadm upgrade` takes (0: no time), so that a test can
+	// kill a runner while operations are in flight.
+	KubeadmDelay time.Duration
 }
 
 // Fleet is a running simulated fleet.

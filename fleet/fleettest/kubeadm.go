@@ -51,6 +51,13 @@ func (h *Host) kubeadm(ctx context.Context, hc interp.HandlerContext, args []str
 	for m := h.maxRun.Load(); n > m && !h.maxRun.CompareAndSwap(m, n); m = h.maxRun.Load() {
 	}
 	a := strings.Join(args, " ")
+	if d := h.cluster.fleet.opts.KubeadmDelay; d > 0 && strings.HasPrefix(a, "upgrade ") {
+		select {
+		case <-ctx.Done():
+			return failKubeadm(hc.Stderr, "kubeadm: %v", ctx.Err())
+		case <-time.After(d):
+		}
+	}
 	switch {
 	case strings.HasPrefix(a, "upgrade apply "):
 		return h.upgradeApply(hc, args[2:])

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"time"
 
 	"github.com/kupgrade/kupgrade/state"
@@ -87,15 +88,22 @@ func (s *Store) Close() error { return s.db.Close() }
 func (s *Store) AuditLock(ctx context.Context) (func(), bool, error) { return s.locker(ctx) }
 
 // maxAttempts bounds the re-runs of a transaction the database aborted to break a deadlock.
-const maxAttempts = 5
+const maxAttempts = 12
 
 // inTx runs fn in a transaction, commits when it returns nil, and runs it again when the
-// database aborted it for a reason that is not ours (deadlock, busy).
+// database aborted it for a reason that is not ours (deadlock, busy). Each re-run waits a random
+// time below a bound that doubles (1 ms, 2 ms, ... at most 256 ms): transactions of many
+// clusters that deadlocked on InnoDB's gap locks (a fleet creates and leases many clusters at
+// once) would otherwise meet again at once and deadlock again.
 func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	var err error
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		if err = s.tryTx(ctx, fn); err == nil || !s.d.Retryable(err) || ctx.Err() != nil {
 			break
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Duration(rand.Int64N(int64(time.Millisecond) << min(attempt, 8)))):
 		}
 	}
 	return s.lockErr(err)

@@ -43,7 +43,10 @@ func (s *Store) createTx(ctx context.Context, tx *sql.Tx, nu state.NewUpgrade) (
 	if err != nil {
 		return state.Upgrade{}, err
 	}
-	old, err := s.readUpgrade(ctx, tx, nu.Cluster, true)
+	// A plain read: locking a row that is not there would take a gap lock that every other
+	// cluster created at the same moment (MySQL) deadlocks on; the unique key on cluster refuses
+	// a second upgrade created meanwhile (Duplicate, above).
+	old, err := s.readUpgrade(ctx, tx, nu.Cluster, false)
 	if err == nil || errors.Is(err, state.ErrBadRow) {
 		return old, fmt.Errorf("%w: an upgrade of cluster %q to %s exists already (state %s); finish it, or abort and delete it (`kupgrade upgrade abort`, `kupgrade upgrade delete`)",
 			state.ErrRefused, nu.Cluster, old.ToVersion, old.State)
@@ -83,9 +86,14 @@ func (s *Store) createHosts(ctx context.Context, tx *sql.Tx, nu state.NewUpgrade
 			nullable(h.ControlPlaneVersion), nullable(h.KubeletVersion)); err != nil {
 			return fmt.Errorf("record host %s: %w", h.Hostname, err)
 		}
+		// The host's id first, then a plain INSERT: MariaDB takes a table-wide AUTO-INC lock for
+		// an INSERT ... SELECT, on which clusters created at the same moment fail (error 1467).
+		var id int64
+		if err := tx.QueryRowContext(ctx, "SELECT id FROM host WHERE cluster = ? AND hostname = ?", nu.Cluster, h.Hostname).Scan(&id); err != nil {
+			return fmt.Errorf("read host %s: %w", h.Hostname, err)
+		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO kube_host_upgrade (uuid, host_id, target_version, status, created_at, updated_at)
-			SELECT ?, id, NULL, NULL, ?, ? FROM host WHERE cluster = ? AND hostname = ?`,
-			uuid.NewString(), fmtTime(now), fmtTime(now), nu.Cluster, h.Hostname)
+			VALUES (?, ?, NULL, NULL, ?, ?)`, uuid.NewString(), id, fmtTime(now), fmtTime(now))
 		if err != nil {
 			return fmt.Errorf("record host upgrade %s: %w", h.Hostname, err)
 		}
