@@ -1,6 +1,8 @@
 package recovery
 
 import (
+	"context"
+	"fmt"
 	"sort"
 	"time"
 
@@ -27,6 +29,38 @@ type FleetSummary struct {
 	Left     time.Duration `json:"-"`
 	LeftS    float64       `json:"estimate_left_seconds"`
 	Started  time.Time     `json:"started"`
+	// FailingCount and StuckCount count every such cluster; Failing and Stuck may list fewer
+	// (the status page lists the first maxFleetList).
+	FailingCount int `json:"failing_count"`
+	StuckCount   int `json:"stuck_count"`
+}
+
+// FleetReader is the store's view of the fleets (state.FleetStore.FleetRows); a store without
+// fleets does not implement it.
+type FleetReader interface {
+	FleetRows(ctx context.Context, fleet string) ([]state.FleetRow, error)
+	Now() time.Time
+}
+
+// maxFleetList caps the failing and stuck clusters the status page lists per fleet.
+const maxFleetList = 20
+
+// readFleets summarizes every fleet of st, when st keeps fleets, with short lists.
+func readFleets(ctx context.Context, st any, now time.Time) ([]FleetSummary, error) {
+	fr, ok := st.(FleetReader)
+	if !ok {
+		return nil, nil
+	}
+	rows, err := fr.FleetRows(ctx, "")
+	if err != nil {
+		return nil, fmt.Errorf("read fleets: %w", err)
+	}
+	sums := SummarizeFleets(rows, now)
+	for i := range sums {
+		sums[i].Failing = sums[i].Failing[:min(len(sums[i].Failing), maxFleetList)]
+		sums[i].Stuck = sums[i].Stuck[:min(len(sums[i].Stuck), maxFleetList)]
+	}
+	return sums, nil
 }
 
 // FleetCluster is one cluster of a fleet that needs a look.
@@ -78,6 +112,7 @@ func SummarizeFleet(rows []state.FleetRow, now time.Time) FleetSummary {
 		s.Runners = append(s.Runners, o)
 	}
 	sort.Strings(s.Runners)
+	s.FailingCount, s.StuckCount = len(s.Failing), len(s.Stuck)
 	s.estimate(now)
 	return s
 }

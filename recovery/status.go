@@ -74,6 +74,9 @@ code{background:#f4f4f4;padding:0 .3em}#updated{color:#777}</style>
 <p id="summary"></p>
 <p id="updated"></p>
 <noscript><p>This page renders with JavaScript; the same data is at <a href="/status.json">/status.json</a>.</p></noscript>
+<div id="fleets" hidden><h2>Fleets</h2>
+<table id="fleet-table"><thead><tr><th>fleet</th><th>clusters</th><th>done</th><th>failed</th><th>pending</th><th>claimed</th><th>progress</th><th>rate</th><th>time left</th><th>runners</th></tr></thead><tbody></tbody></table>
+<table id="fleet-attention"><thead><tr><th>fleet</th><th>cluster</th><th>state</th><th>why</th></tr></thead><tbody></tbody></table></div>
 <h2 id="clusters-title">Clusters</h2>
 <table id="clusters"><thead><tr><th>cluster</th><th>state</th><th>in state for</th><th>to version</th><th>host in flight</th><th>lease</th><th>last failure</th><th>next</th></tr></thead><tbody></tbody></table>
 <p id="more"></p>

@@ -67,7 +67,39 @@ function clusterRow(tr, c) {
   }
 }
 
+function fleetRow(tr, f) {
+  tr.dataset.fleet = f.fleet;
+  const o = f.outcomes || {};
+  cell(tr, f.fleet);
+  cell(tr, String(f.total));
+  cell(tr, String(o.done || 0));
+  cell(tr, String(o.failed || 0), o.failed ? "failed" : "");
+  cell(tr, String(o.pending || 0));
+  cell(tr, String(f.claimed));
+  cell(tr, Math.round(100 * f.progress) + "%");
+  cell(tr, f.rate_per_minute.toFixed(1) + "/min");
+  cell(tr, f.estimate_left_seconds > 0 ? "about " + age(Math.round(f.estimate_left_seconds)) : "-");
+  cell(tr, (f.runners || []).length + " holding claims");
+}
+
+function renderFleets(fleets) {
+  document.getElementById("fleets").hidden = fleets.length === 0;
+  fill("fleet-table", fleets, fleetRow);
+  const rows = [];
+  for (const f of fleets) {
+    for (const c of (f.failing || []).concat(f.stuck || [])) rows.push({ fleet: f.fleet, c: c });
+  }
+  fill("fleet-attention", rows, (tr, r) => {
+    tr.dataset.cluster = r.c.cluster;
+    cell(tr, r.fleet);
+    cell(tr, r.c.cluster);
+    cell(tr, r.c.state, "failed");
+    cell(tr, r.c.why + (r.c.last_error ? ": " + r.c.last_error : ""));
+  });
+}
+
 function render(s) {
+  renderFleets(s.fleets || []);
   const last = s.last_pass;
   let sum = s.holding_audit_lock ? "Auditing: this watcher holds the audit lock. "
     : "Waiting: another watcher holds the audit lock. ";

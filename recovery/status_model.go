@@ -37,6 +37,7 @@ type Status struct {
 	Total    int             `json:"total"`
 	More     int             `json:"more"` // clusters left out of Clusters by the cap
 	Clusters []ClusterStatus `json:"clusters"`
+	Fleets   []FleetSummary  `json:"fleets"`        // the fleets of `kupgrade fleet run`, if any
 	Actions  []Action        `json:"audit_actions"` // newest first
 	Events   []state.Event   `json:"events"`        // newest first
 }
@@ -90,6 +91,9 @@ func (w *Watcher) Status(ctx context.Context) (Status, error) {
 	if l := s.Last; l != nil {
 		st.LastPass = &PassSummary{At: l.Now.Add(l.Duration), Took: l.Duration.Round(time.Millisecond).String(),
 			InFlight: len(l.InFlight), Actions: len(l.Actions)}
+	}
+	if st.Fleets, err = readFleets(ctx, w.Store, st.Now); err != nil {
+		return Status{}, err
 	}
 	st.Clusters, st.More = w.clusterRows(ups, ops, unreadable(listErr, bad), st.Now)
 	w.addFailures(ctx, st.Clusters)

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"github.com/kupgrade/kupgrade/recovery"
 	"os"
 	"path/filepath"
 	"strings"
@@ -109,5 +111,38 @@ func TestFleetBadInput(t *testing.T) {
 	}
 	if _, err := os.Stat(db); err == nil {
 		t.Error("bad input created the database")
+	}
+}
+
+// The status page and /metrics of `watch` show the fleet: counts, the failed cluster and why.
+func TestFleetOnStatusPageAndMetrics(t *testing.T) {
+	f := startFleet(t, 4, func(i int) bool { return i == 2 })
+	dbFile := filepath.Join(t.TempDir(), "k.db")
+	kupgrade(t, "--db", "sqlite:"+dbFile, "fleet", "run", "--to", "v1.30.1", "--inventories", f.Inventories)
+	g := &Globals{DB: "sqlite:" + dbFile, Inventory: []string{filepath.Join(t.TempDir(), "none.yml")}, Output: "table", LogLevel: "info", LogFormat: "text"}
+	addr, _, _ := startWatch(t, g)
+	metrics := get(t, addr, "/metrics")
+	for _, want := range []string{
+		`kupgrade_fleet_outcome_clusters{fleet="default",outcome="done"} 3`,
+		`kupgrade_fleet_outcome_clusters{fleet="default",outcome="failed"} 1`,
+		`kupgrade_fleet_clusters{fleet="default",state="upgrading-second-master-failed"} 1`,
+		`kupgrade_fleet_failing_clusters{fleet="default"} 1`,
+		`kupgrade_fleet_progress_ratio{fleet="default"} 0.75`,
+	} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+	var st struct {
+		Fleets []recovery.FleetSummary `json:"fleets"`
+	}
+	if err := json.Unmarshal([]byte(get(t, addr, "/status.json")), &st); err != nil || len(st.Fleets) != 1 {
+		t.Fatalf("/status.json fleets: %v %v", st.Fleets, err)
+	}
+	if fl := st.Fleets[0]; fl.FailingCount != 1 || fl.Failing[0].Cluster != "c0002" || !strings.Contains(fl.Failing[0].LastError, "kubelet-config") {
+		t.Errorf("/status.json: failing %v", fl.Failing)
+	}
+	if page := get(t, addr, "/"); !strings.Contains(page, `<table id="fleet-table">`) {
+		t.Error("the status page has no fleet table")
 	}
 }

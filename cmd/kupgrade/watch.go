@@ -42,6 +42,7 @@ func (c *watchCmd) Run(ctx context.Context, a *app) error {
 	w.Metrics = recovery.NewMetrics()
 	w.Metrics.SetBuildInfo(version, commit)
 	w.Metrics.ReadStates(st)
+	w.Metrics.ReadFleets(st)
 	ln, err := net.Listen("tcp", c.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %v: %w", c.Listen, err, state.ErrBadInput)

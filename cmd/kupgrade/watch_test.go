@@ -16,27 +16,9 @@ import (
 // watch --listen serves /healthz and /metrics while it audits, and a cancelled context (SIGTERM)
 // ends it cleanly: the server closes and Run returns nil (exit 0).
 func TestWatchListenServesAndShutsDownGracefully(t *testing.T) {
-	var stdout, stderr runnertest.Buffer
 	g := &Globals{DB: "sqlite:" + filepath.Join(t.TempDir(), "kupgrade.db"), Inventory: []string{filepath.Join(t.TempDir(), "none.yml")},
 		Output: "table", LogLevel: "info", LogFormat: "text"}
-	a := newApp(g, nil, &stdout, &stderr)
-	t.Cleanup(a.close)
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() {
-		done <- (&watchCmd{Interval: 20 * time.Millisecond, StaleAfter: time.Hour, Listen: "127.0.0.1:0"}).Run(ctx, a)
-	}()
-
-	addrRe := regexp.MustCompile(`addr=(127\.0\.0\.1:\d+)`)
-	var addr string
-	for deadline := time.Now().Add(10 * time.Second); addr == "" && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		if m := addrRe.FindStringSubmatch(stderr.String()); m != nil {
-			addr = m[1]
-		}
-	}
-	if addr == "" {
-		t.Fatalf("the server never said where it listens; stderr:\n%s", stderr.String())
-	}
+	addr, cancel, done := startWatch(t, g)
 	for path, want := range map[string]string{"/healthz": "ok", "/metrics": "kupgrade_build_info", "/": "<h1>kupgrade watch</h1>",
 		"/status.json": `"holding_audit_lock":`} {
 		resp, err := http.Get("http://" + addr + path)
@@ -57,4 +39,42 @@ func TestWatchListenServesAndShutsDownGracefully(t *testing.T) {
 	if _, err := http.Get("http://" + addr + "/healthz"); err == nil {
 		t.Error("the status server still answers after shutdown")
 	}
+}
+
+// startWatch runs `watch --listen 127.0.0.1:0` on g's database and returns where it listens, the
+// cancel that stops it (SIGTERM) and where its Run returns.
+func startWatch(t *testing.T, g *Globals) (string, context.CancelFunc, chan error) {
+	t.Helper()
+	var stdout, stderr runnertest.Buffer
+	a := newApp(g, nil, &stdout, &stderr)
+	t.Cleanup(a.close)
+	ctx, cancel := context.WithCancel(t.Context())
+	t.Cleanup(cancel)
+	done := make(chan error, 1)
+	go func() {
+		done <- (&watchCmd{Interval: 20 * time.Millisecond, StaleAfter: time.Hour, Listen: "127.0.0.1:0"}).Run(ctx, a)
+	}()
+	addrRe := regexp.MustCompile(`addr=(127\.0\.0\.1:\d+)`)
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if m := addrRe.FindStringSubmatch(stderr.String()); m != nil {
+			return m[1], cancel, done
+		}
+	}
+	t.Fatalf("the server never said where it listens; stderr:\n%s", stderr.String())
+	return "", nil, nil
+}
+
+// get returns the body of GET http://addr/path.
+func get(t *testing.T, addr, path string) string {
+	t.Helper()
+	resp, err := http.Get("http://" + addr + path)
+	if err != nil {
+		t.Fatalf("GET %s: %v", path, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %s\n%s", path, resp.Status, b)
+	}
+	return string(b)
 }
