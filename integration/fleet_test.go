@@ -2,7 +2,6 @@ package integration_test
 
 import (
 	"bytes"
-	"context"
 	"database/sql"
 	"fmt"
 	"os"
@@ -13,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
 	"github.com/kupgrade/kupgrade/fleet/fleettest"
 	"github.com/kupgrade/kupgrade/integration/lab"
 	"github.com/kupgrade/kupgrade/state"
@@ -190,5 +190,37 @@ func checkTakeover(t *testing.T, db *sql.DB, owner string, killedAt time.Time, t
 	if worst > 2*ttl {
 		t.Errorf("a cluster was taken over %s after the kill: more than twice the lease TTL %s", worst, ttl)
 	}
-	_ = context.Background
+}
+
+// The fleet on the status page, in headless Chromium: its counts and the cluster that failed,
+// with why.
+func TestFleetStatusPageInBrowser(t *testing.T) {
+	browser := chromium(t)
+	f, err := fleettest.Start(fleettest.Options{Clusters: 4, Controllers: 2, Workers: 1, From: "v1.29.4", To: "v1.30.1",
+		Dir: t.TempDir(), LateFailure: func(i int) bool { return i == 2 }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.Close)
+	dbPath := filepath.Join(t.TempDir(), "kupgrade.db")
+	k := &kupgrade{bin: filepath.Join(binaries(t), "kupgrade"), env: append(os.Environ(), "KUPGRADE_DB=sqlite:"+dbPath, "HOME="+t.TempDir())}
+	if code, out := k.exit(t, "fleet", "run", "--to", "v1.30.1", "--inventories", f.Inventories); code != 1 {
+		t.Fatalf("fleet run with one late failure: exit %d, want 1\n%s", code, out)
+	}
+	addr := startWatch(t, k)
+	ctx := browserContext(t, browser)
+	row := `tr[data-fleet="default"]`
+	if err := chromedp.Do(ctx, chromedp.Navigate("http://"+addr+"/"), chromedp.WaitVisible(row)); err != nil {
+		t.Fatalf("open the status page: %v", err)
+	}
+	screenshot(t, ctx, artifacts(t), "status-fleet.png")
+	if got := strings.Fields(text(t, ctx, row)); len(got) < 7 || got[1] != "4" || got[2] != "3" || got[3] != "1" || got[6] != "75%" {
+		t.Errorf("the fleet row reads %q, want 4 clusters, 3 done, 1 failed, 75%%", got)
+	}
+	got := text(t, ctx, `#fleet-attention tr[data-cluster="c0002"]`)
+	for _, want := range []string{"upgrading-second-master-failed", "failed in the fleet run", "kubelet-config"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the failed cluster's row lacks %q:\n%s", want, got)
+		}
+	}
 }
