@@ -21,7 +21,7 @@ DEB_PKGS := debootstrap openssh-server openssh-client sudo chromium prometheus s
 DB       ?= sqlite
 KEEP_LAB ?= 0
 
-.PHONY: help deps build man test unit integration lint bench demo lab lab-down clean
+.PHONY: help deps build man test unit integration lint bench bench-fleet test-fleet demo lab lab-down clean
 
 help: ## show this help
 	@awk 'BEGIN{FS=":.*## "} /^[a-z-]+:.*## /{printf "  %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -61,6 +61,13 @@ lint: ## gofmt and go vet
 bench: deps ## kupgrade play vs ansible-playbook vs a Go lower bound on N local sshd servers (about 10 minutes)
 	@command -v ansible-playbook >/dev/null 2>&1 || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ansible-core >/dev/null)
 	$(GO) run ./integration/bench -n 5,20,50 -ansible-n 5,20
+
+bench-fleet: ## fleet run on 100 and 1,000 simulated clusters, SQLite and MariaDB: wall, CPU, transactions and statements per cluster (about 10 minutes; needs Docker for MariaDB)
+	$(GO) run ./integration/benchfleet -n 100,1000 -db sqlite,mariadb
+
+test-fleet: ## the fleet at full size: 1,000 simulated clusters by one fleet run on SQLite, and by three runs sharing MariaDB with one SIGKILLed (about 5 minutes)
+	KUPGRADE_FULL=1 $(GO) test -count=1 -timeout 30m -run 'TestFleetRun$$' -v ./cmd/kupgrade
+	KUPGRADE_FULL=1 $(GO) test -count=1 -timeout 30m -run 'TestFleetThreeRunnersOneKilled' -v ./integration/
 
 demo: deps build ## walk the seed story in a lab (DB=mysql for MariaDB, KEEP_LAB=1 to keep it)
 	@$(LABBIN) image >/dev/null 2>lab-image.log || { cat lab-image.log; exit 1; }

@@ -18,6 +18,7 @@ import (
 	"github.com/kupgrade/kupgrade/runner"
 	"github.com/kupgrade/kupgrade/runner/sshconn"
 	"github.com/kupgrade/kupgrade/state"
+	"github.com/kupgrade/kupgrade/state/sqlstore"
 	"github.com/kupgrade/kupgrade/upgrade"
 )
 
@@ -141,12 +142,18 @@ func findingOf(err error) string {
 
 // fleetSummary prints what this runner did and where the whole fleet stands.
 func (a *app) fleetSummary(ctx context.Context, st fleet.Store, name string, sum fleet.Summary, took time.Duration) {
+	db := sqlstore.Counted()
 	if a.json() {
 		_ = writeJSONLine(a.stdout, map[string]any{"event": "fleet_summary", "done": sum.Done, "failed": sum.Failed,
-			"lost": sum.Lost, "stopped": sum.Stopped, "seconds": took.Seconds()})
+			"lost": sum.Lost, "stopped": sum.Stopped, "seconds": took.Seconds(),
+			"db_transactions": db.Transactions, "db_statements": db.Statements})
 		return
 	}
 	fmt.Fprintf(a.stdout, "this runner: %d done, %d failed, %d handed over, in %s\n", sum.Done, sum.Failed, sum.Lost, took.Round(time.Millisecond))
+	if n := sum.Done + sum.Failed + sum.Lost; n > 0 {
+		fmt.Fprintf(a.stdout, "database: %d transactions, %d statements (%.1f and %.1f per cluster)\n",
+			db.Transactions, db.Statements, float64(db.Transactions)/float64(n), float64(db.Statements)/float64(n))
+	}
 	if rows, err := st.FleetRows(ctx, name); err == nil && len(rows) > 0 {
 		s := recovery.SummarizeFleet(rows, st.Now())
 		fmt.Fprintf(a.stdout, "fleet %s: %d/%d done, %d failed, %d pending\n", name, s.Outcomes[state.FleetDone], s.Total,

@@ -78,7 +78,7 @@ func Open(ctx context.Context, d state.DSN, opts ...state.Option) (*Store, error
 	if err != nil {
 		return nil, fmt.Errorf("%w: open mysql %s: %w", state.ErrBadInput, d.Redacted(), err)
 	}
-	db := sql.OpenDB(conn)
+	db := sql.OpenDB(sqlstore.Counting(conn))
 	// Stay below the server's wait_timeout, and keep a few connections warm for the audit.
 	db.SetConnMaxLifetime(5 * time.Minute)
 	db.SetMaxIdleConns(4)

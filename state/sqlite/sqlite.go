@@ -94,10 +94,7 @@ func Open(ctx context.Context, path string, opts ...state.Option) (*Store, error
 			return nil, err
 		}
 	}
-	db, err := sql.Open("sqlite", dsn(path, o))
-	if err != nil {
-		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
-	}
+	db := sql.OpenDB(sqlstore.Counting(sqlstore.DSNConnector(&msqlite.Driver{}, dsn(path, o))))
 	s, err := sqlstore.New(ctx, db, &d, flockLocker(path+".audit.lock"), opts...)
 	if err != nil {
 		db.Close()
