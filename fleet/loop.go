@@ -18,6 +18,8 @@ type loop struct {
 	done    chan Result
 	active  int
 	sum     Summary
+	// canaryPassed: every canary cluster is done; the canaries are not read again.
+	canaryPassed bool
 }
 
 func (l *loop) run(ctx context.Context) (Summary, error) {
@@ -127,7 +129,7 @@ func (l *loop) gates(ctx context.Context) (int, error) {
 			return 0, nil
 		}
 	}
-	if l.o.Canary <= 0 {
+	if l.o.Canary <= 0 || l.canaryPassed {
 		return 0, nil
 	}
 	c, err := l.r.Store.FleetCanary(ctx, l.o.Fleet, l.o.Canary)
@@ -141,5 +143,6 @@ func (l *loop) gates(ctx context.Context) (int, error) {
 	if c[state.FleetPending] > 0 {
 		return l.o.Canary, nil
 	}
+	l.canaryPassed = true // for good: no further look at them
 	return 0, nil
 }

@@ -16,5 +16,5 @@ CREATE TABLE IF NOT EXISTS fleet_cluster (
     last_error  TEXT NULL,
     taken_from  VARCHAR(255) NULL,
     KEY fleet_cluster_todo (fleet, outcome, position),
-    KEY fleet_cluster_position (fleet, position)
+    KEY fleet_cluster_position (fleet, position, outcome)
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;

@@ -18,4 +18,4 @@ CREATE TABLE IF NOT EXISTS fleet_cluster (
 );
 -- Claims walk the pending clusters in position order: the walk passes only the live claims.
 CREATE INDEX IF NOT EXISTS fleet_cluster_todo ON fleet_cluster (fleet, outcome, position);
-CREATE INDEX IF NOT EXISTS fleet_cluster_position ON fleet_cluster (fleet, position);
+CREATE INDEX IF NOT EXISTS fleet_cluster_position ON fleet_cluster (fleet, position, outcome);
