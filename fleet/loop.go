@@ -18,6 +18,7 @@ type loop struct {
 	done    chan Result
 	active  int
 	sum     Summary
+	foreign map[string]bool // clusters of the fleet this runner has no inventory for
 	// canaryPassed: every canary cluster is done; the canaries are not read again.
 	canaryPassed bool
 }
@@ -31,7 +32,7 @@ func (l *loop) run(ctx context.Context) (Summary, error) {
 			return l.sum, err
 		}
 		if l.active == 0 {
-			left, err := l.r.Store.FleetPendingLeft(ctx, l.o.Fleet)
+			left, err := l.pendingLeft(ctx)
 			if err != nil {
 				return l.sum, err
 			}
@@ -106,8 +107,13 @@ func (l *loop) fill(ctx context.Context) error {
 	}
 	for _, c := range claims {
 		t, ok := l.targets[c.Cluster]
-		if !ok { // another runner's fleet names a cluster this one was not given: hand it back
-			l.r.handBack(ctx, c, "not in this runner's inventories")
+		if !ok {
+			// Another runner of the fleet was given this cluster, this one was not: the claim is
+			// left to expire (a TTL) for a runner that has its inventory, and the walk passes it.
+			if !l.foreign[c.Cluster] {
+				l.r.log().Warn("claimed a cluster this runner has no inventory for: left to the runners that have it (give every runner of a fleet the same inventories)", "cluster", c.Cluster)
+			}
+			l.foreign[c.Cluster] = true
 			continue
 		}
 		l.active++
@@ -145,4 +151,16 @@ func (l *loop) gates(ctx context.Context) (int, error) {
 	}
 	l.canaryPassed = true // for good: no further look at them
 	return 0, nil
+}
+
+// pendingLeft reports whether a cluster of this runner's is still to do, in this runner's hands
+// or another's: it reads past the clusters it has no inventory for, and no further.
+func (l *loop) pendingLeft(ctx context.Context) (bool, error) {
+	names, err := l.r.Store.FleetPending(ctx, l.o.Fleet, len(l.foreign)+1)
+	for _, n := range names {
+		if !l.foreign[n] {
+			return true, err
+		}
+	}
+	return false, err
 }

@@ -99,6 +99,6 @@ func (r *Runner) Run(ctx context.Context, targets []Target, o Options) (Summary,
 	if err != nil {
 		return Summary{}, err
 	}
-	l := &loop{r: r, o: o, targets: byName, since: since, done: make(chan Result)}
+	l := &loop{r: r, o: o, targets: byName, since: since, done: make(chan Result), foreign: map[string]bool{}}
 	return l.run(ctx)
 }

@@ -72,10 +72,3 @@ func (r *Runner) resume(ctx context.Context, t Target, o Options, k *upgrade.Kee
 	return w.Resume(ctx, upgrade.ResumeOptions{To: o.To, RunOptions: upgrade.RunOptions{
 		Until: o.Until, Retries: o.Retries, WorkerBatch: o.WorkerBatch, Gate: k.Gate}})
 }
-
-// handBack frees a claim this runner will not work on.
-func (r *Runner) handBack(ctx context.Context, c state.Claim, why string) {
-	if err := r.Store.FinishClaim(ctx, c.Cluster, r.Owner, c.Generation, state.FleetPending, why); err != nil {
-		r.log().Warn("hand back a claim", "cluster", c.Cluster, "error", err)
-	}
-}

@@ -83,8 +83,8 @@ type FleetStore interface {
 	// FinishClaim records the outcome (FleetDone, FleetFailed, or FleetPending to hand the
 	// cluster back) and frees the claim, if owner still holds generation; else ErrConflict.
 	FinishClaim(ctx context.Context, cluster, owner string, generation int64, outcome, lastError string) error
-	// FleetPendingLeft reports whether fleet has a cluster still to do.
-	FleetPendingLeft(ctx context.Context, fleet string) (bool, error)
+	// FleetPending returns up to limit clusters of fleet still to do, in position order.
+	FleetPending(ctx context.Context, fleet string, limit int) ([]string, error)
 	// FleetFailures counts fleet's clusters that failed at or after since.
 	FleetFailures(ctx context.Context, fleet string, since time.Time) (int, error)
 	// FleetCanary counts outcomes among fleet's first n clusters.

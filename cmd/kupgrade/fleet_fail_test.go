@@ -146,3 +146,17 @@ func TestFleetOnStatusPageAndMetrics(t *testing.T) {
 		t.Error("the status page has no fleet table")
 	}
 }
+
+// A runner given some clusters of a fleet does those and ends, leaving the fleet's other pending
+// clusters to the runners that have their inventories.
+func TestFleetRunnerWithPartOfTheFleet(t *testing.T) {
+	f := startFleet(t, 4, func(i int) bool { return i == 0 })
+	db := "sqlite:" + filepath.Join(t.TempDir(), "k.db")
+	if code, out, _ := kupgrade(t, "--db", db, "fleet", "run", "--to", "v1.30.1", "--inventories", f.Inventories, "--canary", "1"); code != 1 {
+		t.Fatalf("fleet run with a failing canary: exit %d\n%s", code, out)
+	}
+	code, out, errs := kupgrade(t, "--db", db, "--lease-ttl", "1s", "fleet", "run", "--to", "v1.30.1", "-i", filepath.Join(f.Inventories, "c0000.yml"))
+	if code != 0 || !strings.Contains(out, "this runner: 1 done") || !strings.Contains(out, "1/4 done, 0 failed, 3 pending") {
+		t.Fatalf("fleet run of one cluster of four: exit %d\n%s\n%s", code, out, errs)
+	}
+}

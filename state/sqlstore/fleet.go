@@ -214,17 +214,23 @@ func (s *Store) FinishClaim(ctx context.Context, cluster, owner string, generati
 	return nil
 }
 
-// FleetPendingLeft reports whether fleet has a cluster still to do: one row of the index.
-func (s *Store) FleetPendingLeft(ctx context.Context, fleet string) (bool, error) {
-	var one int
-	err := s.db.QueryRowContext(ctx, "SELECT 1 FROM fleet_cluster WHERE fleet = ? AND outcome = ? LIMIT 1", fleet, state.FleetPending).Scan(&one)
-	if isNoRows(err) {
-		return false, nil
-	}
+// FleetPending returns up to limit clusters of fleet still to do: limit rows of the index.
+func (s *Store) FleetPending(ctx context.Context, fleet string, limit int) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT cluster FROM fleet_cluster WHERE fleet = ? AND outcome = ? ORDER BY position LIMIT ?",
+		fleet, state.FleetPending, limit)
 	if err != nil {
-		return false, fmt.Errorf("read fleet %s: %w", fleet, err)
+		return nil, fmt.Errorf("read fleet %s: %w", fleet, err)
 	}
-	return true, nil
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var c string
+		if err := rows.Scan(&c); err != nil {
+			return nil, fmt.Errorf("read fleet %s: %w", fleet, err)
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
 }
 
 // FleetFailures counts fleet's clusters that failed at or after since: the failed ones only.
