@@ -75,6 +75,8 @@ type result struct {
 	wall, cpu time.Duration
 	tx, stmts int64
 	load      string
+	done      int
+	failures  []string // the JSON lines of the clusters that failed
 }
 
 func run(ctx context.Context, o options, out, log io.Writer) error {
@@ -101,7 +103,7 @@ func run(ctx context.Context, o options, out, log io.Writer) error {
 				return err
 			}
 			fmt.Fprintf(log, "benchfleet: %s, %d clusters...\n", db, n)
-			r, err := measure(ctx, o, db, dsn, n, filepath.Join(dir, fmt.Sprintf("%s-%d", db, n)))
+			r, err := measure(ctx, o, db, dsn, n, filepath.Join(dir, fmt.Sprintf("%s-%d", db, n)), log)
 			if err != nil {
 				done()
 				return err
@@ -152,7 +154,7 @@ func emptyMariaDB(ctx context.Context, dsn string) error {
 }
 
 // measure runs one fleet run of n clusters and reads its cost.
-func measure(ctx context.Context, o options, db, dsn string, n int, dir string) (result, error) {
+func measure(ctx context.Context, o options, db, dsn string, n int, dir string, log io.Writer) (result, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return result{}, err
 	}
@@ -170,21 +172,29 @@ func measure(ctx context.Context, o options, db, dsn string, n int, dir string) 
 	start := time.Now()
 	err = c.Run()
 	r := result{db: db, n: n, wall: time.Since(start), load: strings.Join(strings.Fields(string(load))[:3], " ")}
-	if err != nil {
-		return r, fmt.Errorf("fleet run of %d clusters on %s: %w\n%s", n, db, err, tail(stdout.String()+stderr.String()))
+	if c.ProcessState == nil {
+		return r, fmt.Errorf("fleet run of %d clusters on %s: %w\n%s", n, db, err, tail(stderr.String()))
 	}
 	r.cpu = c.ProcessState.UserTime() + c.ProcessState.SystemTime()
 	var sum struct {
-		Event string `json:"event"`
-		Done  int    `json:"done"`
-		Tx    int64  `json:"db_transactions"`
-		Stmts int64  `json:"db_statements"`
+		Event  string `json:"event"`
+		Done   int    `json:"done"`
+		Failed int    `json:"failed"`
+		Tx     int64  `json:"db_transactions"`
+		Stmts  int64  `json:"db_statements"`
 	}
-	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
-	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &sum); err != nil || sum.Event != "fleet_summary" || sum.Done != n {
-		return r, fmt.Errorf("fleet run of %d clusters on %s: summary %q (%v)", n, db, lines[len(lines)-1], err)
+	for _, line := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
+		if strings.Contains(line, `"outcome":"failed"`) {
+			r.failures = append(r.failures, line) // a failed cluster is reported, not hidden
+		}
+		if json.Unmarshal([]byte(line), &sum) == nil && sum.Event == "fleet_summary" {
+			r.tx, r.stmts, r.done = sum.Tx, sum.Stmts, sum.Done
+		}
 	}
-	r.tx, r.stmts = sum.Tx, sum.Stmts
+	if r.done+len(r.failures) != n {
+		return r, fmt.Errorf("fleet run of %d clusters on %s: %v, %d done\n%s", n, db, err, r.done, tail(stdout.String()+stderr.String()))
+	}
+	fmt.Fprintf(log, "benchfleet: %s, %d clusters: %d done in %.1f s\n", db, n, r.done, r.wall.Seconds())
 	return r, nil
 }
 
@@ -192,11 +202,16 @@ func tail(s string) string { return s[max(0, len(s)-2000):] }
 
 // report prints the table and how the cost per cluster grows from the smallest N to the largest.
 func report(w io.Writer, rs []result) {
-	fmt.Fprintf(w, "%8s %6s %8s %11s %8s %12s %8s %10s  %s\n", "db", "N", "wall s", "clusters/s", "CPU s", "CPU ms/clus", "tx/clus", "stmts/clus", "load before")
+	fmt.Fprintf(w, "%8s %6s %6s %8s %11s %8s %12s %8s %10s  %s\n", "db", "N", "failed", "wall s", "clusters/s", "CPU s", "CPU ms/clus", "tx/clus", "stmts/clus", "load before")
 	for _, r := range rs {
 		n := float64(r.n)
-		fmt.Fprintf(w, "%8s %6d %8.1f %11.1f %8.1f %12.1f %8.1f %10.1f  %s\n", r.db, r.n, r.wall.Seconds(), n/r.wall.Seconds(),
+		fmt.Fprintf(w, "%8s %6d %6d %8.1f %11.1f %8.1f %12.1f %8.1f %10.1f  %s\n", r.db, r.n, len(r.failures), r.wall.Seconds(), n/r.wall.Seconds(),
 			r.cpu.Seconds(), 1000*r.cpu.Seconds()/n, float64(r.tx)/n, float64(r.stmts)/n, r.load)
+	}
+	for _, r := range rs {
+		for _, f := range r.failures {
+			fmt.Fprintf(w, "FAILED on %s at N=%d: %s\n", r.db, r.n, f)
+		}
 	}
 	for i := range rs {
 		for j := i + 1; j < len(rs); j++ {
