@@ -78,8 +78,7 @@ func (s *Store) applyTx(ctx context.Context, tx *sql.Tx, c state.Change) (state.
 		return u, err
 	}
 	if all, ok := c.AllHostsTo(); ok {
-		_, err := tx.ExecContext(ctx, `UPDATE kube_host_upgrade SET status = ?, updated_at = ?
-			WHERE host_id IN (SELECT id FROM host WHERE cluster = ?)`, nullable(string(all)), fmtTime(now), c.Cluster())
+		err := s.onHostUpgrades(ctx, tx, c.Cluster(), "UPDATE kube_host_upgrade SET status = ?, updated_at = ?", nullable(string(all)), fmtTime(now))
 		if err != nil {
 			return u, fmt.Errorf("set host statuses: %w", err)
 		}

@@ -97,7 +97,20 @@ const leaseCols = "l.cluster, l.owner, l.operation, l.generation, l.acquired_at,
 // state.ErrBadRow: whoever holds it, nobody can tell whether it is live.
 func (s *Store) readLease(ctx context.Context, q querier, cluster string, lock bool) (*state.Lease, error) {
 	query := "SELECT " + leaseCols + " FROM kube_upgrade_lease l WHERE l.cluster = ?"
-	if lock {
+	if lock && s.d.ForUpdate != "" {
+		// A locking read of a row that is not there locks the gap where it would go, and every
+		// cluster whose lease is taken at the same moment (a fleet) deadlocks on that gap. A
+		// lease row is only ever inserted by a writer holding the cluster's upgrade row, which
+		// the caller holds: a plain read that finds none may trust it, and the row, when there,
+		// is then read with its lock.
+		var one int
+		err := q.QueryRowContext(ctx, "SELECT 1 FROM kube_upgrade_lease WHERE cluster = ?", cluster).Scan(&one)
+		if isNoRows(err) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read lease of %q: %w", cluster, err)
+		}
 		query += s.d.ForUpdate
 	}
 	var l state.Lease

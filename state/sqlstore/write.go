@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -75,8 +76,7 @@ func (s *Store) createTx(ctx context.Context, tx *sql.Tx, nu state.NewUpgrade) (
 // createHosts makes the cluster's host rows those of nu (kept by hostname so their ids and
 // versions survive from one upgrade to the next) and gives each a fresh kube_host_upgrade row.
 func (s *Store) createHosts(ctx context.Context, tx *sql.Tx, nu state.NewUpgrade, now time.Time) error {
-	_, err := tx.ExecContext(ctx, "DELETE FROM kube_host_upgrade WHERE host_id IN (SELECT id FROM host WHERE cluster = ?)", nu.Cluster)
-	if err != nil {
+	if err := s.onHostUpgrades(ctx, tx, nu.Cluster, "DELETE FROM kube_host_upgrade"); err != nil {
 		return fmt.Errorf("clear host upgrades: %w", err)
 	}
 	keep := map[string]bool{}
@@ -134,13 +134,11 @@ func (s *Store) DeleteUpgrade(ctx context.Context, cluster string, from state.St
 		if u.State != from {
 			return conflict(cluster, "expected state %s, found %s", from, u.State)
 		}
-		for _, q := range []string{
-			"DELETE FROM kube_host_upgrade WHERE host_id IN (SELECT id FROM host WHERE cluster = ?)",
-			"DELETE FROM kube_upgrade_lease WHERE cluster = ?",
-		} {
-			if _, err := tx.ExecContext(ctx, q, cluster); err != nil {
-				return fmt.Errorf("delete upgrade rows: %w", err)
-			}
+		if err := s.onHostUpgrades(ctx, tx, cluster, "DELETE FROM kube_host_upgrade"); err != nil {
+			return fmt.Errorf("delete upgrade rows: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, "DELETE FROM kube_upgrade_lease WHERE cluster = ?", cluster); err != nil {
+			return fmt.Errorf("delete upgrade rows: %w", err)
 		}
 		res, err := tx.ExecContext(ctx, "DELETE FROM kube_upgrade WHERE id = ? AND state = ?", u.ID, string(from))
 		if err := one(res, err, cluster, "upgrade state"); err != nil {
@@ -205,4 +203,29 @@ func (s *Store) RenewLease(ctx context.Context, cluster, owner string, ttl time.
 		return state.Lease{}, fmt.Errorf("renew lease: %w", err)
 	}
 	return out, nil
+}
+
+// onHostUpgrades runs stmt (an UPDATE or DELETE of kube_host_upgrade, without WHERE) on the
+// cluster's rows, named by their host ids: `host_id IN (SELECT ...)` made MariaDB scan, and
+// lock, every cluster's rows, on which a fleet's clusters deadlocked.
+func (s *Store) onHostUpgrades(ctx context.Context, tx *sql.Tx, cluster, stmt string, args ...any) error {
+	rows, err := tx.QueryContext(ctx, "SELECT id FROM host WHERE cluster = ?", cluster)
+	if err != nil {
+		return fmt.Errorf("read host ids: %w", err)
+	}
+	var ids []any
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return fmt.Errorf("read host ids: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil || len(ids) == 0 {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, stmt+" WHERE host_id IN ("+strings.Repeat(",?", len(ids))[1:]+")", append(args, ids...)...)
+	return err
 }
