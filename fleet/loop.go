@@ -61,7 +61,7 @@ func (l *loop) end(ctx context.Context) error {
 	case l.sum.Stopped != "":
 		return fmt.Errorf("%w: %s", ErrStopped, l.sum.Stopped)
 	case l.sum.Failed > 0:
-		return fmt.Errorf("%d cluster(s) failed: `kupgrade fleet show` lists them; fix and run `kupgrade fleet run` again to retry them: %w", l.sum.Failed, ErrClustersFailed)
+		return fmt.Errorf("%d cluster(s) failed: `kupgrade fleet show` lists them; run this fleet run again to retry them (or give it --retries N): %w", l.sum.Failed, ErrClustersFailed)
 	}
 	return nil
 }

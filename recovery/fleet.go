@@ -88,7 +88,8 @@ func SummarizeFleets(rows []state.FleetRow, now time.Time) []FleetSummary {
 
 // SummarizeFleet counts one fleet's rows and estimates the time left.
 func SummarizeFleet(rows []state.FleetRow, now time.Time) FleetSummary {
-	s := FleetSummary{States: map[string]int{}, Outcomes: map[string]int{}, Total: len(rows)}
+	s := FleetSummary{States: map[string]int{}, Outcomes: map[string]int{}, Total: len(rows),
+		Runners: []string{}, Failing: []FleetCluster{}, Stuck: []FleetCluster{}}
 	runners := map[string]bool{}
 	for _, r := range rows {
 		s.Fleet = r.Fleet
