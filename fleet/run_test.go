@@ -1,0 +1,76 @@
+package fleet_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/kupgrade/kupgrade/fleet"
+	"github.com/kupgrade/kupgrade/fleet/fleettest"
+	"github.com/kupgrade/kupgrade/inventory"
+	"github.com/kupgrade/kupgrade/kubeadm"
+	"github.com/kupgrade/kupgrade/runner"
+	"github.com/kupgrade/kupgrade/runner/sshconn"
+	"github.com/kupgrade/kupgrade/state"
+	"github.com/kupgrade/kupgrade/state/sqlite"
+	"github.com/kupgrade/kupgrade/upgrade"
+)
+
+type dialer struct{ d *sshconn.Dialer }
+
+func (d dialer) Dial(ctx context.Context, h *inventory.Host) (runner.Conn, error) { return d.d.Dial(ctx, h) }
+
+// A claim whose runner died (it renews it no more) is taken over once it expires, and the
+// cluster is finished by the runner that took it.
+func TestExpiredClaimIsTakenOver(t *testing.T) {
+	f, err := fleettest.Start(fleettest.Options{Clusters: 3, Controllers: 2, Workers: 1, From: "v1.29.4", To: "v1.30.1", Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.Close)
+	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "k.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	targets, err := fleet.Load(nil, f.Inventories)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const ttl = 400 * time.Millisecond
+	members := []state.FleetMember{{Cluster: "c0000", ToVersion: "v1.30.1"}}
+	if _, err := st.JoinFleet(t.Context(), "default", members); err != nil {
+		t.Fatal(err)
+	}
+	dead, err := st.ClaimClusters(t.Context(), state.ClaimQuery{Fleet: "default", Owner: "dead-runner", TTL: ttl, Max: 1})
+	if err != nil || len(dead) != 1 {
+		t.Fatalf("the dead runner's claim: %v %v", dead, err)
+	}
+	d := &sshconn.Dialer{KnownHosts: f.KnownHosts}
+	r := &fleet.Runner{Store: st, Owner: "live-runner", Open: func(tg fleet.Target) (*upgrade.Workflow, func(), error) {
+		run := runner.New(dialer{d}, runner.Options{Modules: kubeadm.Modules()})
+		return &upgrade.Workflow{Store: st, Runner: run, Inventory: tg.Inventory, Cluster: tg.Cluster}, func() { run.Close() }, nil
+	}}
+	var results []fleet.Result
+	r.Report = func(res fleet.Result) { results = append(results, res) }
+	sum, err := r.Run(t.Context(), targets, fleet.Options{To: "v1.30.1", TTL: ttl})
+	if err != nil || sum.Done != 3 {
+		t.Fatalf("run: %+v %v", sum, err)
+	}
+	taken := 0
+	for _, res := range results {
+		if res.Cluster == "c0000" && res.TakenFrom == "dead-runner" && res.State == state.UpgradeComplete {
+			taken++
+		}
+	}
+	if taken != 1 {
+		t.Errorf("c0000 was not taken over from the dead runner and completed: %+v", results)
+	}
+	rows, _ := st.FleetRows(t.Context(), "default")
+	for _, row := range rows {
+		if row.Cluster == "c0000" && row.Generation != 2 {
+			t.Errorf("c0000's claim generation %d, want 2 (the dead runner's, then the takeover)", row.Generation)
+		}
+	}
+}
