@@ -36,11 +36,14 @@ var examples = map[string][]string{
 	"host uncordon":           {"kupgrade host uncordon controller-0"},
 	"recover":                 {"kupgrade recover --dry-run", "kupgrade recover", "kupgrade recover --no-probe   # the host is down for good"},
 	"watch":                   {"kupgrade watch --once", "kupgrade watch --listen :9100 --interval 30s"},
-	"play":                    {"kupgrade play site.yml --limit workers --check", "kupgrade play site.yml -e version=v1.30.1 --tags kubelet"},
-	"inventory list":          {"kupgrade inventory list", "kupgrade -i lab.yml inventory list --limit controllers -o json"},
-	"version":                 {"kupgrade version", "kupgrade --version"},
-	"completion":              {"source <(kupgrade completion bash)", "kupgrade completion zsh > \"${fpath[1]}/_kupgrade\"", "kupgrade completion fish > ~/.config/fish/completions/kupgrade.fish"},
-	"man":                     {"kupgrade man > kupgrade.1 && man ./kupgrade.1"},
+	"fleet run": {"kupgrade fleet run --to v1.30.1 --inventories /etc/kupgrade/fleet --max-parallel 20",
+		"kupgrade --db mysql://kupgrade@db:3306/kupgrade fleet run --to v1.30.1 -i east.yml -i west.yml --canary 1 --retries 1"},
+	"fleet show":     {"kupgrade fleet show", "kupgrade fleet show --fleet east -o json"},
+	"play":           {"kupgrade play site.yml --limit workers --check", "kupgrade play site.yml -e version=v1.30.1 --tags kubelet"},
+	"inventory list": {"kupgrade inventory list", "kupgrade -i lab.yml inventory list --limit controllers -o json"},
+	"version":        {"kupgrade version", "kupgrade --version"},
+	"completion":     {"source <(kupgrade completion bash)", "kupgrade completion zsh > \"${fpath[1]}/_kupgrade\"", "kupgrade completion fish > ~/.config/fish/completions/kupgrade.fish"},
+	"man":            {"kupgrade man > kupgrade.1 && man ./kupgrade.1"},
 }
 
 // describe adds each command's examples to its detailed help, and to an alias those of the
