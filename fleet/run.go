@@ -93,7 +93,7 @@ func (r *Runner) Run(ctx context.Context, targets []Target, o Options) (Summary,
 	members := make([]state.FleetMember, len(targets))
 	for i, t := range targets {
 		byName[t.Cluster] = t
-		members[i] = state.FleetMember{Cluster: t.Cluster, ToVersion: o.To}
+		members[i] = state.FleetMember{Cluster: t.Cluster, ToVersion: o.To, Until: o.Until}
 	}
 	since, err := r.Store.JoinFleet(ctx, o.Fleet, members)
 	if err != nil {

@@ -23,6 +23,7 @@ const (
 type FleetMember struct {
 	Cluster   string
 	ToVersion string
+	Until     State // the state the run stops the cluster at ("" for the end)
 }
 
 // FleetRow is a fleet_cluster row joined with the cluster's upgrade and operation lease.
@@ -73,7 +74,8 @@ type ClaimQuery struct {
 type FleetStore interface {
 	// JoinFleet records members in fleet (positions in the given order) and returns the time
 	// of the database at which this run joined. A cluster new to the table is added as pending;
-	// one that is done for another version, or failed before now, is made pending again.
+	// one that is done for another version or another --until, or failed before now, is made
+	// pending again.
 	JoinFleet(ctx context.Context, fleet string, members []FleetMember) (time.Time, error)
 	// ClaimClusters claims up to q.Max pending clusters whose claim is free or expired, in
 	// position order; a claim lost to another runner at the same moment is skipped.

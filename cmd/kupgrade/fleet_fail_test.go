@@ -160,3 +160,19 @@ func TestFleetRunnerWithPartOfTheFleet(t *testing.T) {
 		t.Fatalf("fleet run of one cluster of four: exit %d\n%s\n%s", code, out, errs)
 	}
 }
+
+// A fleet stopped at --until goes on to the end with a run without it.
+func TestFleetUntilThenTheRest(t *testing.T) {
+	f := startFleet(t, 3, nil)
+	db := "sqlite:" + filepath.Join(t.TempDir(), "k.db")
+	if code, out, _ := kupgrade(t, "--db", db, "fleet", "run", "--to", "v1.30.1", "--inventories", f.Inventories, "--until", "upgraded-first-master"); code != 0 {
+		t.Fatalf("fleet run --until: exit %d\n%s", code, out)
+	}
+	if s := fleetShow(t, db); s.States[string(state.UpgradedFirstMaster)] != 3 {
+		t.Fatalf("after --until upgraded-first-master: %v", s.States)
+	}
+	if code, out, _ := kupgrade(t, "--db", db, "fleet", "run", "--to", "v1.30.1", "--inventories", f.Inventories); code != 0 {
+		t.Fatalf("fleet run to the end: exit %d\n%s", code, out)
+	}
+	checkFleetDone(t, f, db)
+}

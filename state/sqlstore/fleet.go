@@ -40,7 +40,7 @@ func (s *Store) JoinFleet(ctx context.Context, fleet string, members []state.Fle
 }
 
 type fleetSeen struct {
-	fleet, version, outcome string
+	fleet, version, goal, outcome string
 	position                int
 	outcomeAt               nullTime
 }
@@ -51,7 +51,7 @@ func (s *Store) joinChunk(ctx context.Context, tx *sql.Tx, fleet string, ms []st
 		args[i] = m.Cluster
 	}
 	marks := strings.Repeat(",?", len(ms))[1:]
-	rows, err := tx.QueryContext(ctx, "SELECT cluster, fleet, to_version, outcome, position, outcome_at FROM fleet_cluster WHERE cluster IN ("+marks+")", args...)
+	rows, err := tx.QueryContext(ctx, "SELECT cluster, fleet, to_version, goal, outcome, position, outcome_at FROM fleet_cluster WHERE cluster IN ("+marks+")", args...)
 	if err != nil {
 		return fmt.Errorf("read fleet rows: %w", err)
 	}
@@ -59,7 +59,7 @@ func (s *Store) joinChunk(ctx context.Context, tx *sql.Tx, fleet string, ms []st
 	for rows.Next() {
 		var c string
 		var f fleetSeen
-		if err := rows.Scan(&c, &f.fleet, &f.version, &f.outcome, &f.position, &f.outcomeAt); err != nil {
+		if err := rows.Scan(&c, &f.fleet, &f.version, &f.goal, &f.outcome, &f.position, &f.outcomeAt); err != nil {
 			rows.Close()
 			return fmt.Errorf("read fleet rows: %w", err)
 		}
@@ -82,22 +82,22 @@ func (s *Store) joinChunk(ctx context.Context, tx *sql.Tx, fleet string, ms []st
 func (s *Store) joinOne(ctx context.Context, tx *sql.Tx, fleet string, m state.FleetMember, pos int, seen map[string]fleetSeen, now time.Time) error {
 	f, ok := seen[m.Cluster]
 	if !ok {
-		_, err := tx.ExecContext(ctx, `INSERT INTO fleet_cluster (cluster, fleet, position, to_version, outcome, expires_at)
-			VALUES (?, ?, ?, ?, ?, ?)`, m.Cluster, fleet, pos, m.ToVersion, state.FleetPending, fmtTime(freeSince))
+		_, err := tx.ExecContext(ctx, `INSERT INTO fleet_cluster (cluster, fleet, position, to_version, goal, outcome, expires_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`, m.Cluster, fleet, pos, m.ToVersion, string(m.Until), state.FleetPending, fmtTime(freeSince))
 		if err != nil && !s.d.Duplicate(err) { // a runner joining at the same moment added it
 			return fmt.Errorf("add %s to fleet %s: %w", m.Cluster, fleet, err)
 		}
 		return nil
 	}
 	outcome := f.outcome
-	if f.version != m.ToVersion || (f.outcome == state.FleetFailed && f.outcomeAt.Valid && f.outcomeAt.Time.Before(now)) {
+	if f.version != m.ToVersion || f.goal != string(m.Until) || (f.outcome == state.FleetFailed && f.outcomeAt.Valid && f.outcomeAt.Time.Before(now)) {
 		outcome = state.FleetPending
 	}
-	if f.fleet == fleet && f.version == m.ToVersion && f.position == pos && outcome == f.outcome {
+	if f.fleet == fleet && f.version == m.ToVersion && f.goal == string(m.Until) && f.position == pos && outcome == f.outcome {
 		return nil
 	}
-	_, err := tx.ExecContext(ctx, `UPDATE fleet_cluster SET fleet = ?, position = ?, to_version = ?, outcome = ? WHERE cluster = ?`,
-		fleet, pos, m.ToVersion, outcome, m.Cluster)
+	_, err := tx.ExecContext(ctx, `UPDATE fleet_cluster SET fleet = ?, position = ?, to_version = ?, goal = ?, outcome = ? WHERE cluster = ?`,
+		fleet, pos, m.ToVersion, string(m.Until), outcome, m.Cluster)
 	if err != nil {
 		return fmt.Errorf("move %s to fleet %s: %w", m.Cluster, fleet, err)
 	}

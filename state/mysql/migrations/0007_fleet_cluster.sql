@@ -1,5 +1,6 @@
 -- A fleet's clusters and their claims (`kupgrade fleet run`). One row per cluster: the fleet it
--- belongs to, its place, its outcome, and the claim of the runner working on it (owner,
+-- belongs to, its place, its goal (the version, and the state of --until or '' for the end),
+-- its outcome, and the claim of the runner working on it (owner,
 -- generation, expiry on the database's clock; expires_at in the past means free). Numbered 0007
 -- to stay clear of migrations other branches add.
 CREATE TABLE IF NOT EXISTS fleet_cluster (
@@ -7,6 +8,7 @@ CREATE TABLE IF NOT EXISTS fleet_cluster (
     fleet       VARCHAR(255) NOT NULL,
     position    INT NOT NULL,
     to_version  VARCHAR(64) NOT NULL,
+    goal        VARCHAR(64) NOT NULL DEFAULT '',
     outcome     VARCHAR(16) NOT NULL,
     owner       VARCHAR(255) NOT NULL DEFAULT '',
     generation  BIGINT NOT NULL DEFAULT 0,
