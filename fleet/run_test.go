@@ -19,7 +19,9 @@ import (
 
 type dialer struct{ d *sshconn.Dialer }
 
-func (d dialer) Dial(ctx context.Context, h *inventory.Host) (runner.Conn, error) { return d.d.Dial(ctx, h) }
+func (d dialer) Dial(ctx context.Context, h *inventory.Host) (runner.Conn, error) {
+	return d.d.Dial(ctx, h)
+}
 
 // A claim whose runner died (it renews it no more) is taken over once it expires, and the
 // cluster is finished by the runner that took it.

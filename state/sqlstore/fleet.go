@@ -41,8 +41,8 @@ func (s *Store) JoinFleet(ctx context.Context, fleet string, members []state.Fle
 
 type fleetSeen struct {
 	fleet, version, goal, outcome string
-	position                int
-	outcomeAt               nullTime
+	position                      int
+	outcomeAt                     nullTime
 }
 
 func (s *Store) joinChunk(ctx context.Context, tx *sql.Tx, fleet string, ms []state.FleetMember, first int, now time.Time) error {
