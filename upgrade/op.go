@@ -104,8 +104,12 @@ func (w *Workflow) execute(ctx context.Context, o *op) error {
 		}
 	}
 	err = w.finish(ctx, o, failed, before)
-	if lost := k.Stop(); lost != nil && err != nil {
+	var se *StepError
+	recorded := errors.As(err, &se) && se.Recorded
+	if lost := k.Stop(); lost != nil && err != nil && !recorded {
 		// Someone else failed or took over the operation: its outcome stands, ours was refused.
+		// (A failure recorded under our lease stands: a renewal that found no lease after it
+		// found the lease our own record released.)
 		return &StepError{Step: o.step.Name, Host: o.label(), State: o.step.Running,
 			Cause: fmt.Errorf("%w (this run's outcome was not recorded over it: %v)", lost, err), Retry: "kupgrade upgrade show"}
 	}

@@ -441,3 +441,34 @@ func TestIPv6HostNamesInABatch(t *testing.T) {
 		t.Errorf("the two IPv6 workers did not run as one batch: %v", f.c.played())
 	}
 }
+
+// The lease keeper may try a renewal after the failure was recorded, which released the lease:
+// that renewal finds no lease, but the outcome is recorded all the same (exit 1, not 6), and a
+// retry (--retries) may follow.
+func TestRecordedFailureStandsWhenARenewalFollowsTheRelease(t *testing.T) {
+	f := newFixture(t)
+	f.at(t, state.UpgradedFirstMaster)
+	f.w.LeaseTTL = 60 * time.Millisecond // a renewal every 20 ms
+	probes := 0
+	inner := f.w.Probe
+	f.w.Probe = func(ctx context.Context, c runner.Conn) (kubeadm.Snapshot, error) {
+		if probes++; probes > 1 { // the probe after the failure: the keeper renews meanwhile
+			time.Sleep(150 * time.Millisecond)
+		}
+		return inner(ctx, c)
+	}
+	f.c.onPlay = func(ctx context.Context, name, limit string) (*runner.Recap, error, bool) {
+		if name != "control-plane" {
+			return nil, nil, false
+		}
+		f.c.onPlay = nil
+		r := failed("controller-1", 1, "error execution phase kubelet-config: boom\n")
+		return r, r.Err(), true
+	}
+	err := f.w.ControlPlane(t.Context(), "controller-1")
+	var se *upgrade.StepError
+	if !errors.As(err, &se) || !se.Recorded || errors.Is(err, upgrade.ErrNotRecorded) {
+		t.Fatalf("ControlPlane = %v, want the recorded failure", err)
+	}
+	f.wantState(t, state.UpgradingSecondMasterFailed)
+}
