@@ -86,7 +86,7 @@ func ansibleFilters() map[string]exec.FilterFunction {
 	return m
 }
 
-// filterDefault is default(value='', boolean=false): the value when the input is undefined
+// filterDefault is default(value=”, boolean=false): the value when the input is undefined
 // (or, with boolean, false in Python's sense). None is a value, as in Ansible.
 func filterDefault(_ *exec.Evaluator, in *exec.Value, p *exec.VarArgs) *exec.Value {
 	def := exec.AsValue("")

@@ -348,7 +348,7 @@ func fProduct(in any, args []any, _ map[string]any) (any, error) {
 	return out, nil
 }
 
-// fJoin is Jinja's join(d='', attribute=None), with Python's str() of each item.
+// fJoin is Jinja's join(d=”, attribute=None), with Python's str() of each item.
 func fJoin(in any, args []any, kw map[string]any) (any, error) {
 	l, err := listOf(in)
 	if err != nil {

@@ -22,7 +22,7 @@ import (
 // renders the same template for every host and task.
 type compiled struct {
 	tmpl  *exec.Template
-	names []string     // every name the template reads; bound before it runs (see scope.bind)
+	names []string      // every name the template reads; bound before it runs (see scope.bind)
 	expr  *nodes.Output // the one {{ }} when that is all the template is, for native values
 	plain bool          // only text and {{ }}: rendered without gonja's renderer
 }
@@ -198,6 +198,13 @@ func (w *walker) visit(v reflect.Value) {
 	case testType:
 		if name := e.FieldByName("Name").String(); !jenv.Tests.Exists(name) {
 			w.err = unsupported("test", name)
+		}
+		// gonja reads `is version('1.2', '<')` as one tuple argument: spread it.
+		tc := (*nodes.TestCall)(v.UnsafePointer())
+		if len(tc.Args) == 1 {
+			if t, ok := tc.Args[0].(*nodes.Tuple); ok {
+				tc.Args = t.Val
+			}
 		}
 	}
 }

@@ -45,7 +45,7 @@ func ansibleTests() map[string]exec.TestFunction {
 		"undefined": testFn(func(_ *exec.Evaluator, in *exec.Value, _ *exec.VarArgs) (bool, error) { return definedness(in, false) }),
 	}
 	for name, t := range map[string]test{
-		"none": func(in any, _ []any, _ map[string]any) (bool, error) { return in == nil, nil },
+		"none":   func(in any, _ []any, _ map[string]any) (bool, error) { return in == nil, nil },
 		"failed": resultTest("failed"), "failure": resultTest("failed"),
 		"succeeded": negate(resultTest("failed")), "success": negate(resultTest("failed")),
 		"successful": negate(resultTest("failed")), "changed": resultTest("changed"),
@@ -53,7 +53,7 @@ func ansibleTests() map[string]exec.TestFunction {
 		"unreachable": resultTest("unreachable"), "reachable": negate(resultTest("unreachable")),
 		"version": tVersion, "version_compare": tVersion,
 		"search": regexTest("search"), "match": regexTest("match"), "regex": regexTest(""),
-		"string": func(in any, _ []any, _ map[string]any) (bool, error) { _, ok := in.(string); return ok, nil },
+		"string":  func(in any, _ []any, _ map[string]any) (bool, error) { _, ok := in.(string); return ok, nil },
 		"mapping": func(in any, _ []any, _ map[string]any) (bool, error) { _, ok := in.(map[string]any); return ok, nil },
 		"number": func(in any, _ []any, _ map[string]any) (bool, error) {
 			_, isBool := in.(bool)
@@ -63,7 +63,9 @@ func ansibleTests() map[string]exec.TestFunction {
 		"iterable": tIterable, "sequence": tIterable,
 		"truthy": func(in any, _ []any, _ map[string]any) (bool, error) { return truth(in), nil },
 		"falsy":  func(in any, _ []any, _ map[string]any) (bool, error) { return !truth(in), nil },
-		"in":     tIn, "contains": func(in any, args []any, kw map[string]any) (bool, error) { return tIn(arg(args, kw, 0, "item", nil), []any{in}, nil) },
+		"in":     tIn, "contains": func(in any, args []any, kw map[string]any) (bool, error) {
+			return tIn(arg(args, kw, 0, "item", nil), []any{in}, nil)
+		},
 		"subset": tSubset, "issubset": tSubset,
 		"superset": func(in any, args []any, _ map[string]any) (bool, error) {
 			if len(args) != 1 {

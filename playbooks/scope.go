@@ -163,7 +163,11 @@ func (l vlist) GetItem(key any) (*exec.Value, bool) {
 
 // gonjaMissing is how gonja reports a missing attribute or item of a value that is not one of
 // ours (a literal dict, an item of a loop over a filter's result).
-var gonjaMissing = regexp.MustCompile(`(?:attribute|item) '?([^' ]*)'? not found|Can't use Get(?:item|attr) on None`)
+var (
+	gonjaMissing = regexp.MustCompile(`(?:attribute|item) '?([^' ]*)'? not found|Can't use Get(?:item|attr) on None`)
+	// undefinedText is an *Undefined that gonja turned into text on the way (a filter's error).
+	undefinedText = regexp.MustCompile(`'([^']*)' is undefined|'dict object' has no attribute '([^']*)'`)
+)
 
 // undefinedOf finds the *Undefined an error value carries, through gonja's wrapping.
 func undefinedOf(v *exec.Value) (*Undefined, bool) {
@@ -180,6 +184,9 @@ func undefinedOf(v *exec.Value) (*Undefined, bool) {
 		}
 		if m := gonjaMissing.FindStringSubmatch(err.Error()); m != nil {
 			return &Undefined{Name: m[1], Attr: true}, true
+		}
+		if m := undefinedText.FindStringSubmatch(err.Error()); m != nil {
+			return &Undefined{Name: m[1] + m[2], Attr: m[2] != ""}, true
 		}
 		return nil, false
 	}
