@@ -25,6 +25,8 @@ func native(x any) any {
 	switch x := x.(type) {
 	case nil, bool, int, float64, string:
 		return x
+	case text:
+		return string(x)
 	case *exec.Value:
 		return toGo(x)
 	case vmap:
@@ -152,6 +154,8 @@ func truth(v any) bool {
 		return x
 	case string:
 		return x != ""
+	case text:
+		return x != ""
 	case int:
 		return x != 0
 	case float64:
@@ -172,6 +176,8 @@ func pyStr(v any) string {
 		return ""
 	case string:
 		return x
+	case text:
+		return string(x)
 	}
 	var b strings.Builder
 	writeRepr(&b, v)
@@ -308,7 +314,7 @@ func literal(s string) any {
 	if s == "" || (s[0] != '[' && s[0] != '{') {
 		return s
 	}
-	c, err := parseUncached("{{ " + s + " }}")
+	c, err := parseUncached("{{ "+s+" }}", true)
 	if err != nil || c.expr == nil || c.expr.Condition != nil || !isLiteral(c.expr.Expression) {
 		return s
 	}

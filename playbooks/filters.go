@@ -10,8 +10,7 @@ import (
 
 	"github.com/nikolalohinski/gonja/v2/exec"
 
-	"github.com/kupgrade/kupgrade/internal/shellword"
-)
+	)
 
 // filterError is a filter's own complaint about its input.
 type filterError struct{ msg string }
@@ -76,8 +75,11 @@ func ansibleFilters() map[string]exec.FilterFunction {
 		"format": fFormat, "splitext": fSplitext, "hash": fHash, "checksum": fHashOf("sha1"),
 		"sha1": fHashOf("sha1"), "md5": fHashOf("md5"), "to_json": fToJSON, "to_nice_json": fToNiceJSON,
 		"from_json": fFromJSON, "to_yaml": fToYAML, "to_nice_yaml": fToNiceYAML,
-		"from_yaml": fFromYAML, "from_yaml_all": fFromYAMLAll, "path_join": fPathJoin,
+		"from_yaml": fFromYAML, "reverse": fReverse, "from_yaml_all": fFromYAMLAll, "path_join": fPathJoin,
 	} {
+		m[name] = lift(name, f)
+	}
+	for name, f := range opFilters() {
 		m[name] = lift(name, f)
 	}
 	for name, f := range listFilters() {
@@ -199,7 +201,7 @@ func str(v any) string {
 	return pyStr(v)
 }
 
-func fString(in any, _ []any, _ map[string]any) (any, error) { return str(in), nil }
+func fString(in any, _ []any, _ map[string]any) (any, error) { return text(str(in)), nil }
 func fLower(in any, _ []any, _ map[string]any) (any, error)  { return strings.ToLower(str(in)), nil }
 func fUpper(in any, _ []any, _ map[string]any) (any, error)  { return strings.ToUpper(str(in)), nil }
 
@@ -240,10 +242,6 @@ func fTernary(in any, args []any, kw map[string]any) (any, error) {
 		return t, nil
 	}
 	return f, nil
-}
-
-func fQuote(in any, _ []any, _ map[string]any) (any, error) {
-	return shellword.Quote(str(in)), nil
 }
 
 // fBasename and fDirname are Python's os.path.basename and dirname ("a/b/" -> "" and "a/b").

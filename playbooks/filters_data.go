@@ -17,12 +17,14 @@ import (
 )
 
 func fToJSON(in any, _ []any, _ map[string]any) (any, error) {
-	return jsonText(in, "", ", ", ": ")
+	s, err := jsonText(in, "", ", ", ": ")
+	return text(s), err
 }
 
 func fToNiceJSON(in any, args []any, kw map[string]any) (any, error) {
 	indent, _ := arg(args, kw, 0, "indent", 4).(int)
-	return jsonText(in, strings.Repeat(" ", indent), ",", ": ")
+	s, err := jsonText(in, strings.Repeat(" ", indent), ",", ": ")
+	return text(s), err
 }
 
 // jsonText is Python's json.dumps: ", " and ": " between items on one line, sorted keys (Go's
@@ -112,24 +114,44 @@ func jsonNative(v any) any {
 }
 
 func fToYAML(in any, args []any, kw map[string]any) (any, error) {
-	return yamlText(in, 2, false)
+	return yamlText(in, 4, true)
 }
 
 func fToNiceYAML(in any, args []any, kw map[string]any) (any, error) {
 	indent, _ := arg(args, kw, 0, "indent", 4).(int)
-	return yamlText(in, indent, true)
+	return yamlText(in, indent, false)
 }
 
-// yamlText writes YAML in block style; Ansible's to_yaml uses PyYAML's flow style for nested
-// collections, which is the same data.
-func yamlText(in any, indent int, _ bool) (string, error) {
+// yamlText writes YAML as PyYAML does: with flow, the collections that hold only scalars in
+// flow style ([a, b]) and the others in block style.
+func yamlText(in any, indent int, flow bool) (text, error) {
+	var n yaml.Node
+	if err := n.Encode(in); err != nil {
+		return "", err
+	}
+	if flow {
+		flowLeaves(&n)
+	}
 	var b bytes.Buffer
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(indent)
-	if err := enc.Encode(in); err != nil {
+	if err := enc.Encode(&n); err != nil {
 		return "", err
 	}
-	return b.String(), nil
+	return text(b.String()), nil
+}
+
+func flowLeaves(n *yaml.Node) bool {
+	leaf := true
+	for _, c := range n.Content {
+		if !flowLeaves(c) || c.Kind != yaml.ScalarNode {
+			leaf = false
+		}
+	}
+	if (n.Kind == yaml.SequenceNode || n.Kind == yaml.MappingNode) && leaf {
+		n.Style = yaml.FlowStyle
+	}
+	return n.Kind == yaml.ScalarNode
 }
 
 func fFromYAML(in any, _ []any, _ map[string]any) (any, error) {

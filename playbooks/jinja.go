@@ -60,42 +60,48 @@ func newEnvironment() *exec.Environment {
 		Filters:           filters,
 		Tests:             tests,
 		ControlStructures: builtins.ControlStructures,
-		Methods:           builtins.Methods,
+		Methods:           methods(),
 	}
 }
 
 // parse returns the cached template of s, parsing and checking it the first time.
-func parse(s string) (*compiled, error) {
-	if c, ok := cache.Load(s); ok {
+func parse(s string) (*compiled, error) { return parseAs(s, false) }
+
+// parseCond is parse for the expression of a condition, which Ansible evaluates in a
+// {% if %} statement: its backslashes are not doubled (see preprocess).
+func parseCond(expr string) (*compiled, error) { return parseAs("{{ "+expr+" }}", true) }
+
+func parseAs(s string, cond bool) (*compiled, error) {
+	key := s
+	if cond {
+		key = "\x00if " + s
+	}
+	if c, ok := cache.Load(key); ok {
 		if err, isErr := c.(error); isErr {
 			return nil, err
 		}
 		return c.(*compiled), nil
 	}
-	c, err := parseUncached(s)
+	c, err := parseUncached(s, cond)
 	if cacheCount.Load() < maxCached {
 		var entry any = c
 		if err != nil {
 			entry = err
 		}
-		if _, loaded := cache.LoadOrStore(s, entry); !loaded {
+		if _, loaded := cache.LoadOrStore(key, entry); !loaded {
 			cacheCount.Add(1)
 		}
 	}
 	return c, err
 }
 
-func parseUncached(s string) (c *compiled, err error) {
+func parseUncached(s string, cond bool) (c *compiled, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			c, err = nil, fmt.Errorf("cannot parse: %v", r)
 		}
 	}()
-	src, err := fqcn(s)
-	if err != nil {
-		return nil, err
-	}
-	t, err := exec.NewTemplate("template", jcfg, sourceLoader(src), jenv)
+	t, err := exec.NewTemplate("template", jcfg, sourceLoader(preprocess(s, cond)), jenv)
 	if err != nil {
 		return nil, parseMessage(err)
 	}
@@ -169,6 +175,10 @@ func (w *walker) walk(v reflect.Value) {
 		w.visit(v)
 		w.walk(v.Elem())
 	case reflect.Interface:
+		if r := rewriteOp(v); r.IsValid() && v.CanAddr() {
+			v = settable(v)
+			v.Set(r)
+		}
 		w.walk(v.Elem())
 	case reflect.Struct:
 		for i := range v.NumField() {
@@ -220,20 +230,83 @@ const dotMark = "__dot__"
 // fqcnRef is a dotted filter or test name after "|" or "is [not]".
 var fqcnRef = regexp.MustCompile(`(\|\s*|\bis\s+(?:not\s+)?)([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)`)
 
-// fqcn rewrites dotted filter and test names outside string literals: ansible.builtin.X and
-// ansible.legacy.X become X, any other collection's name is kept whole for the error.
-func fqcn(s string) (string, error) {
-	if !strings.Contains(s, ".") {
-		return s, nil
+// preprocess prepares Ansible's Jinja for gonja, outside string literals and inside them:
+//   - dotted filter and test names: ansible.builtin.X and ansible.legacy.X become X, another
+//     collection's name is kept whole (with dotMark) for the "not supported" error;
+//   - backslashes in the string literals of {{ }} are doubled, as Ansible does so that a
+//     playbook writes '\1' rather than '\\1' (not in a condition, which Ansible evaluates
+//     in {% if %});
+//   - an escape Python keeps as it is ('\.' in a regular expression) is kept, where gonja
+//     would refuse it.
+func preprocess(s string, cond bool) string {
+	if !strings.Contains(s, ".") && !strings.Contains(s, "\\") {
+		return s
 	}
 	var b strings.Builder
-	code := codeSpans(s)
-	last := 0
-	for _, m := range fqcnRef.FindAllStringSubmatchIndex(s, -1) {
-		if !inCode(code, m[4]) {
+	for i := 0; i < len(s); {
+		start := strings.Index(s[i:], "{")
+		if start < 0 || i+start+1 >= len(s) || (s[i+start+1] != '{' && s[i+start+1] != '%') {
+			if start < 0 {
+				b.WriteString(s[i:])
+				break
+			}
+			b.WriteString(s[i : i+start+1])
+			i += start + 1
 			continue
 		}
-		name := s[m[4]:m[5]]
+		start += i
+		b.WriteString(s[i : start+2])
+		i = codeBlock(&b, s, start+2, s[start+1] == '{' && !cond)
+	}
+	return b.String()
+}
+
+// codeBlock copies the code of one {{ }} or {% %} from s[i:] to b, rewriting as preprocess
+// says, and returns where it ends.
+func codeBlock(b *strings.Builder, s string, i int, double bool) int {
+	closer := "}}"
+	if s[i-1] == '%' {
+		closer = "%}"
+	}
+	code := i
+	for i < len(s) && !strings.HasPrefix(s[i:], closer) {
+		q := s[i]
+		if q != '\'' && q != '"' {
+			i++
+			continue
+		}
+		b.WriteString(fqcnNames(s[code:i]))
+		b.WriteByte(q)
+		for i++; i < len(s) && s[i] != q; i++ {
+			if s[i] != '\\' || i+1 >= len(s) {
+				b.WriteByte(s[i])
+				continue
+			}
+			switch {
+			case double:
+				b.WriteString(`\\`)
+			case strings.IndexByte(`\'"abfnrtvxuU01234567`, s[i+1]) < 0:
+				b.WriteString(`\\`)
+			default:
+				b.WriteByte('\\')
+				b.WriteByte(s[i+1])
+				i++
+			}
+		}
+		if i < len(s) {
+			b.WriteByte(q)
+			i++
+		}
+		code = i
+	}
+	b.WriteString(fqcnNames(s[code:i]))
+	return i
+}
+
+func fqcnNames(code string) string {
+	return fqcnRef.ReplaceAllStringFunc(code, func(m string) string {
+		sub := fqcnRef.FindStringSubmatch(m)
+		name := sub[2]
 		short, ok := strings.CutPrefix(name, "ansible.builtin.")
 		if !ok {
 			short, ok = strings.CutPrefix(name, "ansible.legacy.")
@@ -241,55 +314,8 @@ func fqcn(s string) (string, error) {
 		if !ok {
 			short = strings.ReplaceAll(name, ".", dotMark)
 		}
-		b.WriteString(s[last:m[4]])
-		b.WriteString(short)
-		last = m[5]
-	}
-	if last == 0 {
-		return s, nil
-	}
-	b.WriteString(s[last:])
-	return b.String(), nil
-}
-
-// codeSpans returns the [start, end) offsets of the Jinja code in s ({{ }} and {% %}), string
-// literals excluded.
-func codeSpans(s string) [][2]int {
-	var spans [][2]int
-	for i := 0; i < len(s)-1; i++ {
-		if s[i] != '{' || (s[i+1] != '{' && s[i+1] != '%') {
-			continue
-		}
-		closer := "}}"
-		if s[i+1] == '%' {
-			closer = "%}"
-		}
-		start := i + 2
-		j := start
-		for ; j < len(s) && !strings.HasPrefix(s[j:], closer); j++ {
-			if q := s[j]; q == '\'' || q == '"' {
-				spans = append(spans, [2]int{start, j})
-				for j++; j < len(s) && s[j] != q; j++ {
-					if s[j] == '\\' {
-						j++
-					}
-				}
-				start = j + 1
-			}
-		}
-		spans = append(spans, [2]int{start, j})
-		i = j + 1
-	}
-	return spans
-}
-
-func inCode(spans [][2]int, at int) bool {
-	for _, sp := range spans {
-		if at >= sp[0] && at < sp[1] {
-			return true
-		}
-	}
-	return false
+		return sub[1] + short
+	})
 }
 
 // clip shortens s for an error message.

@@ -206,6 +206,9 @@ func evalOutput(c *compiled, ctx *exec.Context) (any, error) {
 	if v.IsError() {
 		return nil, v
 	}
+	if t, ok := v.Interface().(text); ok {
+		return t, nil
+	}
 	return toGo(v), nil
 }
 
@@ -260,6 +263,8 @@ func nativeOne(v any) any {
 		return x
 	case string:
 		return literal(x)
+	case text:
+		return string(x)
 	}
 	return pyStr(v)
 }
@@ -312,8 +317,7 @@ func Cond(expr string, vars map[string]any) (bool, error) {
 
 // value evaluates one expression (the inside of {{ }}) to its Go value.
 func (s *scope) value(expr string) (out any, err error) {
-	src := "{{ " + expr + " }}"
-	c, err := parse(src)
+	c, err := parseCond(expr)
 	if err == nil && c.expr == nil {
 		err = errors.New("not one expression")
 	}
@@ -356,7 +360,7 @@ func checkCond(expr string) error {
 	if _, ok := boolWord(t); ok {
 		return nil
 	}
-	c, err := parse("{{ " + t + " }}")
+	c, err := parseCond(t)
 	if err == nil && c.expr == nil {
 		err = errors.New("not one expression")
 	}

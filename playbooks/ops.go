@@ -1,0 +1,121 @@
+package playbooks
+
+import (
+	"errors"
+	"math"
+	"reflect"
+	"unsafe"
+
+	"github.com/nikolalohinski/gonja/v2/nodes"
+	"github.com/nikolalohinski/gonja/v2/tokens"
+)
+
+// gonja computes **, // and % its own way (floats for 2 ** 10, // truncating toward zero, %
+// on integers only). The walker replaces each such operation by a call of one of these hidden
+// filters, which follow Python.
+var pyOps = map[tokens.Type]string{tokens.Power: "__pow", tokens.FloorDivision: "__floordiv", tokens.Modulo: "__mod"}
+
+var binaryType = reflect.TypeFor[*nodes.BinaryExpression]()
+
+// rewriteOp returns the filtered expression that replaces an interface value holding one of
+// those binary operations, or an invalid Value.
+func rewriteOp(v reflect.Value) reflect.Value {
+	if v.Kind() != reflect.Interface || v.IsNil() || v.Elem().Type() != binaryType {
+		return reflect.Value{}
+	}
+	b := (*nodes.BinaryExpression)(v.Elem().UnsafePointer())
+	name, ok := pyOps[b.Operator.Token.Type]
+	if !ok {
+		return reflect.Value{}
+	}
+	f := &nodes.FilteredExpression{Expression: b.Left, Filters: []*nodes.FilterCall{{
+		Token: b.Operator.Token, Name: name, Args: []nodes.Expression{b.Right}, Kwargs: map[string]nodes.Expression{},
+	}}}
+	return reflect.ValueOf(f)
+}
+
+// settable is v (addressable, possibly an unexported field) as a value that can be set.
+func settable(v reflect.Value) reflect.Value {
+	return reflect.NewAt(v.Type(), unsafe.Pointer(v.UnsafeAddr())).Elem()
+}
+
+func opFilters() map[string]filter {
+	return map[string]filter{"__pow": fPow, "__floordiv": fFloorDiv, "__mod": fMod}
+}
+
+func fPow(in any, args []any, _ map[string]any) (any, error) {
+	a, b := in, args[0]
+	ia, aInt := a.(int)
+	ib, bInt := b.(int)
+	if aInt && bInt && ib >= 0 {
+		r := 1
+		for range ib {
+			r *= ia
+		}
+		return r, nil
+	}
+	fa, okA := number(a)
+	fb, okB := number(b)
+	if !okA || !okB {
+		return nil, errors.New("unsupported operand type(s) for **")
+	}
+	return math.Pow(fa, fb), nil
+}
+
+func fFloorDiv(in any, args []any, _ map[string]any) (any, error) {
+	ia, aInt := in.(int)
+	ib, bInt := args[0].(int)
+	if aInt && bInt {
+		if ib == 0 {
+			return nil, errors.New("integer division or modulo by zero")
+		}
+		q := ia / ib
+		if (ia%ib != 0) && ((ia < 0) != (ib < 0)) {
+			q--
+		}
+		return q, nil
+	}
+	fa, okA := number(in)
+	fb, okB := number(args[0])
+	if !okA || !okB {
+		return nil, errors.New("unsupported operand type(s) for //")
+	}
+	if fb == 0 {
+		return nil, errors.New("float floor division by zero")
+	}
+	return math.Floor(fa / fb), nil
+}
+
+// fMod is Python's %: printf-style formatting on a string, the modulo (with the sign of the
+// divisor) on numbers.
+func fMod(in any, args []any, _ map[string]any) (any, error) {
+	if s, ok := in.(string); ok {
+		fmtArgs, isList := args[0].([]any)
+		if !isList {
+			fmtArgs = []any{args[0]}
+		}
+		return pyPercent(s, fmtArgs)
+	}
+	ia, aInt := in.(int)
+	ib, bInt := args[0].(int)
+	if aInt && bInt {
+		if ib == 0 {
+			return nil, errors.New("integer division or modulo by zero")
+		}
+		r := ia % ib
+		if r != 0 && (r < 0) != (ib < 0) {
+			r += ib
+		}
+		return r, nil
+	}
+	fa, okA := number(in)
+	fb, okB := number(args[0])
+	if !okA || !okB || fb == 0 {
+		return nil, errors.New("unsupported operands for %")
+	}
+	r := math.Mod(fa, fb)
+	if r != 0 && (r < 0) != (fb < 0) {
+		r += fb
+	}
+	return r, nil
+}
