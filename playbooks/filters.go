@@ -9,8 +9,7 @@ import (
 	"strings"
 
 	"github.com/nikolalohinski/gonja/v2/exec"
-
-	)
+)
 
 // filterError is a filter's own complaint about its input.
 type filterError struct{ msg string }
