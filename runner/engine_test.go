@@ -385,3 +385,30 @@ func TestLazyPlayVarsAndOmit(t *testing.T) {
 		}
 	}
 }
+
+// TestUndefinedNamesVariableAndTask: an undefined variable fails the task with Ansible's
+// message and the task's file:line.
+func TestUndefinedNamesVariableAndTask(t *testing.T) {
+	_, _, rec := run(t, &runnertest.LocalDialer{}, "all:\n  hosts:\n    h1:\n", `- hosts: all
+  gather_facts: false
+  tasks:
+    - name: cond
+      debug: {msg: hi}
+      when: kube_version is version('1.29', '>=')
+      ignore_errors: true
+    - name: arg
+      debug: {msg: "{{ missing_thing.sub }}"}
+      ignore_errors: true
+    - name: soft
+      debug: {msg: "{{ missing_thing.sub | default('fine') }}"}
+`, runner.PlayOptions{})
+	for task, want := range map[string]string{
+		"cond": `site.yml:4:7: when "kube_version is version('1.29', '>=')": 'kube_version' is undefined`,
+		"arg":  `site.yml:8:7: arguments: 'missing_thing' is undefined`,
+		"soft": "fine",
+	} {
+		if e, _ := rec.find("h1", task); !strings.HasSuffix(e.Msg, want) {
+			t.Errorf("%s: %q, want it to end with %q", task, e.Msg, want)
+		}
+	}
+}

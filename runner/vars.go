@@ -199,3 +199,17 @@ func renderEnv(env map[string]string, vars map[string]any) (map[string]string, e
 	}
 	return out, nil
 }
+
+// tmplFailure is the result of a task whose template or condition failed (an undefined
+// variable, most often): the message names the task's place in its playbook, as Ansible says
+// where "the error appears to be".
+func tmplFailure(t *ctask, what string, err error) map[string]any {
+	msg := err.Error()
+	if what != "" {
+		msg = what + ": " + msg
+	}
+	if t.t.File != "" && t.t.Line > 0 {
+		msg = fmt.Sprintf("%s:%d:%d: %s", t.t.File, t.t.Line, t.t.Column, msg)
+	}
+	return failure(msg)
+}
