@@ -31,6 +31,10 @@ func native(x any) any {
 		return toGo(x)
 	case vmap:
 		return nativeMap(map[string]any(x))
+	case hostVars:
+		return nativeMap(map[string]any(x))
+	case hostMap:
+		return nativeMap(map[string]any(x))
 	case vlist:
 		return nativeList([]any(x))
 	case map[string]any:

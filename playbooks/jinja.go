@@ -29,6 +29,7 @@ type compiled struct {
 
 var (
 	cache      sync.Map // source -> *compiled or error
+	condCache  sync.Map // a condition's expression -> *compiled or error
 	cacheCount atomic.Int64
 	jcfg       = newConfig()
 	jenv       = newEnvironment()
@@ -65,22 +66,20 @@ func newEnvironment() *exec.Environment {
 }
 
 // parse returns the cached template of s, parsing and checking it the first time.
-func parse(s string) (*compiled, error) { return parseAs(s, false) }
+func parse(s string) (*compiled, error) { return parseIn(&cache, s, s, false) }
 
 // parseCond is parse for the expression of a condition, which Ansible evaluates in a
 // {% if %} statement: its backslashes are not doubled (see preprocess).
-func parseCond(expr string) (*compiled, error) { return parseAs("{{ "+expr+" }}", true) }
-
-func parseAs(s string, cond bool) (*compiled, error) {
-	key := s
-	if cond {
-		key = "\x00if " + s
+func parseCond(expr string) (*compiled, error) {
+	if c, ok := condCache.Load(expr); ok {
+		return cached(c)
 	}
-	if c, ok := cache.Load(key); ok {
-		if err, isErr := c.(error); isErr {
-			return nil, err
-		}
-		return c.(*compiled), nil
+	return parseIn(&condCache, expr, "{{ "+expr+" }}", true)
+}
+
+func parseIn(m *sync.Map, key, s string, cond bool) (*compiled, error) {
+	if c, ok := m.Load(key); ok {
+		return cached(c)
 	}
 	c, err := parseUncached(s, cond)
 	if cacheCount.Load() < maxCached {
@@ -88,11 +87,18 @@ func parseAs(s string, cond bool) (*compiled, error) {
 		if err != nil {
 			entry = err
 		}
-		if _, loaded := cache.LoadOrStore(key, entry); !loaded {
+		if _, loaded := m.LoadOrStore(key, entry); !loaded {
 			cacheCount.Add(1)
 		}
 	}
 	return c, err
+}
+
+func cached(c any) (*compiled, error) {
+	if err, isErr := c.(error); isErr {
+		return nil, err
+	}
+	return c.(*compiled), nil
 }
 
 func parseUncached(s string, cond bool) (c *compiled, err error) {

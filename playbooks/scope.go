@@ -58,6 +58,9 @@ func (s *scope) resolve(name string) any {
 		}
 		return &Undefined{Name: name}
 	}
+	if m, ok := v.(map[string]any); ok && name == "hostvars" {
+		return hostVars(m)
+	}
 	if s.data[name] || !hasTemplate(v) {
 		return wrap(v)
 	}
@@ -159,6 +162,37 @@ func (l vlist) GetItem(key any) (*exec.Value, bool) {
 		return exec.AsValue(&Undefined{Name: fmt.Sprint(key), Attr: true}), false
 	}
 	return exec.ToValue(wrap(l[i])), true
+}
+
+// hostVars is Ansible's hostvars: each host's variables are rendered when read, with that
+// host's own variables (not all of every host's at once).
+type (
+	hostVars map[string]any
+	hostMap  map[string]any
+)
+
+func (h hostVars) GetAttribute(name string) (*exec.Value, bool) { return h.GetItem(name) }
+
+func (h hostVars) GetItem(key any) (*exec.Value, bool) {
+	k := fmt.Sprint(key)
+	switch v := h[k].(type) {
+	case map[string]any:
+		return exec.AsValue(hostMap(v)), true
+	case nil:
+		return exec.AsValue(&Undefined{Name: k, Attr: true}), false
+	default:
+		return exec.ToValue(wrap(v)), true
+	}
+}
+
+func (h hostMap) GetAttribute(name string) (*exec.Value, bool) { return h.GetItem(name) }
+
+func (h hostMap) GetItem(key any) (*exec.Value, bool) {
+	k := fmt.Sprint(key)
+	if _, ok := h[k]; !ok {
+		return exec.AsValue(&Undefined{Name: k, Attr: true}), false
+	}
+	return exec.ToValue(newScope(h).resolve(k)), true
 }
 
 // gonjaMissing is how gonja reports a missing attribute or item of a value that is not one of

@@ -338,6 +338,9 @@ func (s *scope) value(expr string) (out any, err error) {
 
 // boolWord reads the words YAML 1.1 (Ansible's YAML) takes for a boolean.
 func boolWord(s string) (bool, bool) {
+	if len(s) > 5 {
+		return false, false
+	}
 	switch strings.ToLower(s) {
 	case "true", "yes", "on":
 		return true, true

@@ -255,3 +255,14 @@ func BenchmarkRenderCached(b *testing.B) {
 		}
 	}
 }
+
+// TestHostvarsRenderedPerHost: another host's variable is rendered with that host's
+// variables when read, and an unrelated broken variable of that host does not matter.
+func TestHostvarsRenderedPerHost(t *testing.T) {
+	other := map[string]any{"ip": "10.0.0.2", "url": "https://{{ ip }}", "broken": "{{ nothing }}"}
+	vars := map[string]any{"ip": "10.0.0.1", "hostvars": map[string]any{"h2": other}}
+	got, err := Render("{{ hostvars['h2'].url }} {{ hostvars.h2.missing | default('-') }}", vars)
+	if err != nil || got != "https://10.0.0.2 -" {
+		t.Errorf("Render = %#v, %v", got, err)
+	}
+}
