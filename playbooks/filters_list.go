@@ -13,7 +13,7 @@ func listFilters() map[string]filter {
 		"combine": fCombine, "dict2items": fDict2Items, "items2dict": fItems2Dict,
 		"unique": fUnique, "union": fUnion, "difference": fDifference, "intersect": fIntersect,
 		"symmetric_difference": fSymDiff, "flatten": fFlatten, "zip": fZip, "zip_longest": fZipLongest,
-		"extract": fExtract, "product": fProduct, "join": fJoin,
+		"extract": fExtract, "product": fProduct, "join": fJoin, "dict": fDict,
 	}
 }
 
@@ -365,4 +365,24 @@ func fJoin(in any, args []any, kw map[string]any) (any, error) {
 		parts[i] = str(e)
 	}
 	return strings.Join(parts, str(arg(args, kw, 0, "d", ""))), nil
+}
+
+// fDict is Python's dict() of a list of pairs (or of a mapping).
+func fDict(in any, _ []any, _ map[string]any) (any, error) {
+	if m, ok := in.(map[string]any); ok {
+		return m, nil
+	}
+	l, err := listOf(in)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]any, len(l))
+	for _, e := range l {
+		pair, ok := e.([]any)
+		if !ok || len(pair) != 2 {
+			return nil, fmt.Errorf("dict needs pairs, got %s", pyStr(e))
+		}
+		out[str(pair[0])] = pair[1]
+	}
+	return out, nil
 }

@@ -166,7 +166,12 @@ var (
 	filterType = reflect.TypeFor[*nodes.FilterCall]()
 	testType   = reflect.TypeFor[*nodes.TestCall]()
 	tokenType  = reflect.TypeFor[*tokens.Token]()
+	callType   = reflect.TypeFor[*nodes.Call]()
 )
+
+// unsupportedCalls are Ansible's global functions kupgrade does not have: a call of one is
+// refused at load time rather than read as an undefined variable.
+var unsupportedCalls = map[string]bool{"lookup": true, "query": true, "q": true, "now": true, "undef": true}
 
 func (w *walker) walk(v reflect.Value) {
 	if w.err != nil || !v.IsValid() {
@@ -207,6 +212,10 @@ func (w *walker) visit(v reflect.Value) {
 	switch v.Type() {
 	case nameType:
 		w.names[e.Field(0).Elem().FieldByName("Val").String()] = true
+	case callType:
+		if n, ok := (*nodes.Call)(v.UnsafePointer()).Func.(*nodes.Name); ok && unsupportedCalls[n.Name.Val] {
+			w.err = unsupported("function", n.Name.Val)
+		}
 	case filterType:
 		if name := e.FieldByName("Name").String(); !jenv.Filters.Exists(name) {
 			w.err = unsupported("filter", name)

@@ -77,6 +77,7 @@ func TestRender(t *testing.T) {
 		{"{% for n in names %}{{ n }}{% if not loop.last %}-{% endif %}{% endfor %}", "a-b"},
 		{"{% set n = port // 1000 %}{{ n ~ 'k' }}", "6k"},
 		{"[{{ port }}, 1]", []any{6443, 1}},
+		{"{{ ['a', 'b'] | zip([1, 2]) | dict }}", map[string]any{"a": 1, "b": 2}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.src, func(t *testing.T) {
@@ -108,6 +109,8 @@ func TestRenderErrors(t *testing.T) {
 		{"{% if port %}", `Unable to parse controlStructure "if"`, ""},
 		{"{{ port + }}", "template", ""},
 		{"{{ nope | mandatory }}", "Mandatory variable 'nope' not defined.", ""},
+		{"{{ lookup('file', '/etc/hosts') }}", "function 'lookup' is not supported by kupgrade", ""},
+		{"{{ ['a', 'b'] | zip([1, 2]) | dict | ansible.netcommon.ipaddr }}", "filter 'ansible.netcommon.ipaddr' is not supported by kupgrade", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.src, func(t *testing.T) {
