@@ -49,3 +49,26 @@ func TestTemplateModuleRendersStatements(t *testing.T) {
 		t.Errorf("conf = %q, %v\nwant %q", b, err, jinjaWant)
 	}
 }
+
+// TestTaskVarsLazy: task vars may use each other in any order and the loop's item.
+func TestTaskVarsLazy(t *testing.T) {
+	_, err, rec := run(t, &runnertest.LocalDialer{}, "all:\n  hosts:\n    h1:\n", `- hosts: all
+  gather_facts: false
+  tasks:
+    - name: each
+      debug: {msg: "{{ line }}"}
+      loop: [a, b]
+      vars:
+        line: "{{ prefix }}-{{ item }}"
+        prefix: "{{ inventory_hostname }}"
+      register: out
+    - name: show
+      debug: {msg: "{{ out.results | map(attribute='msg') | join(',') }}"}
+`, runner.PlayOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e, _ := rec.find("h1", "show"); e.Msg != "h1-a,h1-b" {
+		t.Errorf("msg = %q", e.Msg)
+	}
+}

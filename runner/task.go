@@ -31,16 +31,12 @@ func (e *playExec) runTask(ctx context.Context, h *hostState, t *ctask) {
 		}
 	}
 	mark := len(h.stack)
+	// Task vars are pushed as written and rendered when read, as play vars are: they may use
+	// each other and the loop's item.
 	for k, v := range t.t.Vars {
 		if !h.facts[k] {
 			if _, extra := e.po.ExtraVars[k]; !extra {
-				rv, err := render(v, h.vars)
-				if err != nil {
-					e.finish(h, t, tmplFailure(t, "task vars: "+k, err), nil, start)
-					h.pop(mark)
-					return
-				}
-				h.push(k, rv)
+				h.push(k, v)
 			}
 		}
 	}
