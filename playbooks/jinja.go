@@ -109,6 +109,9 @@ func parseUncached(s string, cond bool) (c *compiled, err error) {
 	}()
 	t, err := exec.NewTemplate("template", jcfg, sourceLoader(preprocess(s, cond)), jenv)
 	if err != nil {
+		if nestedIf.MatchString(s) {
+			return nil, fmt.Errorf("%w; kupgrade reads `x if c else y` only as a whole {{ }} expression: inside parentheses or arguments write (c) | ternary(x, y)", parseMessage(err))
+		}
 		return nil, parseMessage(err)
 	}
 	c = &compiled{tmpl: t, plain: true}
@@ -133,6 +136,9 @@ func parseUncached(s string, cond bool) (c *compiled, err error) {
 	}
 	return c, nil
 }
+
+// nestedIf is an inline if/else inside parentheses, which gonja does not parse.
+var nestedIf = regexp.MustCompile(`\([^()]*\bif\b[^()]*\belse\b`)
 
 // parseMessage keeps what gonja says is wrong without repeating the whole source.
 func parseMessage(err error) error {

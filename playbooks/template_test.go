@@ -108,6 +108,7 @@ func TestRenderErrors(t *testing.T) {
 		{"{{ port ", `template "{{ port "`, ""},
 		{"{% if port %}", `Unable to parse controlStructure "if"`, ""},
 		{"{{ port + }}", "template", ""},
+		{"{{ ('a' if port else 'b') | upper }}", "inside parentheses or arguments write (c) | ternary(x, y)", ""},
 		{"{{ nope | mandatory }}", "Mandatory variable 'nope' not defined.", ""},
 		{"{{ lookup('file', '/etc/hosts') }}", "function 'lookup' is not supported by kupgrade", ""},
 		{"{{ ['a', 'b'] | zip([1, 2]) | dict | ansible.netcommon.ipaddr }}", "filter 'ansible.netcommon.ipaddr' is not supported by kupgrade", ""},
