@@ -24,7 +24,8 @@
 //   - A variable whose value holds a template is rendered when it is read, with the same
 //     variables, so play vars may refer to each other in any order; one that refers to itself is
 //     an error naming the chain. Variables listed under DataKey (registered results, set_fact)
-//     are data and never rendered again.
+//     are data and never rendered again; through hostvars, only another host's text variables
+//     are rendered (with that host's variables), its maps and lists are read as they are.
 //   - Parsed templates are cached by source, so the runner evaluating one condition on many
 //     hosts parses it once. Render, RenderString, RenderValue and Cond are safe for concurrent
 //     use.

@@ -164,8 +164,8 @@ func (l vlist) GetItem(key any) (*exec.Value, bool) {
 	return exec.ToValue(wrap(l[i])), true
 }
 
-// hostVars is Ansible's hostvars: each host's variables are rendered when read, with that
-// host's own variables (not all of every host's at once).
+// hostVars is Ansible's hostvars: a host's variable holding a template is rendered when read,
+// with that host's own variables (not all of every host's at once).
 type (
 	hostVars map[string]any
 	hostMap  map[string]any
@@ -189,10 +189,15 @@ func (h hostMap) GetAttribute(name string) (*exec.Value, bool) { return h.GetIte
 
 func (h hostMap) GetItem(key any) (*exec.Value, bool) {
 	k := fmt.Sprint(key)
-	if _, ok := h[k]; !ok {
+	v, ok := h[k]
+	if !ok {
 		return exec.AsValue(&Undefined{Name: k, Attr: true}), false
 	}
-	return exec.ToValue(newScope(h).resolve(k)), true
+	// Only text is rendered: the host's registered results (maps) stay data.
+	if s, isStr := v.(string); isStr && isTemplate(s) {
+		return exec.ToValue(newScope(h).resolve(k)), true
+	}
+	return exec.ToValue(wrap(v)), true
 }
 
 // gonjaMissing is how gonja reports a missing attribute or item of a value that is not one of

@@ -269,4 +269,8 @@ func TestHostvarsRenderedPerHost(t *testing.T) {
 	if err != nil || got != "https://10.0.0.2 -" {
 		t.Errorf("Render = %#v, %v", got, err)
 	}
+	delete(other, "broken") // reading every variable renders each
+	if keys, err := Render("{{ hostvars.h2.keys() | list | sort }}", vars); err != nil || !reflect.DeepEqual(keys, []any{"ip", "url"}) {
+		t.Errorf("hostvars.h2 keys = %#v, %v", keys, err)
+	}
 }

@@ -134,7 +134,7 @@ func (e *playExec) buildVars(p *playbooks.Play, hosts []*hostState) error {
 		}
 		h.pub = make(map[string]any, len(v))
 		for k, x := range v {
-			if k != "hostvars" && k != "groups" {
+			if k != "hostvars" && k != "groups" && k != playbooks.DataKey {
 				h.pub[k] = x
 			}
 		}
