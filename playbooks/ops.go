@@ -2,10 +2,13 @@ package playbooks
 
 import (
 	"errors"
+	"fmt"
 	"math"
+	"strings"
 	"reflect"
 	"unsafe"
 
+	"github.com/nikolalohinski/gonja/v2/exec"
 	"github.com/nikolalohinski/gonja/v2/nodes"
 	"github.com/nikolalohinski/gonja/v2/tokens"
 )
@@ -13,7 +16,12 @@ import (
 // gonja computes **, // and % its own way (floats for 2 ** 10, // truncating toward zero, %
 // on integers only). The walker replaces each such operation by a call of one of these hidden
 // filters, which follow Python.
-var pyOps = map[tokens.Type]string{tokens.Power: "__pow", tokens.FloorDivision: "__floordiv", tokens.Modulo: "__mod"}
+var pyOps = map[tokens.Type]string{tokens.Power: "__pow", tokens.FloorDivision: "__floordiv",
+	tokens.Modulo: "__mod", tokens.Multiply: "__mul"}
+
+// maxRepeat bounds what 'x' * n and range(n) may build (Jinja's sandbox has the same idea): a
+// template that asks for more is a mistake, not a reason to exhaust the controller's memory.
+const maxRepeat = 1 << 20
 
 var binaryType = reflect.TypeFor[*nodes.BinaryExpression]()
 
@@ -40,7 +48,7 @@ func settable(v reflect.Value) reflect.Value {
 }
 
 func opFilters() map[string]filter {
-	return map[string]filter{"__pow": fPow, "__floordiv": fFloorDiv, "__mod": fMod}
+	return map[string]filter{"__pow": fPow, "__floordiv": fFloorDiv, "__mod": fMod, "__mul": fMul}
 }
 
 func fPow(in any, args []any, _ map[string]any) (any, error) {
@@ -118,4 +126,79 @@ func fMod(in any, args []any, _ map[string]any) (any, error) {
 		r += fb
 	}
 	return r, nil
+}
+
+// fMul is Python's *: numbers, or a string or list repeated.
+func fMul(in any, args []any, _ map[string]any) (any, error) {
+	a, b := in, args[0]
+	if _, ok := a.(int); ok {
+		if _, seq := b.(string); seq {
+			a, b = b, a
+		} else if _, seq := b.([]any); seq {
+			a, b = b, a
+		}
+	}
+	if n, ok := b.(int); ok {
+		switch x := a.(type) {
+		case string:
+			if n <= 0 {
+				return "", nil
+			}
+			if len(x)*n > maxRepeat {
+				return nil, errors.New("repeat: the result would be too long")
+			}
+			return strings.Repeat(x, n), nil
+		case []any:
+			if len(x)*max(n, 0) > maxRepeat {
+				return nil, errors.New("repeat: the result would be too long")
+			}
+			out := []any{}
+			for range n {
+				out = append(out, x...)
+			}
+			return out, nil
+		case int:
+			return x * n, nil
+		}
+	}
+	fa, okA := number(a)
+	fb, okB := number(b)
+	if !okA || !okB {
+		return nil, fmt.Errorf("unsupported operand types for *: %s and %s", typeName(a), typeName(b))
+	}
+	return fa * fb, nil
+}
+
+// rangeFunction is Python's range() as a list, bounded by maxRepeat.
+func rangeFunction(_ *exec.Evaluator, p *exec.VarArgs) ([]any, error) {
+	var n []int
+	for _, a := range p.Args {
+		i, ok := toGo(a).(int)
+		if !ok {
+			return nil, errors.New("range: arguments must be integers")
+		}
+		n = append(n, i)
+	}
+	start, stop, step := 0, 0, 1
+	switch len(n) {
+	case 1:
+		stop = n[0]
+	case 2:
+		start, stop = n[0], n[1]
+	case 3:
+		start, stop, step = n[0], n[1], n[2]
+	default:
+		return nil, errors.New("range expected 1 to 3 integers")
+	}
+	if step == 0 {
+		return nil, errors.New("range() arg 3 must not be zero")
+	}
+	if (stop-start)/step > maxRepeat {
+		return nil, errors.New("range too big")
+	}
+	out := []any{}
+	for i := start; (step > 0 && i < stop) || (step < 0 && i > stop); i += step {
+		out = append(out, i)
+	}
+	return out, nil
 }

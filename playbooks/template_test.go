@@ -110,6 +110,8 @@ func TestRenderErrors(t *testing.T) {
 		{"{{ port + }}", "template", ""},
 		{"{{ ('a' if port else 'b') | upper }}", "inside parentheses or arguments write (c) | ternary(x, y)", ""},
 		{"{{ nope | mandatory }}", "Mandatory variable 'nope' not defined.", ""},
+		{"{{ 'x' * 100000000 }}", "too long", ""},
+		{"{{ range(100000000) | list }}", "range too big", ""},
 		{"{{ lookup('file', '/etc/hosts') }}", "function 'lookup' is not supported by kupgrade", ""},
 		{"{{ ['a', 'b'] | zip([1, 2]) | dict | ansible.netcommon.ipaddr }}", "filter 'ansible.netcommon.ipaddr' is not supported by kupgrade", ""},
 	}
