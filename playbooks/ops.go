@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strings"
 	"reflect"
+	"strings"
 	"unsafe"
 
 	"github.com/nikolalohinski/gonja/v2/exec"
