@@ -68,9 +68,12 @@ func TestJinjaMatchesAnsible(t *testing.T) {
 func kupgradeAnswer(c jcase, vars map[string]any) answer {
 	var v any
 	var err error
-	if c.Kind == "cond" {
+	switch c.Kind {
+	case "cond":
 		v, err = Cond(c.Src, vars)
-	} else {
+	case "file":
+		v, err = RenderFile(c.Src, vars)
+	default:
 		v, err = Render(c.Src, vars)
 	}
 	if err != nil {

@@ -30,6 +30,7 @@ type compiled struct {
 var (
 	cache      sync.Map // source -> *compiled or error
 	condCache  sync.Map // a condition's expression -> *compiled or error
+	fileCache  sync.Map // a template file's text -> *compiled or error
 	cacheCount atomic.Int64
 	jcfg       = newConfig()
 	jenv       = newEnvironment()
@@ -77,11 +78,15 @@ func parseCond(expr string) (*compiled, error) {
 	return parseIn(&condCache, expr, "{{ "+expr+" }}", true)
 }
 
-func parseIn(m *sync.Map, key, s string, cond bool) (*compiled, error) {
+// parseFile is parse for a template file, whose backslashes Ansible does not double either.
+func parseFile(s string) (*compiled, error) { return parseIn(&fileCache, s, s, true) }
+
+// parseIn parses s once per key in m; raw keeps the backslashes of string literals as written.
+func parseIn(m *sync.Map, key, s string, raw bool) (*compiled, error) {
 	if c, ok := m.Load(key); ok {
 		return cached(c)
 	}
-	c, err := parseUncached(s, cond)
+	c, err := parseUncached(s, raw)
 	if cacheCount.Load() < maxCached {
 		var entry any = c
 		if err != nil {
@@ -101,13 +106,13 @@ func cached(c any) (*compiled, error) {
 	return c.(*compiled), nil
 }
 
-func parseUncached(s string, cond bool) (c *compiled, err error) {
+func parseUncached(s string, raw bool) (c *compiled, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			c, err = nil, fmt.Errorf("cannot parse: %v", r)
 		}
 	}()
-	t, err := exec.NewTemplate("template", jcfg, sourceLoader(preprocess(s, cond)), jenv)
+	t, err := exec.NewTemplate("template", jcfg, sourceLoader(preprocess(s, raw)), jenv)
 	if err != nil {
 		if nestedIf.MatchString(s) {
 			return nil, fmt.Errorf("%w; kupgrade reads `x if c else y` only as a whole {{ }} expression: inside parentheses or arguments write (c) | ternary(x, y)", parseMessage(err))
@@ -255,11 +260,11 @@ var fqcnRef = regexp.MustCompile(`(\|\s*|\bis\s+(?:not\s+)?)([A-Za-z_]\w*(?:\.[A
 //   - dotted filter and test names: ansible.builtin.X and ansible.legacy.X become X, another
 //     collection's name is kept whole (with dotMark) for the "not supported" error;
 //   - backslashes in the string literals of {{ }} are doubled, as Ansible does so that a
-//     playbook writes '\1' rather than '\\1' (not in a condition, which Ansible evaluates
-//     in {% if %});
+//     playbook writes '\1' rather than '\\1' (not when raw: a condition, which Ansible
+//     evaluates in {% if %}, and a template file);
 //   - an escape Python keeps as it is ('\.' in a regular expression) is kept, where gonja
 //     would refuse it.
-func preprocess(s string, cond bool) string {
+func preprocess(s string, raw bool) string {
 	if !strings.Contains(s, ".") && !strings.Contains(s, "\\") {
 		return s
 	}
@@ -277,7 +282,7 @@ func preprocess(s string, cond bool) string {
 		}
 		start += i
 		b.WriteString(s[i : start+2])
-		i = codeBlock(&b, s, start+2, s[start+1] == '{' && !cond)
+		i = codeBlock(&b, s, start+2, s[start+1] == '{' && !raw)
 	}
 	return b.String()
 }

@@ -61,6 +61,24 @@ func RenderString(s string, vars map[string]any) (string, error) {
 	return v.(string), nil
 }
 
+// RenderFile renders the text of a template file, as the template module does: like
+// RenderString, but the backslashes in string literals are read as written (Ansible doubles
+// them only in a playbook's own strings).
+func RenderFile(s string, vars map[string]any) (string, error) {
+	if !isTemplate(s) {
+		return s, nil
+	}
+	c, err := parseFile(s)
+	if err != nil {
+		return "", fmt.Errorf("template: %w", err)
+	}
+	v, err := newScope(vars).run(c, s, false)
+	if err != nil {
+		return "", err
+	}
+	return v.(string), nil
+}
+
 // RenderValue renders every string inside v (a module's arguments: maps and lists nest). A value
 // without templates comes back as it is, not copied. A map entry or list item that renders to
 // omit is left out.
@@ -135,7 +153,7 @@ func hasTemplate(v any) bool {
 
 // render evaluates the template src in this scope; native applies Ansible's conversion of the
 // result (see Render), otherwise the result is text.
-func (s *scope) render(src string, native bool) (out any, err error) {
+func (s *scope) render(src string, native bool) (any, error) {
 	if native && strings.HasPrefix(src, "{{") {
 		if v, ok := s.asIs(src); ok {
 			return v, nil
@@ -145,6 +163,11 @@ func (s *scope) render(src string, native bool) (out any, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("template %q: %w", clip(src, 80), err)
 	}
+	return s.run(c, src, native)
+}
+
+// run evaluates a parsed template; src is its text, for messages.
+func (s *scope) run(c *compiled, src string, native bool) (out any, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			out, err = nil, fmt.Errorf("template %q: cannot evaluate: %v", clip(src, 80), r)
@@ -170,10 +193,11 @@ func (s *scope) render(src string, native bool) (out any, err error) {
 	if err != nil {
 		return nil, renderErr(src, err)
 	}
+	out = keepNewlines(src, b.String())
 	if native {
-		return literal(b.String()), nil
+		return literal(out.(string)), nil
 	}
-	return b.String(), nil
+	return out, nil
 }
 
 func envWith(ctx *exec.Context) *exec.Environment {
@@ -248,6 +272,16 @@ func dataText(n *nodes.Data) string {
 		} else {
 			out = strings.TrimRight(out, " \t\r")
 		}
+	}
+	return out
+}
+
+// keepNewlines gives out as many newlines at its end as src has, as Ansible does (trim_blocks
+// eats the one after a closing statement).
+func keepNewlines(src, out string) string {
+	want := len(src) - len(strings.TrimRight(src, "\n"))
+	if have := len(out) - len(strings.TrimRight(out, "\n")); have < want {
+		out += strings.Repeat("\n", want-have)
 	}
 	return out
 }

@@ -9,8 +9,9 @@ import (
 	"github.com/kupgrade/kupgrade/runner/runnertest"
 )
 
-// jinjaTemplate uses the statements a role's template does; want is what Python's Jinja2 makes
-// of it with Ansible's settings (trim_blocks, the trailing newline kept).
+// jinjaTemplate uses the statements a role's template does; want is what Ansible 2.14's
+// template rendering (Templar.do_template) makes of it: trim_blocks, and as many newlines at
+// the end as the file has.
 const (
 	jinjaTemplate = `# {{ ansible_managed | default('managed by kupgrade') }}
 {% for h in groups['all'] %}
@@ -24,7 +25,7 @@ hosts={{ total }} first={{ groups['all'] | first }}
 {%- for k, v in labels | dictsort %} {{ k }}={{ v }}{% endfor %}
 
 `
-	jinjaWant = "# managed by kupgrade\nh1 10.0.0.1 (me)\nh2 none\nport=6443\nhosts=2 first=h1 a=1 b=2\n"
+	jinjaWant = "# managed by kupgrade\nh1 10.0.0.1 (me)\nh2 none\nport=6443\nhosts=2 first=h1 a=1 b=2\n\n"
 )
 
 func TestTemplateModuleRendersStatements(t *testing.T) {

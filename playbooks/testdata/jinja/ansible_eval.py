@@ -1,9 +1,10 @@
 """Evaluates kupgrade's Jinja conformance cases with Ansible's own Templar, in one process.
 
-Reads {"vars": {...}, "cases": [{"kind": "template" | "cond", "src": "..."}]} as JSON on stdin
+Reads {"vars": {...}, "cases": [{"kind": "template" | "file" | "cond", "src": "..."}]} as JSON on stdin
 and writes one JSON list: for each case {"value": ...} or {"error": "..."}. A template is
-rendered as module arguments are (Templar.template); a condition as `when:` is
-(Conditional.evaluate_conditional).
+rendered as module arguments are (Templar.template); a file as the template module renders
+one (do_template without doubling backslashes or converting the result); a condition as
+`when:` is (Conditional.evaluate_conditional).
 """
 import json
 import sys
@@ -37,6 +38,9 @@ def main():
                 cond = Conditional(loader=loader)
                 cond.when = [case["src"]]
                 value = cond.evaluate_conditional(templar, variables)
+            elif case["kind"] == "file":
+                value = templar.do_template(case["src"], preserve_trailing_newlines=True,
+                                            escape_backslashes=False)
             else:
                 value = templar.template(case["src"])
             out.append({"value": plain(value)})
