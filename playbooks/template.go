@@ -205,8 +205,18 @@ func envWith(ctx *exec.Context) *exec.Environment {
 		ControlStructures: jenv.ControlStructures, Methods: jenv.Methods}
 }
 
+// evalEnv is an evaluator and its environment in one allocation: conditions run per host and
+// task, so each allocation counts.
+type evalEnv struct {
+	e   exec.Evaluator
+	env exec.Environment
+}
+
 func evaluator(ctx *exec.Context) *exec.Evaluator {
-	return &exec.Evaluator{Config: jcfg, Environment: envWith(ctx), Loader: sourceLoader("")}
+	ee := &evalEnv{env: exec.Environment{Context: ctx, Filters: jenv.Filters, Tests: jenv.Tests,
+		ControlStructures: jenv.ControlStructures, Methods: jenv.Methods}}
+	ee.e = exec.Evaluator{Config: jcfg, Environment: &ee.env, Loader: sourceLoader("")}
+	return &ee.e
 }
 
 // evalOutput evaluates one {{ }} (with its inline if/else) to a Go value.
