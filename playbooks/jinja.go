@@ -112,11 +112,8 @@ func parseUncached(s string, raw bool) (c *compiled, err error) {
 			c, err = nil, fmt.Errorf("cannot parse: %v", r)
 		}
 	}()
-	t, err := exec.NewTemplate("template", jcfg, sourceLoader(preprocess(s, raw)), jenv)
+	t, err := exec.NewTemplate("template", jcfg, sourceLoader(preprocess(nestIfBlocks(s), raw)), jenv)
 	if err != nil {
-		if nestedIf.MatchString(s) {
-			return nil, fmt.Errorf("%w; kupgrade reads `x if c else y` only as a whole {{ }} expression: inside parentheses or arguments write (c) | ternary(x, y)", parseMessage(err))
-		}
 		return nil, parseMessage(err)
 	}
 	c = &compiled{tmpl: t, plain: true}
@@ -141,9 +138,6 @@ func parseUncached(s string, raw bool) (c *compiled, err error) {
 	}
 	return c, nil
 }
-
-// nestedIf is an inline if/else inside parentheses, which gonja does not parse.
-var nestedIf = regexp.MustCompile(`\([^()]*\bif\b[^()]*\belse\b`)
 
 // parseMessage keeps what gonja says is wrong without repeating the whole source.
 func parseMessage(err error) error {
