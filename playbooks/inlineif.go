@@ -43,9 +43,13 @@ func filterIfElse(_ *exec.Evaluator, in *exec.Value, p *exec.VarArgs) *exec.Valu
 // nestedIf is an inline if/else inside brackets, which gonja does not parse.
 var nestedIf = regexp.MustCompile(`[(\[][^()\[\]]*\bif\b[^()\[\]]*\belse\b`)
 
+// testKwargs is a test called with keyword arguments (`is version('1.2', '<', strict=true)`),
+// which gonja does not parse either: nestIfs makes it a call of the __is or __isnot filter.
+var testKwargs = regexp.MustCompile(`\bis\s+(?:not\s+)?[\w.]+\s*\([^)]*[^=!<>]=[^=]`)
+
 // nestIfBlocks applies nestIfs to the code of every {{ }} and {% %} of s.
 func nestIfBlocks(s string) string {
-	if !nestedIf.MatchString(s) {
+	if !nestedIf.MatchString(s) && !testKwargs.MatchString(s) {
 		return s
 	}
 	var b strings.Builder
@@ -139,6 +143,21 @@ func rewriteToks(toks []token) string {
 	var b strings.Builder
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
+		if at, ok := kwargsTest(toks, i); ok {
+			filter := "__is"
+			if toks[i+2].text == "not" {
+				filter = "__isnot"
+			}
+			b.WriteString("| " + filter + "('" + toks[at].text + "', ")
+			i = at + 1 // the "(" of the test's arguments: its items follow
+			end := closing(toks, i)
+			b.WriteString(rewriteGroup(toks[i+1 : end]))
+			if end < len(toks) {
+				b.WriteString(toks[end].text)
+			}
+			i = end
+			continue
+		}
 		b.WriteString(t.text)
 		if t.kind != '(' && t.kind != '[' && t.kind != '{' {
 			continue
@@ -155,6 +174,39 @@ func rewriteToks(toks []token) string {
 		i = end
 	}
 	return b.String()
+}
+
+// kwargsTest reports whether toks[i] is the "is" of `is [not] name(..., key=value)`, and
+// where the name is.
+func kwargsTest(toks []token, i int) (int, bool) {
+	if toks[i].kind != 'w' || toks[i].text != "is" {
+		return 0, false
+	}
+	j := i + 1
+	skip := func() {
+		for j < len(toks) && toks[j].kind == 'o' && strings.TrimSpace(toks[j].text) == "" {
+			j++
+		}
+	}
+	skip()
+	if j < len(toks) && toks[j].text == "not" {
+		j++
+		skip()
+	}
+	if j+1 >= len(toks) || toks[j].kind != 'w' || toks[j+1].kind != '(' {
+		return 0, false
+	}
+	end := closing(toks, j+1)
+	for _, t := range toks[j+2 : end] {
+		rest := t.text
+		for _, op := range []string{"==", "!=", "<=", ">="} {
+			rest = strings.ReplaceAll(rest, op, "")
+		}
+		if t.kind == 'o' && strings.Contains(rest, "=") {
+			return j, true
+		}
+	}
+	return 0, false
 }
 
 // closing is the index of the bracket that closes toks[open], or len(toks).
@@ -212,4 +264,21 @@ func rewriteItem(toks []token) string {
 	}
 	a, c := rewriteToks(toks[:ifAt]), rewriteToks(toks[ifAt+1:elseAt])
 	return " ((" + c + ") | __ifelse((" + a + ") | __defer, (" + rewriteItem(toks[elseAt+1:]) + ") | __defer)) "
+}
+
+// filterIs runs a test called with keyword arguments (see testKwargs); filterIsNot negates it.
+func filterIs(e *exec.Evaluator, in *exec.Value, p *exec.VarArgs) *exec.Value {
+	if len(p.Args) == 0 {
+		return fail("is: no test named")
+	}
+	args := &exec.VarArgs{Args: p.Args[1:], KwArgs: p.KwArgs}
+	return e.ExecuteTestByName(p.Args[0].String(), in, args)
+}
+
+func filterIsNot(e *exec.Evaluator, in *exec.Value, p *exec.VarArgs) *exec.Value {
+	v := filterIs(e, in, p)
+	if v.IsError() {
+		return v
+	}
+	return exec.AsValue(!v.IsTrue())
 }
