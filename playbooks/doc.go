@@ -6,7 +6,7 @@
 // Templates are Jinja2 (github.com/nikolalohinski/gonja/v2) with Ansible 2.14's semantics:
 // Ansible's filters and tests over Jinja's (jinja.go, filters*.go, jtests.go), Python's
 // arithmetic (ops.go), `x if c else y` inside brackets and tests with keyword arguments, which
-// gonja alone does not parse (inlineif.go), Ansible's undefined variables and lazy templating (scope.go) and its
+// gonja alone does not parse (syntax.go), Ansible's undefined variables and lazy templating (scope.go) and its
 // conversion of results (template.go: a template that reads as a list, dict or boolean becomes
 // one; "{{ var }}" holding a number keeps it). testdata/jinja is a table of real-world
 // expressions that TestJinjaMatchesAnsible checks against Ansible's own Templar.
