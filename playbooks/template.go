@@ -219,10 +219,13 @@ func evaluator(ctx *exec.Context) *exec.Evaluator {
 	return &ee.e
 }
 
-// evalOutput evaluates one {{ }} (with its inline if/else) to a Go value.
+// evalOutput evaluates the one {{ }} of c to a Go value.
 func evalOutput(c *compiled, ctx *exec.Context) (any, error) {
-	e := evaluator(ctx)
-	n := c.expr
+	return evalNode(evaluator(ctx), c.expr)
+}
+
+// evalNode evaluates one {{ }} (with its inline if/else) to a Go value.
+func evalNode(e *exec.Evaluator, n *nodes.Output) (any, error) {
 	expr := n.Expression
 	if n.Condition != nil {
 		cond := e.Eval(n.Condition)
@@ -255,7 +258,7 @@ func renderPlain(c *compiled, ctx *exec.Context, w io.Writer) error {
 		case *nodes.Data:
 			io.WriteString(w, dataText(n))
 		case *nodes.Output:
-			v, err := evalOutput(&compiled{expr: n}, e.Environment.Context)
+			v, err := evalNode(e, n)
 			if err != nil {
 				return err
 			}
