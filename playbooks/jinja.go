@@ -55,6 +55,9 @@ func newEnvironment() *exec.Environment {
 	for name, f := range ansibleFilters() {
 		filters.Update(exec.NewFilterSet(map[string]exec.FilterFunction{name: f}))
 	}
+	for name, f := range testFilters {
+		filters.Update(exec.NewFilterSet(map[string]exec.FilterFunction{testPrefix + name: f}))
+	}
 	tests := exec.NewTestSet(map[string]exec.TestFunction{}).Update(builtins.Tests)
 	tests.Update(exec.NewTestSet(ansibleTests()))
 	return &exec.Environment{
