@@ -6,10 +6,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"fmt"
-	"sync"
 	"time"
-
-	"github.com/kupgrade/kupgrade/state/sqlstore"
 )
 
 // lockName scopes a GET_LOCK name to the database: locks are server-wide, and one server may
@@ -43,6 +40,9 @@ func releaseLock(conn *sql.Conn, name string) {
 }
 
 // migrateLock makes processes that open the same new database migrate one after the other.
+// On a Galera cluster GET_LOCK holds on one node only: two processes opening a new database
+// through two nodes at the same moment may both migrate, and one of them then fails on the
+// other's table or row (Open fails; the next Open finds the schema up to date).
 func migrateLock(ctx context.Context, conn *sql.Conn) (func(), error) {
 	var db string
 	if err := conn.QueryRowContext(ctx, "SELECT DATABASE()").Scan(&db); err != nil {
@@ -68,50 +68,3 @@ const (
 	migrateWait  = time.Minute
 	migrateSlice = 10 * time.Second
 )
-
-// keepalive is how often the audit lock's idle connection is used, so that the server's
-// wait_timeout never closes it (which would drop the lock without anyone noticing).
-const keepalive = time.Minute
-
-// auditLocker is AuditLock on MySQL: GET_LOCK without waiting on a connection taken out of the
-// pool for as long as the lock is held. The server releases the lock if the process dies.
-func auditLocker(db *sql.DB, database string) sqlstore.AuditLocker {
-	name := lockName("audit", database)
-	return func(ctx context.Context) (func(), bool, error) {
-		conn, err := db.Conn(ctx)
-		if err != nil {
-			return nil, false, fmt.Errorf("audit lock: %w", err)
-		}
-		ok, err := getLock(ctx, conn, name, 0)
-		if err != nil || !ok {
-			conn.Close()
-			return nil, false, err
-		}
-		stop := make(chan struct{})
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			t := time.NewTicker(keepalive)
-			defer t.Stop()
-			for {
-				select {
-				case <-stop:
-					return
-				case <-t.C:
-					pctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-					_ = conn.PingContext(pctx) // a dead connection shows at the next audit write
-					cancel()
-				}
-			}
-		}()
-		var once sync.Once
-		return func() {
-			once.Do(func() {
-				close(stop)
-				<-done
-				releaseLock(conn, name)
-				conn.Close()
-			})
-		}, true, nil
-	}
-}

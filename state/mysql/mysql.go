@@ -3,6 +3,9 @@ package mysql
 import (
 	"context"
 	"database/sql"
+	sqldriver "database/sql/driver"
+	"log/slog"
+	"strings"
 	"embed"
 	"errors"
 	"fmt"
@@ -23,6 +26,8 @@ const (
 	errDupEntry     = 1062
 	errLockWait     = 1205
 	errLockDeadlock = 1213
+	// errUnknownVariable: MySQL, which has no wsrep_on.
+	errUnknownVariable = 1193
 )
 
 func number(err error) uint16 {
@@ -60,6 +65,8 @@ var dialect = func() *sqlstore.Dialect {
 // Store is the MySQL state.Store.
 type Store struct {
 	*sqlstore.Store
+	// Galera is true when the server is a node of a Galera cluster (wsrep_on).
+	Galera bool
 }
 
 // Open connects to the database d names (parsed once by state.ParseDSN) and migrates it when
@@ -74,7 +81,16 @@ func Open(ctx context.Context, d state.DSN, opts ...state.Option) (*Store, error
 	if err != nil {
 		return nil, err
 	}
-	conn, err := driver.NewConnector(cfg)
+	galera, err := isGalera(ctx, cfg, d, o.Log)
+	if err != nil {
+		return nil, fmt.Errorf("open mysql %s: %w", d.Redacted(), err)
+	}
+	if galera && !given(d, "wsrep_sync_wait") {
+		// A read sees every write the cluster committed before it, whichever node wrote it:
+		// `upgrade show` on node 2 right after `upgrade start` on node 1 sees the upgrade.
+		cfg.Params = withParam(cfg.Params, "wsrep_sync_wait", "1")
+	}
+	conn, err := connector(cfg, d, o.Log)
 	if err != nil {
 		return nil, fmt.Errorf("%w: open mysql %s: %w", state.ErrBadInput, d.Redacted(), err)
 	}
@@ -86,10 +102,46 @@ func Open(ctx context.Context, d state.DSN, opts ...state.Option) (*Store, error
 		db.Close()
 		return nil, fmt.Errorf("open mysql %s: %w", d.Redacted(), err)
 	}
-	s, err := sqlstore.New(ctx, db, dialect, auditLocker(db, d.Database), opts...)
+	s, err := sqlstore.New(ctx, db, dialect, nil, opts...)
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open mysql %s: %w", d.Redacted(), err)
 	}
-	return &Store{Store: s}, nil
+	return &Store{Store: s, Galera: galera}, nil
+}
+
+// connector is go-sql-driver's for a DSN naming one server, the failover for several.
+func connector(cfg *driver.Config, d state.DSN, log *slog.Logger) (sqldriver.Connector, error) {
+	if addrs := d.Addrs(); len(addrs) > 1 {
+		return newFailover(cfg, addrs, log)
+	}
+	return driver.NewConnector(cfg)
+}
+
+// isGalera asks a server of the DSN whether it is a Galera node (wsrep_on). MySQL, which has no
+// such variable, is not.
+func isGalera(ctx context.Context, cfg *driver.Config, d state.DSN, log *slog.Logger) (bool, error) {
+	conn, err := connector(cfg, d, log)
+	if err != nil {
+		return false, fmt.Errorf("%w: %w", state.ErrBadInput, err)
+	}
+	db := sql.OpenDB(conn)
+	defer db.Close()
+	var on sql.NullString
+	err = db.QueryRowContext(ctx, "SELECT @@wsrep_on").Scan(&on)
+	if number(err) == errUnknownVariable {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return on.String == "1" || strings.EqualFold(on.String, "ON"), nil
+}
+
+func withParam(params map[string]string, key, value string) map[string]string {
+	if params == nil {
+		params = map[string]string{}
+	}
+	params[key] = value
+	return params
 }

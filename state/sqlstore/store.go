@@ -42,8 +42,9 @@ type Dialect struct {
 	LockErr func(error) error
 }
 
-// AuditLocker is the store's single-auditor lock (see state.Store.AuditLock).
-type AuditLocker func(ctx context.Context) (release func(), ok bool, err error)
+// AuditLocker is the store's single-auditor lock (see state.Store.AuditLock); nil given to New
+// is the replicated lease row of kupgrade_lock (see leaseLock).
+type AuditLocker func(ctx context.Context) (*state.AuditHold, error)
 
 // Store implements state.Store over a *sql.DB.
 type Store struct {
@@ -63,6 +64,9 @@ var _ state.Store = (*Store)(nil)
 func New(ctx context.Context, db *sql.DB, d *Dialect, locker AuditLocker, opts ...state.Option) (*Store, error) {
 	o := state.NewOptions(opts...)
 	s := &Store{db: db, d: d, clock: o.Clock, dbc: &dbClock{query: d.NowSQL}, wall: o.WallClock, locker: locker}
+	if locker == nil {
+		s.locker = s.leaseLocker(auditLockName, o.AuditTTL, o.Log)
+	}
 	if n, err := Pending(ctx, db, d); err == nil && n == 0 {
 		return s, nil
 	}
@@ -84,7 +88,7 @@ func (s *Store) lockErr(err error) error {
 func (s *Store) Close() error { return s.db.Close() }
 
 // AuditLock takes the single-auditor lock without waiting.
-func (s *Store) AuditLock(ctx context.Context) (func(), bool, error) { return s.locker(ctx) }
+func (s *Store) AuditLock(ctx context.Context) (*state.AuditHold, error) { return s.locker(ctx) }
 
 // maxAttempts bounds the re-runs of a transaction the database aborted to break a deadlock.
 const maxAttempts = 5
