@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	_ "github.com/go-sql-driver/mysql"
@@ -37,8 +38,15 @@ func mariaDSN(tb testing.TB) string {
 // suite's handle on it.
 func mysqlBackend(tb testing.TB, dsn string) storetest.Backend {
 	tb.Helper()
+	return mysqlBackendOn(tb, []string{dsn}, dsn)
+}
+
+// mysqlBackendOn is mysqlBackend over the servers of one replicated database: the n-th store
+// the suite opens connects to dsns[n % len(dsns)], the raw handle (hand edits, checks) to raw.
+func mysqlBackendOn(tb testing.TB, dsns []string, raw string) storetest.Backend {
+	tb.Helper()
 	ctx := context.Background()
-	db, err := sql.Open("mysql", dsn)
+	db, err := sql.Open("mysql", raw)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -68,13 +76,19 @@ func mysqlBackend(tb testing.TB, dsn string) storetest.Backend {
 			}
 		}
 	}
-	parsed, err := state.ParseDSN(dsn)
-	if err != nil {
-		tb.Fatal(err)
+	var parsed []state.DSN
+	for _, dsn := range dsns {
+		d, err := state.ParseDSN(dsn)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		parsed = append(parsed, d)
 	}
+	var opened atomic.Int64
 	open := func(tb testing.TB, opts ...state.Option) state.Store {
 		tb.Helper()
-		s, err := mysql.Open(context.Background(), parsed, opts...)
+		d := parsed[int(opened.Add(1)-1)%len(parsed)]
+		s, err := mysql.Open(context.Background(), d, opts...)
 		if err != nil {
 			tb.Fatalf("open mysql: %v", err)
 		}

@@ -156,3 +156,8 @@ func (m *MariaDB) waitSize(ctx context.Context, size int) error {
 func (g *Galera) Purge(ctx context.Context) error {
 	return removeLabelled(ctx, g.pool.Client, g.Name)
 }
+
+// URL is the mysql:// DSN kupgrade takes for this one server.
+func (m *MariaDB) URL() string {
+	return fmt.Sprintf("mysql://%s:%s@127.0.0.1:%d/kupgrade", m.User, m.Password, m.Port)
+}

@@ -4,12 +4,15 @@ import (
 	"context"
 	"database/sql"
 	sqldriver "database/sql/driver"
-	"log/slog"
-	"strings"
 	"embed"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"log/slog"
+	"net"
+	"strings"
+	"syscall"
 	"time"
 
 	driver "github.com/go-sql-driver/mysql"
@@ -38,6 +41,16 @@ func number(err error) uint16 {
 	return 0
 }
 
+// lostConn reports an error that means the connection to the server was lost or could not be
+// made (the server died, restarted, or stopped answering): a transaction cut before its COMMIT
+// was rolled back by the server, and runs again on a new connection (through the failover).
+func lostConn(err error) bool {
+	var ne net.Error
+	return errors.Is(err, sqldriver.ErrBadConn) || errors.Is(err, driver.ErrInvalidConn) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &ne) ||
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
+}
+
 var dialect = func() *sqlstore.Dialect {
 	sub, err := fs.Sub(migrations, "migrations")
 	if err != nil {
@@ -58,6 +71,7 @@ var dialect = func() *sqlstore.Dialect {
 			kubelet_version = COALESCE(VALUES(kubelet_version), kubelet_version)`,
 		Retryable:   func(err error) bool { n := number(err); return n == errLockDeadlock || n == errLockWait },
 		Duplicate:   func(err error) bool { return number(err) == errDupEntry },
+		Lost:        lostConn,
 		MigrateLock: migrateLock,
 	}
 }()
