@@ -19,7 +19,8 @@ func TestGaleraUpgradeThroughNodeFailure(t *testing.T) {
 	g := lab.StartGalera(t)
 	l := lab.Start(t, lab.Options{Controllers: 2, Workers: 1})
 	k := buildKupgrade(t, l, "unused")
-	k.env = append(k.env, "KUPGRADE_DB="+g.URL())
+	// A short lease: renewals every 2 s, so some of them meet the dead node too.
+	k.env = append(k.env, "KUPGRADE_DB="+g.URL(), "KUPGRADE_LEASE_TTL=6s")
 	db := mysqlBackend(t, galeraDSN(g.Nodes[2])+"&wsrep_sync_wait=1").DB
 	k.wantExit(t, 0, "upgrade", "start", "v1.30.1")
 	c1 := l.Node("controller-1")

@@ -161,3 +161,39 @@ func (g *Galera) Purge(ctx context.Context) error {
 func (m *MariaDB) URL() string {
 	return fmt.Sprintf("mysql://%s:%s@127.0.0.1:%d/kupgrade", m.User, m.Password, m.Port)
 }
+
+// GaleraState is what `kupgrade-lab galera up` keeps in its folder to find the cluster again.
+type GaleraState struct {
+	Name     string `json:"name"`
+	User     string `json:"user"`
+	Password string `json:"password"`
+	Ports    []int  `json:"ports"`
+}
+
+// State returns what AttachGalera needs.
+func (g *Galera) State() GaleraState {
+	st := GaleraState{Name: g.Name, User: g.Nodes[0].User, Password: g.Nodes[0].Password}
+	for _, n := range g.Nodes {
+		st.Ports = append(st.Ports, n.Port)
+	}
+	return st
+}
+
+// AttachGalera finds the running cluster st describes (started by another process).
+func AttachGalera(ctx context.Context, st GaleraState) (*Galera, error) {
+	pool, err := newPool()
+	if err != nil {
+		return nil, err
+	}
+	g := &Galera{Name: st.Name, pool: pool}
+	for i, port := range st.Ports {
+		name := fmt.Sprintf("%s-%d", st.Name, i+1)
+		c, err := pool.Client.InspectContainer(name)
+		if err != nil {
+			return nil, fmt.Errorf("find galera node %s: %w", name, err)
+		}
+		g.Nodes = append(g.Nodes, &MariaDB{Name: name, User: st.User, Password: st.Password, Port: port,
+			pool: pool, container: c.ID, galera: true})
+	}
+	return g, nil
+}
