@@ -1,9 +1,11 @@
 package integration_test
 
 import (
+	"database/sql"
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -43,7 +45,7 @@ func TestGaleraStoreConformance(t *testing.T) {
 		})
 	}
 	t.Run("spread", func(t *testing.T) {
-		raw := dsns[len(dsns)-1] + "&wsrep_sync_wait=1"
+		raw := dsns[len(dsns)-1] + "&wsrep_sync_wait=7"
 		storetest.Run(t, func(t *testing.T) storetest.Backend { return mysqlBackendOn(t, dsns, raw) })
 	})
 }
@@ -72,7 +74,7 @@ func openNode(t *testing.T, dsn string) *mysql.Store {
 func TestGaleraRaceAcrossNodes(t *testing.T) {
 	lab.RequireGalera(t)
 	g := lab.StartGalera(t)
-	backend := mysqlBackend(t, galeraDSN(g.Nodes[0]))
+	backend := mysqlBackend(t, galeraDSN(g.Nodes[0])+"&wsrep_sync_wait=7")
 	stores := []*mysql.Store{openNode(t, galeraDSN(g.Nodes[0])), openNode(t, galeraDSN(g.Nodes[1]))}
 	ctx := t.Context()
 	if _, err := stores[0].CreateUpgrade(ctx, state.NewUpgrade{Cluster: "c1", FromVersion: "v1.29.4", ToVersion: "v1.30.1",
@@ -131,3 +133,50 @@ func TestGaleraRaceAcrossNodes(t *testing.T) {
 }
 
 func envIs(key, value string) bool { return strings.EqualFold(os.Getenv(key), value) }
+
+// BenchmarkGaleraTransition is BenchmarkMySQLTransition on one node of a Galera cluster: what a
+// commit costs when the two other nodes must certify it.
+func BenchmarkGaleraTransition(b *testing.B) {
+	lab.RequireGalera(b)
+	g := lab.StartGalera(b)
+	storetest.BenchmarkTransition(b, mysqlBackend(b, galeraDSN(g.Nodes[0])))
+}
+
+// BenchmarkGaleraClocks measures what leases on the database's clock rely on when the nodes
+// differ: how far apart the three nodes' UTC_TIMESTAMP(6) are. Each reading is placed at the
+// middle of its round trip on this machine's monotonic clock; skew-µs is the largest difference
+// between two nodes' offsets, rtt-µs the largest round trip (the uncertainty of a reading).
+func BenchmarkGaleraClocks(b *testing.B) {
+	lab.RequireGalera(b)
+	g := lab.StartGalera(b)
+	var dbs []*sql.DB
+	for _, n := range g.Nodes {
+		db, err := sql.Open("mysql", n.DSN())
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { db.Close() })
+		dbs = append(dbs, db)
+	}
+	var skew, rtt time.Duration
+	for b.Loop() {
+		var offsets []time.Duration
+		for _, db := range dbs {
+			var s string
+			before := time.Now()
+			if err := db.QueryRow("SELECT DATE_FORMAT(UTC_TIMESTAMP(6), '%Y-%m-%dT%H:%i:%s.%fZ')").Scan(&s); err != nil {
+				b.Fatal(err)
+			}
+			after := time.Now()
+			at, err := time.Parse(time.RFC3339Nano, s)
+			if err != nil {
+				b.Fatal(err)
+			}
+			rtt = max(rtt, after.Sub(before))
+			offsets = append(offsets, at.Sub(before.Add(after.Sub(before)/2)))
+		}
+		skew = max(skew, slices.Max(offsets)-slices.Min(offsets))
+	}
+	b.ReportMetric(float64(skew.Microseconds()), "skew-µs")
+	b.ReportMetric(float64(rtt.Microseconds()), "rtt-µs")
+}

@@ -21,7 +21,7 @@ func TestGaleraUpgradeThroughNodeFailure(t *testing.T) {
 	k := buildKupgrade(t, l, "unused")
 	// A short lease: renewals every 2 s, so some of them meet the dead node too.
 	k.env = append(k.env, "KUPGRADE_DB="+g.URL(), "KUPGRADE_LEASE_TTL=6s")
-	db := mysqlBackend(t, galeraDSN(g.Nodes[2])+"&wsrep_sync_wait=1").DB
+	db := mysqlBackend(t, galeraDSN(g.Nodes[2])+"&wsrep_sync_wait=7").DB
 	k.wantExit(t, 0, "upgrade", "start", "v1.30.1")
 	c1 := l.Node("controller-1")
 	injectFault(t, c1, lab.Fault{Phase: "control-plane", Action: lab.Delay, Seconds: 10, Once: true})
@@ -43,7 +43,7 @@ func TestGaleraUpgradeThroughNodeFailure(t *testing.T) {
 	if err := g.Nodes[0].Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	rejoined, err := sql.Open("mysql", galeraDSN(g.Nodes[0])+"&wsrep_sync_wait=1")
+	rejoined, err := sql.Open("mysql", galeraDSN(g.Nodes[0])+"&wsrep_sync_wait=7")
 	if err != nil {
 		t.Fatal(err)
 	}

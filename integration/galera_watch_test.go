@@ -56,7 +56,7 @@ func startGaleraWatch(t *testing.T, node int, dsn string) *watcher {
 func TestGaleraOneAuditor(t *testing.T) {
 	lab.RequireGalera(t)
 	g := lab.StartGalera(t)
-	db := mysqlBackend(t, galeraDSN(g.Nodes[2])+"&wsrep_sync_wait=1").DB
+	db := mysqlBackend(t, galeraDSN(g.Nodes[2])+"&wsrep_sync_wait=7").DB
 	ws := []*watcher{startGaleraWatch(t, 1, g.Nodes[0].URL()), startGaleraWatch(t, 2, g.Nodes[1].URL())}
 	var holder, other *watcher
 	for deadline := time.Now().Add(time.Minute); holder == nil && time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {

@@ -13,7 +13,7 @@ func TestGalera(t *testing.T) {
 	ctx := t.Context()
 	dbs := make([]*sql.DB, len(g.Nodes))
 	for i, dsn := range g.DSNs() {
-		db, err := sql.Open("mysql", dsn+"&wsrep_sync_wait=1")
+		db, err := sql.Open("mysql", dsn+"&wsrep_sync_wait=7")
 		if err != nil {
 			t.Fatal(err)
 		}

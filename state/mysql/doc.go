@@ -13,8 +13,8 @@
 //
 // Galera: a DSN may name several nodes (mysql://u:p@db1,db2,db3/kupgrade); a new connection goes
 // to the node the last one reached, else to the next that answers and takes queries. On a
-// Galera node (wsrep_on) every session reads with wsrep_sync_wait=1, so a read sees what any
-// node committed before it. A transaction that loses Galera's certification at commit (1213,
+// Galera node (wsrep_on) every session runs with wsrep_sync_wait=7, so a statement sees what
+// any node committed before it. A transaction that loses Galera's certification at commit (1213,
 // like an InnoDB deadlock) runs again from its first read, so a compare-and-set that then finds
 // the state changed is refused as on one server. The transactions and queries are those
 // of state/sqlstore, shared with state/sqlite.

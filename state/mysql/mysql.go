@@ -100,9 +100,11 @@ func Open(ctx context.Context, d state.DSN, opts ...state.Option) (*Store, error
 		return nil, fmt.Errorf("open mysql %s: %w", d.Redacted(), err)
 	}
 	if galera && !given(d, "wsrep_sync_wait") {
-		// A read sees every write the cluster committed before it, whichever node wrote it:
-		// `upgrade show` on node 2 right after `upgrade start` on node 1 sees the upgrade.
-		cfg.Params = withParam(cfg.Params, "wsrep_sync_wait", "1")
+		// A statement sees every write the cluster committed before it, whichever node wrote it:
+		// `upgrade show` on node 2 right after `upgrade start` on node 1 sees the upgrade, and
+		// an UPDATE outside a transaction (SetVersions) finds its row. 7: reads and BEGIN (1),
+		// UPDATE and DELETE (2), INSERT and REPLACE (4).
+		cfg.Params = withParam(cfg.Params, "wsrep_sync_wait", "7")
 	}
 	conn, err := connector(cfg, d, o.Log)
 	if err != nil {
