@@ -95,7 +95,7 @@ func Open(ctx context.Context, d state.DSN, opts ...state.Option) (*Store, error
 	if err != nil {
 		return nil, err
 	}
-	galera, err := isGalera(ctx, cfg, d, o.Log)
+	galera, start, err := isGalera(ctx, cfg, d, o.Log)
 	if err != nil {
 		return nil, fmt.Errorf("open mysql %s: %w", d.Redacted(), err)
 	}
@@ -106,7 +106,7 @@ func Open(ctx context.Context, d state.DSN, opts ...state.Option) (*Store, error
 		// UPDATE and DELETE (2), INSERT and REPLACE (4).
 		cfg.Params = withParam(cfg.Params, "wsrep_sync_wait", "7")
 	}
-	conn, err := connector(cfg, d, o.Log)
+	conn, err := connector(cfg, d, start, o.Log)
 	if err != nil {
 		return nil, fmt.Errorf("%w: open mysql %s: %w", state.ErrBadInput, d.Redacted(), err)
 	}
@@ -126,32 +126,41 @@ func Open(ctx context.Context, d state.DSN, opts ...state.Option) (*Store, error
 	return &Store{Store: s, Galera: galera}, nil
 }
 
-// connector is go-sql-driver's for a DSN naming one server, the failover for several.
-func connector(cfg *driver.Config, d state.DSN, log *slog.Logger) (sqldriver.Connector, error) {
+// connector is go-sql-driver's for a DSN naming one server, the failover for several, starting
+// with the start-th server.
+func connector(cfg *driver.Config, d state.DSN, start int, log *slog.Logger) (sqldriver.Connector, error) {
 	if addrs := d.Addrs(); len(addrs) > 1 {
-		return newFailover(cfg, addrs, log)
+		f, err := newFailover(cfg, addrs, log)
+		if err != nil {
+			return nil, err
+		}
+		f.cur.Store(int64(start))
+		return f, nil
 	}
 	return driver.NewConnector(cfg)
 }
 
-// isGalera asks a server of the DSN whether it is a Galera node (wsrep_on). MySQL, which has no
-// such variable, is not.
-func isGalera(ctx context.Context, cfg *driver.Config, d state.DSN, log *slog.Logger) (bool, error) {
-	conn, err := connector(cfg, d, log)
+// isGalera asks a server of the DSN whether it is a Galera node (wsrep_on); MySQL, which has no
+// such variable, is not. It also returns the server that answered, for the store to start with.
+func isGalera(ctx context.Context, cfg *driver.Config, d state.DSN, log *slog.Logger) (galera bool, server int, err error) {
+	conn, err := connector(cfg, d, 0, log)
 	if err != nil {
-		return false, fmt.Errorf("%w: %w", state.ErrBadInput, err)
+		return false, 0, fmt.Errorf("%w: %w", state.ErrBadInput, err)
 	}
 	db := sql.OpenDB(conn)
 	defer db.Close()
 	var on sql.NullString
 	err = db.QueryRowContext(ctx, "SELECT @@wsrep_on").Scan(&on)
+	if f, ok := conn.(*failover); ok {
+		server = int(f.cur.Load())
+	}
 	if number(err) == errUnknownVariable {
-		return false, nil
+		return false, server, nil
 	}
 	if err != nil {
-		return false, err
+		return false, 0, err
 	}
-	return on.String == "1" || strings.EqualFold(on.String, "ON"), nil
+	return on.String == "1" || strings.EqualFold(on.String, "ON"), server, nil
 }
 
 func withParam(params map[string]string, key, value string) map[string]string {

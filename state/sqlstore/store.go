@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"sync/atomic"
 	"time"
 
@@ -60,6 +61,7 @@ type Store struct {
 	locker AuditLocker
 	// Retries counts the transactions run again (see inTx).
 	Retries Retries
+	log     *slog.Logger
 }
 
 var _ state.Store = (*Store)(nil)
@@ -69,7 +71,7 @@ var _ state.Store = (*Store)(nil)
 // owns db: Close closes it.
 func New(ctx context.Context, db *sql.DB, d *Dialect, locker AuditLocker, opts ...state.Option) (*Store, error) {
 	o := state.NewOptions(opts...)
-	s := &Store{db: db, d: d, clock: o.Clock, dbc: &dbClock{query: d.NowSQL}, wall: o.WallClock, locker: locker}
+	s := &Store{db: db, d: d, clock: o.Clock, dbc: &dbClock{query: d.NowSQL}, wall: o.WallClock, locker: locker, log: o.Log}
 	if locker == nil {
 		s.locker = s.leaseLocker(auditLockName, o.AuditTTL, o.Log)
 	}
@@ -127,9 +129,11 @@ func (s *Store) inTxChecked(ctx context.Context, fn func(tx *sql.Tx) error, comm
 			}
 			if done {
 				s.Retries.CommitsFound.Add(1)
+				s.log.Warn("the connection was lost during COMMIT; the transaction was committed", "err", err)
 				return nil
 			}
 			s.Retries.Lost.Add(1)
+			s.log.Warn("the connection was lost during COMMIT; the transaction was not committed: running it again", "err", err)
 			continue // not committed: safe to run again
 		}
 		if err == nil || ctx.Err() != nil {
@@ -138,8 +142,10 @@ func (s *Store) inTxChecked(ctx context.Context, fn func(tx *sql.Tx) error, comm
 		switch {
 		case s.d.Retryable(err):
 			s.Retries.Aborted.Add(1)
+			s.log.Debug("the database aborted a transaction (a deadlock, or Galera's certification): running it again", "err", err)
 		case s.lost(err) && !errors.Is(err, errCommitUnknown):
 			s.Retries.Lost.Add(1)
+			s.log.Debug("the connection was lost before COMMIT: running the transaction again", "err", err)
 			time.Sleep(time.Duration(attempt+1) * 100 * time.Millisecond) // the failover's next server
 		default:
 			return s.lockErr(err)
