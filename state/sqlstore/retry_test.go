@@ -14,7 +14,7 @@ import (
 )
 
 var (
-	errGone    = errors.New("connection reset by peer")   // what the dialect calls lost
+	errGone    = errors.New("connection reset by peer")  // what the dialect calls lost
 	errAborted = errors.New("deadlock found; try again") // what the dialect calls retryable
 )
 
