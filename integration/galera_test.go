@@ -184,3 +184,33 @@ func BenchmarkGaleraClocks(b *testing.B) {
 	b.ReportMetric(float64(skews[len(skews)-1].Microseconds()), "max-skew-µs")
 	b.ReportMetric(float64(rtt.Microseconds()), "rtt-µs")
 }
+
+// A node taken out of service while kupgrade holds connections to it (an operator's
+// wsrep_reject_queries, or a node cut off from the others' majority: every statement then
+// fails with 1047): the transaction runs again, the failover moves to the next node of the
+// DSN, and the write lands once.
+func TestGaleraNodeOutOfService(t *testing.T) {
+	lab.RequireGalera(t)
+	g := lab.StartGalera(t)
+	db := mysqlBackend(t, galeraDSN(g.Nodes[2])+"&wsrep_sync_wait=7").DB
+	s := openNode(t, g.URL()+"?"+farSession)
+	ctx := t.Context()
+	if _, err := s.CreateUpgrade(ctx, state.NewUpgrade{Cluster: "c1", FromVersion: "v1.29.4", ToVersion: "v1.30.1",
+		Hosts: []state.NewHost{{Hostname: "controller-0", Personality: state.Controller}}, Actor: state.ActorCLI, Reason: "start"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.Nodes[0].RootSQL(ctx, "SET GLOBAL wsrep_reject_queries = ALL"); err != nil {
+		t.Fatal(err)
+	}
+	lease := state.LeaseSpec{Owner: "runner", Operation: "download-images", TTL: time.Minute}
+	if _, err := s.Apply(ctx, state.Start("c1", state.ActorRunner, state.UpgradeStarted, state.DownloadingImages, lease)); err != nil {
+		t.Fatalf("a transition with node 1 out of service: %v", err)
+	}
+	if n := countRows(t, db, "SELECT COUNT(*) FROM kube_upgrade_event WHERE to_state = 'downloading-images'"); n != 1 {
+		t.Fatalf("%d events entered downloading-images, want 1", n)
+	}
+	if s.Retries.Aborted.Load() == 0 {
+		t.Fatalf("the store did not run the refused transaction again: did node 1 refuse it?")
+	}
+	t.Logf("transactions run again: %d", s.Retries.Aborted.Load())
+}

@@ -197,3 +197,13 @@ func AttachGalera(ctx context.Context, st GaleraState) (*Galera, error) {
 	}
 	return g, nil
 }
+
+// RootSQL runs statements on the server as its root user (docker exec mariadb), for what the
+// kupgrade user may not do: SET GLOBAL wsrep_reject_queries, say. It returns the output.
+func (m *MariaDB) RootSQL(ctx context.Context, stmts string) (string, error) {
+	out, err := execIn(ctx, m.pool.Client, m.container, nil, "mariadb", "-N", "-e", stmts)
+	if err != nil {
+		return out, fmt.Errorf("%s: %s: %w", m.Name, stmts, err)
+	}
+	return out, nil
+}

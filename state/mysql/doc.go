@@ -12,7 +12,8 @@
 // once it expires.
 //
 // Galera: a DSN may name several nodes (mysql://u:p@db1,db2,db3/kupgrade); a new connection goes
-// to the node the last one reached, else to the next that answers and takes queries. On a
+// to the node the last one reached, else to the next that answers and takes queries; a node
+// that refuses a statement (1047, out of service) has every connection to it dropped. On a
 // Galera node (wsrep_on) every session runs with wsrep_sync_wait=7, so a statement sees what
 // any node committed before it. A transaction that loses Galera's certification at commit (1213,
 // like an InnoDB deadlock) runs again from its first read, so a compare-and-set that then finds

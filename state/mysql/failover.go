@@ -18,16 +18,20 @@ import (
 // answers 1047), to the next in the DSN's order, wrapping around. It stays on the server that
 // answered, so that one process writes through one node while that node lives (a write on a
 // second node certifies against the first, at commit, and costs a retry when they conflict).
-// Connections already open to a server that dies fail once each and are dropped by the pool.
+// Connections already open to a server that dies fail once each and are dropped by the pool;
+// so are those to a node that refuses queries (see nodeConn).
 type failover struct {
 	addrs      []string
 	connectors []driver.Connector
 	cur        atomic.Int64
-	log        *slog.Logger
+	// outs counts, per server, the times a connection found it out of service: a connection
+	// opened before the last time is dropped at its next use.
+	outs []atomic.Int64
+	log  *slog.Logger
 }
 
 func newFailover(cfg *gomysql.Config, addrs []string, log *slog.Logger) (*failover, error) {
-	f := &failover{addrs: addrs, log: log}
+	f := &failover{addrs: addrs, log: log, outs: make([]atomic.Int64, len(addrs))}
 	for _, a := range addrs {
 		c := cfg.Clone()
 		c.Addr = a
@@ -71,7 +75,19 @@ func (f *failover) connect(ctx context.Context, k int) (driver.Conn, error) {
 		conn.Close()
 		return nil, err
 	}
-	return conn, nil
+	if _, ok := conn.(fullConn); !ok {
+		return conn, nil
+	}
+	return &nodeConn{Conn: conn, f: f, server: k, epoch: f.outs[k].Load()}, nil
+}
+
+// outOfService records that server k refused a statement: every connection to it is dropped at
+// its next use, and new ones start with the next server.
+func (f *failover) outOfService(k int) {
+	f.outs[k].Add(1)
+	if f.cur.CompareAndSwap(int64(k), int64((k+1)%len(f.addrs))) {
+		f.log.Warn("mysql: the server refuses queries (not in service); moving to the next of the DSN", "server", f.addrs[k])
+	}
 }
 
 // ready runs SELECT 1 on a fresh connection: a Galera node that is not synced with the primary
@@ -96,3 +112,76 @@ func ready(ctx context.Context, conn driver.Conn) error {
 
 // Driver is go-sql-driver's.
 func (f *failover) Driver() driver.Driver { return f.connectors[0].Driver() }
+
+// nodeConn is a connection the failover opened. A statement the node refuses because it is not
+// in service (1047: it left the cluster's primary component, or an operator set
+// wsrep_reject_queries) marks the node out: the pool then drops every connection to it instead
+// of reusing it, and the transaction, run again (Dialect.Retryable), gets a new connection, on
+// the next node.
+type nodeConn struct {
+	driver.Conn
+	f      *failover
+	server int
+	epoch  int64 // f.outs[server] when the connection was opened
+}
+
+// The interfaces go-sql-driver's connection has and database/sql uses.
+type fullConn interface {
+	driver.Conn
+	driver.ConnBeginTx
+	driver.ConnPrepareContext
+	driver.ExecerContext
+	driver.QueryerContext
+	driver.Pinger
+	driver.SessionResetter
+	driver.Validator
+	driver.NamedValueChecker
+}
+
+var _ fullConn = (*nodeConn)(nil)
+
+func (c *nodeConn) inner() fullConn { return c.Conn.(fullConn) }
+
+// check marks the node out when err says it is not in service.
+func (c *nodeConn) check(err error) error {
+	if number(err) == errNotReady {
+		c.f.outOfService(c.server)
+	}
+	return err
+}
+
+// out reports whether the node was found out of service since the connection was opened.
+func (c *nodeConn) out() bool { return c.f.outs[c.server].Load() != c.epoch }
+
+func (c *nodeConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+	tx, err := c.inner().BeginTx(ctx, opts)
+	return tx, c.check(err)
+}
+
+func (c *nodeConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
+	st, err := c.inner().PrepareContext(ctx, query)
+	return st, c.check(err)
+}
+
+func (c *nodeConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	r, err := c.inner().ExecContext(ctx, query, args)
+	return r, c.check(err)
+}
+
+func (c *nodeConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	r, err := c.inner().QueryContext(ctx, query, args)
+	return r, c.check(err)
+}
+
+func (c *nodeConn) Ping(ctx context.Context) error { return c.check(c.inner().Ping(ctx)) }
+
+func (c *nodeConn) ResetSession(ctx context.Context) error {
+	if c.out() {
+		return driver.ErrBadConn
+	}
+	return c.inner().ResetSession(ctx)
+}
+
+func (c *nodeConn) IsValid() bool { return !c.out() && c.inner().IsValid() }
+
+func (c *nodeConn) CheckNamedValue(nv *driver.NamedValue) error { return c.inner().CheckNamedValue(nv) }

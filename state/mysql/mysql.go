@@ -29,6 +29,9 @@ const (
 	errDupEntry     = 1062
 	errLockWait     = 1205
 	errLockDeadlock = 1213
+	// errNotReady: a Galera node out of service refused the statement, which did nothing
+	// (WSREP has not yet prepared node for application use).
+	errNotReady = 1047
 	// errUnknownVariable: MySQL, which has no wsrep_on.
 	errUnknownVariable = 1193
 )
@@ -51,6 +54,17 @@ func lostConn(err error) bool {
 		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }
 
+// retryable: the server aborted the transaction (a deadlock, Galera's certification), a lock
+// wait timed out, or a Galera node refused it before it did anything (on the next run the
+// failover connects to another node).
+func retryable(err error) bool {
+	switch number(err) {
+	case errLockDeadlock, errLockWait, errNotReady:
+		return true
+	}
+	return false
+}
+
 var dialect = func() *sqlstore.Dialect {
 	sub, err := fs.Sub(migrations, "migrations")
 	if err != nil {
@@ -69,7 +83,7 @@ var dialect = func() *sqlstore.Dialect {
 			personality = VALUES(personality),
 			control_plane_version = COALESCE(VALUES(control_plane_version), control_plane_version),
 			kubelet_version = COALESCE(VALUES(kubelet_version), kubelet_version)`,
-		Retryable:   func(err error) bool { n := number(err); return n == errLockDeadlock || n == errLockWait },
+		Retryable:   retryable,
 		Duplicate:   func(err error) bool { return number(err) == errDupEntry },
 		Lost:        lostConn,
 		MigrateLock: migrateLock,
