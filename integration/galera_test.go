@@ -214,3 +214,45 @@ func TestGaleraNodeOutOfService(t *testing.T) {
 	}
 	t.Logf("transactions run again: %d", s.Retries.Aborted.Load())
 }
+
+// Three processes open an empty database at the same moment, each through its own node: they
+// migrate one at a time (a lock row of schema_migrations; GET_LOCK would hold on one node only),
+// every Open succeeds, each migration is recorded once and the lock row is gone.
+func TestGaleraFirstOpenOnThreeNodes(t *testing.T) {
+	lab.RequireGalera(t)
+	g := lab.StartGalera(t)
+	db, err := sql.Open("mysql", galeraDSN(g.Nodes[2])+"&wsrep_sync_wait=7")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for round := range 3 {
+		dropTables(t, db)
+		errs := make([]error, len(g.Nodes))
+		var wg sync.WaitGroup
+		for i, n := range g.Nodes {
+			wg.Go(func() {
+				d, err := state.ParseDSN(galeraDSN(n))
+				if err == nil {
+					var s *mysql.Store
+					if s, err = mysql.Open(t.Context(), d); err == nil {
+						s.Close()
+					}
+				}
+				errs[i] = err
+			})
+		}
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				t.Fatalf("round %d: open through node %d: %v", round, i+1, err)
+			}
+		}
+		if n := countRows(t, db, "SELECT COUNT(*) FROM schema_migrations WHERE version > 0"); n != 3 {
+			t.Fatalf("round %d: %d migrations recorded, want 3", round, n)
+		}
+		if n := countRows(t, db, "SELECT COUNT(*) FROM schema_migrations WHERE version = 0"); n != 0 {
+			t.Fatalf("round %d: the migration lock row is left behind", round)
+		}
+	}
+}

@@ -2,10 +2,12 @@ package mysql
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
 	"fmt"
+	"os"
 	"time"
 )
 
@@ -39,10 +41,8 @@ func releaseLock(conn *sql.Conn, name string) {
 	_, _ = conn.ExecContext(ctx, "DO RELEASE_LOCK(?)", name)
 }
 
-// migrateLock makes processes that open the same new database migrate one after the other.
-// On a Galera cluster GET_LOCK holds on one node only: two processes opening a new database
-// through two nodes at the same moment may both migrate, and one of them then fails on the
-// other's table or row (Open fails; the next Open finds the schema up to date).
+// migrateLock makes processes that open the same new database migrate one after the other (one
+// server: GET_LOCK; Galera, where GET_LOCK holds on one node only: rowMigrateLock).
 func migrateLock(ctx context.Context, conn *sql.Conn) (func(), error) {
 	var db string
 	if err := conn.QueryRowContext(ctx, "SELECT DATABASE()").Scan(&db); err != nil {
@@ -68,3 +68,47 @@ const (
 	migrateWait  = time.Minute
 	migrateSlice = 10 * time.Second
 )
+
+// rowMigrateLock is migrateLock on a Galera cluster: the row of schema_migrations whose version
+// is 0 (no migration's), inserted by the process that migrates and deleted when it is done.
+// Two inserts on two nodes cannot both commit (the second finds the row, or loses the
+// certification), so one process migrates at a time across the cluster. A row left by a
+// process that died while migrating is removed once it is older than migrateWait.
+func rowMigrateLock(ctx context.Context, conn *sql.Conn) (func(), error) {
+	if _, err := conn.ExecContext(ctx, dialect.MigrationsTable); err != nil {
+		return nil, fmt.Errorf("create schema_migrations: %w", err)
+	}
+	holder := "migrating: " + holderName()
+	deadline := time.Now().Add(migrateWait)
+	for {
+		_, err := conn.ExecContext(ctx, "INSERT INTO schema_migrations (version, name, applied_at) VALUES (0, ?, UTC_TIMESTAMP(6))", holder)
+		if err == nil {
+			return func() {
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				_, _ = conn.ExecContext(ctx, "DELETE FROM schema_migrations WHERE version = 0 AND name = ?", holder)
+			}, nil
+		}
+		if n := number(err); n != errDupEntry && n != errLockDeadlock {
+			return nil, fmt.Errorf("take the migration lock: %w", err)
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("another process has been migrating for %s (row version 0 of schema_migrations)", migrateWait)
+		}
+		_, _ = conn.ExecContext(ctx, "DELETE FROM schema_migrations WHERE version = 0 AND applied_at < UTC_TIMESTAMP(6) - INTERVAL ? SECOND",
+			int(migrateWait.Seconds()))
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
+// holderName names this store in a lock row: host, pid and a random suffix.
+func holderName() string {
+	host, _ := os.Hostname()
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return fmt.Sprintf("%s:%d:%s", host, os.Getpid(), hex.EncodeToString(b))
+}

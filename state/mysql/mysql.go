@@ -132,7 +132,14 @@ func Open(ctx context.Context, d state.DSN, opts ...state.Option) (*Store, error
 		db.Close()
 		return nil, fmt.Errorf("open mysql %s: %w", d.Redacted(), err)
 	}
-	s, err := sqlstore.New(ctx, db, dialect, nil, opts...)
+	d0 := dialect
+	if galera {
+		// GET_LOCK holds on one node only: migrations take a row the cluster replicates.
+		g := *dialect
+		g.MigrateLock = rowMigrateLock
+		d0 = &g
+	}
+	s, err := sqlstore.New(ctx, db, d0, nil, opts...)
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open mysql %s: %w", d.Redacted(), err)
