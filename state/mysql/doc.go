@@ -6,11 +6,11 @@
 // computed in Go and never uses NOW(), so the session time_zone (whatever the DSN or the server
 // sets) changes nothing. Rows that decide a write are read with SELECT ... FOR UPDATE inside the
 // write's transaction; RowsAffected counts matched rows (clientFoundRows), so a compare-and-set
-// that writes an unchanged value still counts as having matched. Migrations run one
-// process at a time: under GET_LOCK on one server, under a row of schema_migrations (version 0)
-// on Galera, whose nodes grant GET_LOCK each on its own. AuditLock is a row of kupgrade_lock with a lease on the
-// database's clock (GET_LOCK is not replicated by Galera), renewed while held and taken over
-// once it expires.
+// that writes an unchanged value still counts as having matched. Migrations run one process at
+// a time: under GET_LOCK on one server, under a row of schema_migrations (version 0) on Galera,
+// whose nodes grant GET_LOCK each on its own. AuditLock is a row of kupgrade_lock with a lease
+// on the database's clock (GET_LOCK is not replicated by Galera), renewed while held and taken
+// over once it expires.
 //
 // Galera: a DSN may name several nodes (mysql://u:p@db1,db2,db3/kupgrade); a new connection goes
 // to the node the last one reached, else to the next that answers and takes queries; a node
