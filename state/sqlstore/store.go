@@ -36,8 +36,7 @@ type Dialect struct {
 	// UTC_TIMESTAMP(6); SQLite: strftime with %f), the one clock leases are judged on.
 	NowSQL string
 	// MigrateLock serialises migrations between processes on conn (MySQL: GET_LOCK; Galera: a
-	// row of schema_migrations); nil when
-	// the migration's own transaction does (SQLite).
+	// row of schema_migrations); nil when the migration's own transaction does (SQLite).
 	MigrateLock func(ctx context.Context, conn *sql.Conn) (unlock func(), err error)
 	// Lost reports an error that means the connection was lost (a server that died or
 	// restarted); nil when that cannot happen (SQLite).
