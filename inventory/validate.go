@@ -98,14 +98,18 @@ func validateHostVars(host string, defs map[string]varDef) error {
 	for _, name := range []string{"ansible_ssh_common_args", "ansible_ssh_extra_args"} {
 		if d, ok := defs[name]; ok && d.val != nil {
 			s, _ := asString(d.val)
-			if _, err := proxyJump(s); err != nil {
-				return d.at.errorf("write -o ProxyJump=user@jump:port (several separated by commas)",
+			if err := ParseSSHArgs(s, &SSHOptions{}); err != nil {
+				return d.at.errorf(sshArgsFix,
 					"%s of host %q: %v", name, host, err)
 			}
 		}
 	}
 	return nil
 }
+
+// sshArgsFix is the fix of every error in ansible_ssh_common_args and ansible_ssh_extra_args.
+const sshArgsFix = "kupgrade honours -o ProxyJump, ProxyCommand, StrictHostKeyChecking, UserKnownHostsFile, " +
+	"IdentityFile, IdentitiesOnly, User, Port, HostName and -J, -i, -l, -p, -F (README: SSH)"
 
 func validateInventoryVars(defs map[string]varDef) error {
 	for _, name := range []string{"kupgrade_cluster", "kupgrade_known_hosts"} {
