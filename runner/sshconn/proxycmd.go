@@ -50,15 +50,33 @@ func dialCommand(command, addr string) (net.Conn, error) {
 // Read returns what the command printed; at its end, the command's stderr says why.
 func (c *cmdConn) Read(p []byte) (int, error) {
 	n, err := c.out.Read(p)
-	if err == io.EOF {
-		if msg := c.stderr.last(); msg != "" {
-			return n, fmt.Errorf("ProxyCommand ended: %s: %w", msg, io.EOF)
-		}
+	if err != nil {
+		err = c.ended(err)
 	}
 	return n, err
 }
 
-func (c *cmdConn) Write(p []byte) (int, error) { return c.in.Write(p) }
+func (c *cmdConn) Write(p []byte) (int, error) {
+	n, err := c.in.Write(p)
+	if err != nil {
+		err = c.ended(err)
+	}
+	return n, err
+}
+
+// ended adds to err what the command wrote on stderr before it exited (waiting a moment for it
+// to exit), so "broken pipe" reads "ProxyCommand ended: no route to host".
+func (c *cmdConn) ended(err error) error {
+	select {
+	case <-c.done:
+	case <-time.After(time.Second):
+		return err
+	}
+	if msg := c.stderr.last(); msg != "" {
+		return fmt.Errorf("ProxyCommand ended: %s: %w", msg, err)
+	}
+	return fmt.Errorf("ProxyCommand ended (%s): %w", c.cmd.ProcessState, err)
+}
 
 // Close ends the command: stdin closed, then the process group killed if it lingers.
 func (c *cmdConn) Close() error {
