@@ -34,9 +34,10 @@ type Dialer struct {
 	// "" is ~/.ssh/config when present, NoSSHConfig none. A host's `-F FILE` wins.
 	SSHConfig string
 
-	keys    keyCache
-	configs configCache
-	agents  agentSetup // how clients start kupgrade agents (agentScript); zero means the defaults
+	keys       keyCache
+	configs    configCache
+	knownHosts knownHostsCache
+	agents     agentSetup // how clients start kupgrade agents (agentScript); zero means the defaults
 }
 
 // Dial connects to h, through its jump hosts if any, and starts keepalives. The connection is

@@ -30,8 +30,9 @@ const (
 
 // hostKeys checks one hop's host key against its known_hosts files.
 type hostKeys struct {
-	paths []string // the files checked; an unknown key is recorded in the first
-	mode  string   // strictYes, strictAcceptNew or strictNo
+	paths []string         // the files checked; an unknown key is recorded in the first
+	mode  string           // strictYes, strictAcceptNew or strictNo
+	cache *knownHostsCache // the Dialer's; nil parses every time
 }
 
 // path is the file new keys go to, named in messages.
@@ -40,19 +41,64 @@ func (k hostKeys) path() string { return k.paths[0] }
 // parse reads the known_hosts files that exist; (nil, nil) when none does.
 func (k hostKeys) parse() (ssh.HostKeyCallback, error) {
 	var files []string
+	var stamp []string // size and modification time of each file: the cache entry's validity
 	for _, p := range k.paths {
-		if _, err := os.Stat(p); err == nil {
+		if fi, err := os.Stat(p); err == nil {
 			files = append(files, p)
+			stamp = append(stamp, fmt.Sprintf("%d/%d", fi.Size(), fi.ModTime().UnixNano()))
 		}
 	}
 	if len(files) == 0 {
 		return nil, nil
 	}
+	key, at := strings.Join(files, "\x00"), strings.Join(stamp, " ")
+	if cb := k.cache.get(key, at); cb != nil {
+		return cb, nil
+	}
 	cb, err := knownhosts.New(files...)
 	if err != nil {
 		return nil, fmt.Errorf("read known_hosts %s: %w", strings.Join(files, " "), err)
 	}
+	k.cache.put(key, at, cb)
 	return cb, nil
+}
+
+// knownHostsCache keeps the parsed known_hosts files of a Dialer. Every dial checks a key
+// against them, twice; parsing a file of N lines for each of N hosts grew as N² (at N = 200 it
+// was most of the CPU kupgrade spent connecting). An entry serves while its files keep their
+// size and modification time, so a key recorded meanwhile is seen.
+type knownHostsCache struct {
+	mu      sync.Mutex
+	entries map[string]knownHostsEntry
+}
+
+type knownHostsEntry struct {
+	stamp string
+	cb    ssh.HostKeyCallback // knownhosts' callback only reads its database: safe to share
+}
+
+func (c *knownHostsCache) get(key, stamp string) ssh.HostKeyCallback {
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.entries[key]; ok && e.stamp == stamp {
+		return e.cb
+	}
+	return nil
+}
+
+func (c *knownHostsCache) put(key, stamp string, cb ssh.HostKeyCallback) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.entries == nil {
+		c.entries = map[string]knownHostsEntry{}
+	}
+	c.entries[key] = knownHostsEntry{stamp: stamp, cb: cb}
 }
 
 // known returns the keys recorded for addr ("host:port"); a missing file knows nothing.
