@@ -12,7 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"testing"
 	"time"
 
@@ -58,35 +58,52 @@ func TestConformance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ran, matched, expected atomic.Int32
+	var tl tally
 	t.Run("cases", func(t *testing.T) {
 		for _, c := range cases {
 			t.Run(c.Name(), func(t *testing.T) {
 				t.Parallel()
-				ran.Add(1)
 				dir, _ := filepath.Abs(filepath.Join(conformanceCases, c.Name()))
 				meta := readMeta(t, dir)
 				want := runTool(t, dir, meta, servers, ansibleCmd)
 				got := runTool(t, dir, meta, servers, kupgradeCmd(bin))
-				diffs := compareOutcomes(got, want)
-				switch {
-				case len(diffs) == 0 && meta.ExpectDiffer != "":
-					matched.Add(1)
-					t.Errorf("matches Ansible now: remove expect_differ (%q) from case.yml", meta.ExpectDiffer)
-				case len(diffs) == 0:
-					matched.Add(1)
-				case meta.ExpectDiffer != "":
-					expected.Add(1)
-					t.Logf("differs as expected (%s):\n%s", meta.ExpectDiffer, strings.Join(diffs, "\n"))
-				default:
-					t.Errorf("kupgrade differs from Ansible:\n%s\n--- ansible-playbook:\n%s\n--- kupgrade:\n%s",
-						strings.Join(diffs, "\n"), want.Log, got.Log)
-				}
+				tl.judge(t, c.Name(), meta, compareOutcomes(got, want), want, got)
 			})
 		}
 	})
-	t.Logf("%d of %d cases match Ansible (%d differ as expected, marked expect_differ)",
-		matched.Load(), ran.Load(), expected.Load())
+	t.Logf("%d of %d cases match Ansible (%d differ as expected, marked expect_differ):\n%s",
+		tl.matched, len(tl.lines), tl.expected, strings.Join(slices.Sorted(slices.Values(tl.lines)), "\n"))
+}
+
+// tally counts the cases' verdicts and keeps a line per case for the summary.
+type tally struct {
+	mu                sync.Mutex
+	matched, expected int
+	lines             []string
+}
+
+// judge reports one case: a match, a difference its case.yml expects, a match that case.yml
+// still calls a difference (an error: remove the marker), or a new difference (an error).
+func (tl *tally) judge(t *testing.T, name string, meta caseMeta, diffs []string, want, got outcome) {
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	switch {
+	case len(diffs) == 0 && meta.ExpectDiffer != "":
+		tl.matched++
+		tl.lines = append(tl.lines, name+": matches, but case.yml says expect_differ")
+		t.Errorf("matches Ansible now: remove expect_differ (%q) from case.yml", meta.ExpectDiffer)
+	case len(diffs) == 0:
+		tl.matched++
+		tl.lines = append(tl.lines, name+": matches")
+	case meta.ExpectDiffer != "":
+		tl.expected++
+		tl.lines = append(tl.lines, name+": differs as expected: "+meta.ExpectDiffer)
+		t.Logf("differs as expected (%s):\n%s", meta.ExpectDiffer, strings.Join(diffs, "\n"))
+	default:
+		tl.lines = append(tl.lines, name+": DIFFERS")
+		t.Errorf("kupgrade differs from Ansible:\n%s\n--- ansible-playbook:\n%s\n--- kupgrade:\n%s",
+			strings.Join(diffs, "\n"), want.Log, got.Log)
+	}
 }
 
 func requireAnsible(t *testing.T) {
