@@ -87,11 +87,14 @@ func (h *Host) Become() bool {
 // BecomeUser is ansible_become_user, else "" (root).
 func (h *Host) BecomeUser() string { return h.str("ansible_become_user") }
 
-// SSHOptions reads ansible_ssh_common_args then ansible_ssh_extra_args, as ssh would see them
-// (Ansible passes common args first, and ssh keeps the first value of an option).
+// sshArgVars hold ssh arguments, in the order Ansible puts them on ssh's command line.
+var sshArgVars = []string{"ansible_ssh_args", "ansible_ssh_common_args", "ansible_ssh_extra_args"}
+
+// SSHOptions reads ansible_ssh_args, ansible_ssh_common_args and ansible_ssh_extra_args as ssh
+// would see them (Ansible passes them in that order, and ssh keeps the first value of an option).
 func (h *Host) SSHOptions() (SSHOptions, error) {
 	var o SSHOptions
-	for _, name := range []string{"ansible_ssh_common_args", "ansible_ssh_extra_args"} {
+	for _, name := range sshArgVars {
 		if err := ParseSSHArgs(h.str(name), &o); err != nil {
 			return SSHOptions{}, fmt.Errorf("%s of host %q: %w", name, h.Name, err)
 		}

@@ -62,3 +62,23 @@ func TestParseSSHArgsRefuses(t *testing.T) {
 		})
 	}
 }
+
+// ansible_ssh_args come first on ssh's command line, then the common args, then the extra ones.
+func TestSSHOptionsOrder(t *testing.T) {
+	h := &Host{Name: "h", Vars: map[string]any{
+		"ansible_ssh_args":        "-C -o ControlMaster=auto -o StrictHostKeyChecking=accept-new",
+		"ansible_ssh_common_args": "-o StrictHostKeyChecking=no -o User=common -i k1",
+		"ansible_ssh_extra_args":  "-o User=extra -i k2",
+	}}
+	o, err := h.SSHOptions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.StrictHostKeyChecking != "accept-new" || o.User != "common" || !reflect.DeepEqual(o.IdentityFiles, []string{"k1", "k2"}) {
+		t.Errorf("SSHOptions() = %+v, want accept-new from ansible_ssh_args, User common, keys k1 k2", o)
+	}
+	h.Vars["ansible_ssh_args"] = "-o SendEnv=LANG"
+	if _, err := h.SSHOptions(); err == nil || !strings.Contains(err.Error(), "ansible_ssh_args") {
+		t.Errorf("SSHOptions() with SendEnv = %v, want an error naming ansible_ssh_args", err)
+	}
+}

@@ -13,7 +13,7 @@
 //     command, and commands run at once get an agent each. Commands with stdin, and every command
 //     on a host whose shell does not start the agent, get a session each under a wrapper.
 //   - A host is reached as Ansible's ssh connection reaches it: the inventory's connection
-//     variables, then its ssh args (ansible_ssh_common_args, ansible_ssh_extra_args), then
+//     variables, then its ssh args (ansible_ssh_args, _common_args, _extra_args), then
 //     ssh_config (kevinburke/ssh_config), then the defaults; ProxyJump chains and a ProxyCommand
 //     (its stdin and stdout as the connection) lead to it.
 //   - Host keys are checked against known_hosts files. An unknown key is refused unless

@@ -43,7 +43,8 @@ type keySet struct {
 
 // targetOf resolves how to reach h as Ansible's ssh connection would: the inventory's
 // ansible_host/ansible_user/ansible_port/ansible_ssh_private_key_file first, then its ssh args
-// (ansible_ssh_common_args, then ansible_ssh_extra_args), then ssh_config, then the defaults.
+// (ansible_ssh_args, ansible_ssh_common_args, then ansible_ssh_extra_args), then ssh_config,
+// then the defaults.
 func (d *Dialer) targetOf(h *inventory.Host) (target, error) {
 	bad := func(err error) (target, error) {
 		return target{}, fault.Mark(fmt.Errorf("host %s: %w", h.Name, err), fault.ErrBadInput)
