@@ -85,11 +85,43 @@ var modules = map[string]*module{
 		args:      map[string]argType{"msg": tAny, "var": tStr, "verbosity": tInt},
 		exclusive: [][]string{{"msg", "var"}},
 	},
-	"set_fact":       {anyNames: true, args: map[string]argType{"cacheable": tBool}},
-	"fail":           {args: map[string]argType{"msg": tStr}},
-	"assert":         {args: map[string]argType{"that": tList, "fail_msg": tStr, "msg": tStr, "success_msg": tStr, "quiet": tBool}, oneOf: [][]string{{"that"}}},
-	"ping":           {args: map[string]argType{"data": tStr}},
+	"set_fact": {anyNames: true, args: map[string]argType{"cacheable": tBool}},
+	"fail":     {args: map[string]argType{"msg": tStr}},
+	"assert":   {args: map[string]argType{"that": tList, "fail_msg": tStr, "msg": tStr, "success_msg": tStr, "quiet": tBool}, oneOf: [][]string{{"that"}}},
+	"ping":     {args: map[string]argType{"data": tStr}},
+	"lineinfile": {
+		args: withFileArgs(map[string]argType{"path": tStr, "state": tStr, "regexp": tStr, "search_string": tStr, "line": tStr,
+			"insertafter": tStr, "insertbefore": tStr, "backrefs": tBool, "create": tBool, "backup": tBool, "firstmatch": tBool, "validate": tStr}),
+		aliases:   map[string]string{"dest": "path", "destfile": "path", "name": "path", "regex": "regexp", "value": "line"},
+		oneOf:     [][]string{{"path"}},
+		exclusive: [][]string{{"insertbefore", "insertafter"}, {"regexp", "search_string"}, {"backrefs", "search_string"}},
+		choices:   map[string][]string{"state": {"present", "absent"}},
+	},
+	"blockinfile": {
+		args: withFileArgs(map[string]argType{"path": tStr, "state": tStr, "marker": tStr, "block": tStr, "insertafter": tStr,
+			"insertbefore": tStr, "create": tBool, "backup": tBool, "validate": tStr, "marker_begin": tStr, "marker_end": tStr}),
+		aliases:   map[string]string{"dest": "path", "destfile": "path", "name": "path", "content": "block"},
+		oneOf:     [][]string{{"path"}},
+		exclusive: [][]string{{"insertbefore", "insertafter"}},
+		choices:   map[string][]string{"state": {"present", "absent"}},
+	},
+	"replace": {
+		args: withFileArgs(map[string]argType{"path": tStr, "regexp": tStr, "replace": tStr, "after": tStr, "before": tStr,
+			"backup": tBool, "validate": tStr, "encoding": tStr}),
+		aliases: map[string]string{"dest": "path", "destfile": "path", "name": "path"},
+		oneOf:   [][]string{{"path"}, {"regexp"}},
+		choices: map[string][]string{"encoding": {"utf-8", "utf8"}},
+	},
 	"kubelet_config": {args: map[string]argType{"compare_to": tAny, "target": tStr, "root": tStr}},
+}
+
+// withFileArgs adds the file attributes kupgrade sets (mode, owner, group) to a module's
+// arguments; Ansible's others (seuser, attributes...) stay unknown, so they are refused.
+func withFileArgs(args map[string]argType) map[string]argType {
+	for _, k := range []string{"mode", "owner", "group"} {
+		args[k] = tStr
+	}
+	return args
 }
 
 // moduleNames lists the modules, sorted, for messages and suggestions.

@@ -35,6 +35,10 @@ func init() {
 		"assert":   modAssert,
 		"setup":    modSetup,
 		"ping":     modPing,
+
+		"lineinfile":  modLineInFile,
+		"blockinfile": modBlockInFile,
+		"replace":     modReplace,
 	}
 }
 
