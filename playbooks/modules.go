@@ -29,6 +29,8 @@ type module struct {
 	freeForm  bool              // a plain string is the command (_raw_params)
 	anyNames  bool              // set_fact: any variable names
 	choices   map[string][]string
+	// unsupported are Ansible's arguments kupgrade does not implement: refused by name.
+	unsupported []string
 }
 
 var modules = map[string]*module{
@@ -112,7 +114,23 @@ var modules = map[string]*module{
 		oneOf:   [][]string{{"path"}, {"regexp"}},
 		choices: map[string][]string{"encoding": {"utf-8", "utf8"}},
 	},
+	"systemd":         systemdSpec,
+	"systemd_service": systemdSpec,
+	"service": {
+		args:        map[string]argType{"name": tStr, "state": tStr, "enabled": tBool, "use": tStr},
+		oneOf:       [][]string{{"name"}, {"state", "enabled"}},
+		choices:     map[string][]string{"state": {"started", "stopped", "restarted", "reloaded"}, "use": {"auto", "systemd", "sysvinit", "service"}},
+		unsupported: []string{"pattern", "runlevel", "arguments", "args", "sleep"},
+	},
 	"kubelet_config": {args: map[string]argType{"compare_to": tAny, "target": tStr, "root": tStr}},
+}
+
+var systemdSpec = &module{
+	args: map[string]argType{"name": tStr, "state": tStr, "enabled": tBool, "force": tBool, "masked": tBool,
+		"daemon_reload": tBool, "daemon_reexec": tBool, "scope": tStr, "no_block": tBool},
+	aliases: map[string]string{"service": "name", "unit": "name", "daemon-reload": "daemon_reload", "daemon-reexec": "daemon_reexec"},
+	oneOf:   [][]string{{"state", "enabled", "masked", "daemon_reload", "daemon_reexec"}},
+	choices: map[string][]string{"state": {"started", "stopped", "restarted", "reloaded"}, "scope": {"system", "user", "global"}},
 }
 
 // withFileArgs adds the file attributes kupgrade sets (mode, owner, group) to a module's
@@ -161,6 +179,9 @@ func (m *module) checkArgs(name string, args map[string]any) (string, string) {
 	for _, k := range slices.Sorted(maps.Keys(args)) {
 		t, known := m.args[k]
 		if !known {
+			if slices.Contains(m.unsupported, k) {
+				return k, fmt.Sprintf("%s: argument %q is not supported by kupgrade", name, k)
+			}
 			if m.anyNames {
 				if !namePattern.MatchString(k) {
 					return k, fmt.Sprintf("set_fact: %q is not a valid variable name", k)

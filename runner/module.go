@@ -39,6 +39,10 @@ func init() {
 		"lineinfile":  modLineInFile,
 		"blockinfile": modBlockInFile,
 		"replace":     modReplace,
+
+		"service":         modService,
+		"systemd":         modSystemd,
+		"systemd_service": modSystemd,
 	}
 }
 
