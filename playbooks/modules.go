@@ -35,16 +35,20 @@ type module struct {
 
 var modules = map[string]*module{
 	"command": {
-		args:     map[string]argType{"_raw_params": tStr, "argv": tList, "chdir": tStr, "creates": tStr, "removes": tStr, "stdin": tStr},
+		args: map[string]argType{"_raw_params": tStr, "argv": tList, "chdir": tStr, "creates": tStr, "removes": tStr, "stdin": tStr,
+			"stdin_add_newline": tBool},
 		aliases:  map[string]string{"cmd": "_raw_params"},
 		oneOf:    [][]string{{"_raw_params", "argv"}},
 		freeForm: true, exclusive: [][]string{{"_raw_params", "argv"}},
+		unsupported: []string{"strip_empty_ends", "expand_argument_vars"},
 	},
 	"shell": {
-		args:     map[string]argType{"_raw_params": tStr, "chdir": tStr, "creates": tStr, "removes": tStr, "executable": tStr, "stdin": tStr},
-		aliases:  map[string]string{"cmd": "_raw_params"},
-		oneOf:    [][]string{{"_raw_params"}},
-		freeForm: true,
+		args: map[string]argType{"_raw_params": tStr, "chdir": tStr, "creates": tStr, "removes": tStr, "executable": tStr, "stdin": tStr,
+			"stdin_add_newline": tBool},
+		aliases:     map[string]string{"cmd": "_raw_params"},
+		oneOf:       [][]string{{"_raw_params"}},
+		freeForm:    true,
+		unsupported: []string{"strip_empty_ends"},
 	},
 	"copy": {
 		args:      map[string]argType{"src": tStr, "content": tStr, "dest": tStr, "mode": tStr, "owner": tStr, "group": tStr, "backup": tBool, "force": tBool, "remote_src": tBool},
@@ -70,7 +74,7 @@ var modules = map[string]*module{
 		args:    map[string]argType{"path": tStr, "state": tStr, "mode": tStr, "owner": tStr, "group": tStr, "recurse": tBool, "src": tStr, "force": tBool},
 		aliases: map[string]string{"dest": "path", "name": "path"},
 		oneOf:   [][]string{{"path"}},
-		choices: map[string][]string{"state": {"file", "directory", "absent", "touch", "link"}},
+		choices: map[string][]string{"state": {"file", "directory", "absent", "touch", "link", "hard"}},
 	},
 	"template": {
 		args:  map[string]argType{"src": tStr, "dest": tStr, "mode": tStr, "owner": tStr, "group": tStr, "backup": tBool, "force": tBool},
