@@ -126,6 +126,22 @@ var modules = map[string]*module{
 		choices:     map[string][]string{"state": {"started", "stopped", "restarted", "reloaded"}, "use": {"auto", "systemd", "sysvinit", "service"}},
 		unsupported: []string{"pattern", "runlevel", "arguments", "args", "sleep"},
 	},
+	"get_url": {
+		args: withFileArgs(map[string]argType{"url": tStr, "dest": tStr, "checksum": tStr, "force": tBool, "backup": tBool,
+			"headers": tAny, "timeout": tInt, "validate_certs": tBool, "url_username": tStr, "url_password": tStr}),
+		aliases:     map[string]string{"username": "url_username", "password": "url_password"},
+		oneOf:       [][]string{{"url"}, {"dest"}},
+		unsupported: []string{"tmp_dest", "unredirected_headers", "decompress", "ciphers", "use_netrc", "use_proxy", "use_gssapi", "client_cert", "client_key", "http_agent", "force_basic_auth", "sha256sum"},
+	},
+	"uri": {
+		args: map[string]argType{"url": tStr, "method": tStr, "body": tAny, "body_format": tStr, "headers": tAny, "status_code": tAny,
+			"return_content": tBool, "validate_certs": tBool, "timeout": tInt, "url_username": tStr, "url_password": tStr,
+			"force_basic_auth": tBool, "follow_redirects": tStr, "creates": tStr, "removes": tStr},
+		aliases:     map[string]string{"user": "url_username", "password": "url_password"},
+		oneOf:       [][]string{{"url"}},
+		choices:     map[string][]string{"body_format": {"raw", "json", "form-urlencoded"}, "follow_redirects": {"all", "safe", "none", "yes", "no", "urllib2"}},
+		unsupported: []string{"dest", "src", "remote_src", "unix_socket", "ca_path", "client_cert", "client_key", "use_proxy", "use_gssapi", "unredirected_headers", "decompress", "ciphers", "use_netrc", "http_agent", "mode", "owner", "group"},
+	},
 	"kubelet_config": {args: map[string]argType{"compare_to": tAny, "target": tStr, "root": tStr}},
 }
 

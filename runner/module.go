@@ -43,6 +43,9 @@ func init() {
 		"service":         modService,
 		"systemd":         modSystemd,
 		"systemd_service": modSystemd,
+
+		"get_url": modGetURL,
+		"uri":     modURI,
 	}
 }
 
