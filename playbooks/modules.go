@@ -142,6 +142,21 @@ var modules = map[string]*module{
 		choices:     map[string][]string{"body_format": {"raw", "json", "form-urlencoded"}, "follow_redirects": {"all", "safe", "none", "yes", "no", "urllib2"}},
 		unsupported: []string{"dest", "src", "remote_src", "unix_socket", "ca_path", "client_cert", "client_key", "use_proxy", "use_gssapi", "unredirected_headers", "decompress", "ciphers", "use_netrc", "http_agent", "mode", "owner", "group"},
 	},
+	"apt": {
+		args: map[string]argType{"name": tList, "state": tStr, "update_cache": tBool, "cache_valid_time": tInt, "install_recommends": tBool,
+			"purge": tBool, "autoremove": tBool, "default_release": tStr, "dpkg_options": tStr},
+		aliases: map[string]string{"package": "name", "pkg": "name", "update-cache": "update_cache", "install-recommends": "install_recommends",
+			"default-release": "default_release"},
+		oneOf:   [][]string{{"name", "update_cache", "cache_valid_time"}},
+		choices: map[string][]string{"state": {"present", "absent", "latest", "installed", "removed"}},
+		unsupported: []string{"deb", "upgrade", "only_upgrade", "allow_unauthenticated", "allow_downgrade", "allow_change_held_packages",
+			"autoclean", "clean", "force", "force_apt_get", "lock_timeout", "policy_rc_d", "fail_on_autoremove"},
+	},
+	"package": {
+		args:    map[string]argType{"name": tList, "state": tStr, "use": tStr},
+		oneOf:   [][]string{{"name"}, {"state"}},
+		choices: map[string][]string{"state": {"present", "absent", "latest", "installed", "removed"}},
+	},
 	"kubelet_config": {args: map[string]argType{"compare_to": tAny, "target": tStr, "root": tStr}},
 }
 

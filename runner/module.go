@@ -46,6 +46,8 @@ func init() {
 
 		"get_url": modGetURL,
 		"uri":     modURI,
+		"apt":     modApt,
+		"package": modPackage,
 	}
 }
 
