@@ -157,6 +157,12 @@ var modules = map[string]*module{
 		oneOf:   [][]string{{"name"}, {"state"}},
 		choices: map[string][]string{"state": {"present", "absent", "latest", "installed", "removed"}},
 	},
+	"unarchive": {
+		args: withFileArgs(map[string]argType{"src": tStr, "dest": tStr, "remote_src": tBool, "creates": tStr, "list_files": tBool,
+			"extra_opts": tList, "exclude": tList, "validate_certs": tBool}),
+		oneOf:       [][]string{{"src"}, {"dest"}},
+		unsupported: []string{"copy", "keep_newer", "include", "decrypt", "io_buffer_size", "attributes"},
+	},
 	"kubelet_config": {args: map[string]argType{"compare_to": tAny, "target": tStr, "root": tStr}},
 }
 

@@ -48,6 +48,8 @@ func init() {
 		"uri":     modURI,
 		"apt":     modApt,
 		"package": modPackage,
+
+		"unarchive": modUnarchive,
 	}
 }
 
