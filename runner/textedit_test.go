@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/kupgrade/kupgrade/runner"
@@ -60,4 +61,42 @@ func TestTextEditMatchesAnsible(t *testing.T) {
 		}
 	}
 	t.Logf("%d of %d cases match ansible-core", matched, len(cases))
+}
+
+// TestEditModulesWithBecome writes through sudo: the new content travels on the command's stdin
+// through the become wrapper (as shell's stdin does, which a dash host used to drop).
+func TestEditModulesWithBecome(t *testing.T) {
+	env, log := fakeSudo(t)
+	dir := t.TempDir()
+	p := filepath.Join(dir, "sshd_config")
+	os.WriteFile(p, []byte("#PermitRootLogin yes\nPort 22\n"), 0o640)
+	recap, err, _ := run(t, &runnertest.LocalDialer{Env: env}, "all:\n  hosts:\n    h1:\n", `- hosts: all
+  gather_facts: false
+  become: true
+  tasks:
+    - {lineinfile: {path: `+p+`, regexp: '^#?PermitRootLogin', line: PermitRootLogin no, backup: true}, register: li}
+    - {blockinfile: {path: `+p+`, block: "Match User x\n  X11Forwarding no"}}
+    - {replace: {path: `+p+`, regexp: '^Port \d+$', replace: Port 2222}}
+    - {shell: cat, args: {stdin: fed}, register: fed}
+`, runner.PlayOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "PermitRootLogin no\nPort 2222\n# BEGIN ANSIBLE MANAGED BLOCK\nMatch User x\n  X11Forwarding no\n# END ANSIBLE MANAGED BLOCK\n"
+	if b, _ := os.ReadFile(p); string(b) != want {
+		t.Errorf("file = %q, want %q", b, want)
+	}
+	if st, _ := os.Stat(p); st.Mode().Perm() != 0o640 {
+		t.Errorf("mode %v: an edited file keeps its mode", st.Mode())
+	}
+	bk, _ := recap.Registered["h1"]["li"].(map[string]any)["backup"].(string)
+	if b, err := os.ReadFile(bk); err != nil || string(b) != "#PermitRootLogin yes\nPort 22\n" {
+		t.Errorf("backup %q: %q, %v", bk, b, err)
+	}
+	if got := recap.Registered["h1"]["fed"].(map[string]any)["stdout"]; got != "fed" {
+		t.Errorf("shell's stdin under become: %q", got)
+	}
+	if b, _ := os.ReadFile(log); strings.Count(string(b), "root") != 7 {
+		t.Errorf("sudo calls: %q, want a read and a write per edit, and the shell, as root", b)
+	}
 }
