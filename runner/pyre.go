@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/dlclark/regexp2/v2"
 )
@@ -33,6 +34,9 @@ func pyCompile(expr string, multiline, dotall bool) (*pyRegexp, error) {
 	if err != nil {
 		return nil, fmt.Errorf("regular expression %q: %v", expr, err)
 	}
+	// A backtracking engine can take exponential time on a pathological pattern: bound it, so a
+	// task fails with a message instead of hanging.
+	re.MatchTimeout = 10 * time.Second
 	return &pyRegexp{re: re, multiline: inlineFlag(expr, 'm')}, nil
 }
 
