@@ -45,21 +45,25 @@ func TestGetURL(t *testing.T) {
 
 // TestHTTPWithPython3 runs get_url and uri on a host that has python3 but neither curl nor wget.
 func TestHTTPWithPython3(t *testing.T) {
-	env := withoutTools(t, "curl", "wget")
-	if env == nil {
+	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 is not installed here")
 	}
+	env := withoutTools(t, "curl", "wget")
 	testGetURL(t, &runnertest.LocalDialer{Env: env})
 	testURI(t, &runnertest.LocalDialer{Env: env})
 }
 
-// withoutTools is a PATH of links to every command on this one but names: nil when python3 is
-// missing.
+// TestGetURLWithWget runs get_url on a host that has wget but neither curl nor python3.
+func TestGetURLWithWget(t *testing.T) {
+	if _, err := exec.LookPath("wget"); err != nil {
+		t.Skip("wget is not installed here")
+	}
+	testGetURL(t, &runnertest.LocalDialer{Env: withoutTools(t, "curl", "python3")})
+}
+
+// withoutTools is a PATH of links to every command on this one but names.
 func withoutTools(t *testing.T, names ...string) []string {
 	t.Helper()
-	if _, err := exec.LookPath("python3"); err != nil {
-		return nil
-	}
 	bin := t.TempDir()
 	// /usr/bin first: a pyenv shim earlier on PATH takes a second to start python3.
 	for _, d := range append([]string{"/usr/bin"}, filepath.SplitList(os.Getenv("PATH"))...) {

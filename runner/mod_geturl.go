@@ -56,7 +56,7 @@ elif ! $got; then
   elif [ "$s" != 200 ]; then echo "kupgrade:err=$(head -c 300 "$h.err" 2>/dev/null | tr '\n' ' ')"; exit 0
   else
     x=$(sha1sum < "$t"); echo "kupgrade:checksum_src=${x%%%% *}"
-    l=$(sed -n 's/^[Cc]ontent-[Ll]ength: *\([0-9]*\).*/\1/p' "$h" | tail -n 1); echo "kupgrade:msg=OK (${l:-unknown} bytes)"
+    l=$(sed -n 's/^ *[Cc]ontent-[Ll]ength: *\([0-9]*\).*/\1/p' "$h" | tail -n 1); echo "kupgrade:msg=OK (${l:-unknown} bytes)"
     if [ -f "$d" ]; then o=$(sha1sum < "$d"); echo "kupgrade:checksum_dest=${o%%%% *}"; fi
     if [ "${x%%%% *}" != "${o%%%% *}" ]; then
       %s
