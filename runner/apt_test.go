@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/kupgrade/kupgrade/runner"
+	"github.com/kupgrade/kupgrade/runner/runnertest"
 )
 
 // The fake apt keeps packages as files: available/NAME and installed/NAME hold a version.
@@ -74,5 +75,18 @@ func TestAptModule(t *testing.T) {
 	}
 	if m := reg(t, recap, "h1", "unknown")["msg"]; m != "No package matching 'nosuch' is available" {
 		t.Errorf("unknown package: %v", m)
+	}
+}
+
+func TestPackageWithoutApt(t *testing.T) {
+	d := &runnertest.LocalDialer{Env: withoutTools(t, "apt-get", "dpkg-query")}
+	recap, _, _ := run(t, d, "all:\n  hosts:\n    h1:\n", `- hosts: all
+  gather_facts: false
+  tasks:
+    - {package: {name: vim, state: present}, ignore_errors: true, register: r}
+`, runner.PlayOptions{})
+	r := reg(t, recap, "h1", "r")
+	if m, _ := r["msg"].(string); r["failed"] != true || !strings.Contains(m, "package manager is not apt: not supported by kupgrade") {
+		t.Errorf("package on a host without apt: %v", r)
 	}
 }
