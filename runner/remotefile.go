@@ -77,6 +77,9 @@ func (a attrArgs) script(flag string) string {
 	return b.String()
 }
 
+// validateEnd ends a validate failure's message, which may end with a newline of its own.
+const validateEnd = "<kupgrade:end>"
+
 // writeOpts is what writeRemote writes: data (nil to leave the content alone), a backup of the
 // old file first, a validate command (%s is the new file) that must pass before the rename.
 type writeOpts struct {
@@ -109,8 +112,10 @@ d=$(dirname -- "$r")
 if ! cat > "$t"; then rm -f -- "$t"; exit 1; fi
 `)
 		if w.validate != "" {
-			fmt.Fprintf(&b, "v=$( (%s) 2>&1); rc=$?; if [ $rc != 0 ]; then rm -f -- \"$t\"; echo \"failed to validate: rc:$rc error:$v\" >&2; exit 1; fi\n",
-				strings.ReplaceAll(w.validate, "%s", `"$t"`))
+			// stderr alone, its last newline kept (the . guards it), as Ansible's message has it.
+			fmt.Fprintf(&b, "v=$( (%s) 2>&1 >/dev/null; r=$?; echo .; exit $r); rc=$?; v=${v%%.}\n"+
+				"if [ $rc != 0 ]; then rm -f -- \"$t\"; printf 'failed to validate: rc:%%s error:%%s%s' $rc \"$v\" >&2; exit 1; fi\n",
+				strings.ReplaceAll(w.validate, "%s", `"$t"`), validateEnd)
 		}
 		b.WriteString(`if [ -e "$r" ]; then chmod --reference="$r" "$t"; chown --reference="$r" "$t" 2>/dev/null
 else chmod "$(printf %o $((0666 & ~0$(umask))))" "$t"; fi
@@ -130,7 +135,8 @@ mv -f -- "$t" "$r" || { rm -f -- "$t"; exit 1; }
 		r := commandFailure("write "+path, out)
 		r["msg"] = fmt.Sprintf("write %s: %s", path, strings.TrimSpace(out.stderr))
 		if i := strings.Index(out.stderr, "failed to validate:"); i >= 0 {
-			r["msg"] = strings.TrimSpace(out.stderr[i:]) // Ansible's own words
+			msg, _, _ := strings.Cut(out.stderr[i:], validateEnd)
+			r = failure(msg) // Ansible's own words, and no rc
 		}
 		return "", false, r, nil
 	}
