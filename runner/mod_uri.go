@@ -32,7 +32,7 @@ func modURI(ctx context.Context, m *modCtx, args map[string]any) (map[string]any
 	switch argStr(args, "follow_redirects") {
 	case "all", "yes", "true":
 		req.follow = true
-	case "", "safe":
+	case "", "safe", "urllib2":
 		req.follow = method == "GET" || method == "HEAD"
 	}
 	if argBool(args, "force_basic_auth", false) && req.user != "" {
