@@ -90,9 +90,10 @@ func testGetURL(t *testing.T, d runner.Dialer) {
     - {name: by checksum, get_url: {url: "` + s.URL + `/file", dest: ` + dir + `/file, checksum: "sha256:` + hex.EncodeToString(sum[:]) + `"}}
     - {name: bad checksum, get_url: {url: "` + s.URL + `/file", dest: ` + dir + `/g, checksum: "sha256:00ff"}, ignore_errors: true, register: bad}
     - {name: 404, get_url: {url: "` + s.URL + `/missing", dest: ` + dir + `/m}, ignore_errors: true, register: nf}
+    - {name: would download, get_url: {url: "` + s.URL + `/file", dest: ` + dir + `/later}, check_mode: true}
 `
 	recap, _, rec := run(t, d, "all:\n  hosts:\n    h1:\n", pb, runner.PlayOptions{})
-	want := "task_changed download\ntask_ok again\ntask_changed into dir\ntask_ok by checksum\ntask_failed bad checksum\ntask_failed 404"
+	want := "task_changed download\ntask_ok again\ntask_changed into dir\ntask_ok by checksum\ntask_failed bad checksum\ntask_failed 404\ntask_changed would download"
 	if got := joined(rec.results("h1")); got != want {
 		t.Errorf("results:\n%s\nwant\n%s", got, want)
 	}
@@ -115,6 +116,9 @@ func testGetURL(t *testing.T, d runner.Dialer) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "g")); err == nil {
 		t.Error("a download whose checksum does not match must be removed")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "later")); err == nil {
+		t.Error("check mode downloaded")
 	}
 	if nf := reg(t, recap, "h1", "nf"); nf["status_code"] != 404 || nf["msg"] != "Request failed" {
 		t.Errorf("404 = %v", nf)

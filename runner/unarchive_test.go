@@ -39,9 +39,11 @@ func TestUnarchive(t *testing.T) {
 	zw.Close()
 	zf.Close()
 	t.Cleanup(func() { os.Remove(zp) })
+	dest3 := t.TempDir()
 	pb := `- hosts: all
   gather_facts: false
   tasks:
+    - {name: would unpack, unarchive: {src: ` + filepath.Join(pbDir, "files", "app.tgz") + `, dest: ` + dest3 + `}, check_mode: true}
     - {name: tgz, unarchive: {src: ` + filepath.Join(pbDir, "files", "app.tgz") + `, dest: ` + dest + `, list_files: true}, register: tgz}
     - {name: tgz again, unarchive: {src: ` + filepath.Join(pbDir, "files", "app.tgz") + `, dest: ` + dest + `}}
     - {name: zip on the host, unarchive: {src: ` + zp + `, dest: ` + dest2 + `, remote_src: true}, register: zip}
@@ -51,7 +53,7 @@ func TestUnarchive(t *testing.T) {
 `
 	os.WriteFile(filepath.Join(dest, "app-extra"), nil, 0o644)
 	recap, _, rec := run(t, &runnertest.LocalDialer{}, "all:\n  hosts:\n    h1:\n", pb, runner.PlayOptions{})
-	want := "task_changed tgz\ntask_ok tgz again\ntask_changed zip on the host\ntask_ok zip again\ntask_skipped creates\ntask_failed no dest"
+	want := "task_changed would unpack\ntask_changed tgz\ntask_ok tgz again\ntask_changed zip on the host\ntask_ok zip again\ntask_skipped creates\ntask_failed no dest"
 	if got := joined(rec.results("h1")); got != want {
 		t.Errorf("results:\n%s\nwant\n%s", got, want)
 	}
@@ -59,6 +61,9 @@ func TestUnarchive(t *testing.T) {
 		if b, err := os.ReadFile(p); string(b) != body {
 			t.Errorf("%s = %q, %v", p, b, err)
 		}
+	}
+	if entries, _ := os.ReadDir(dest3); len(entries) != 0 {
+		t.Errorf("check mode unpacked %d entries", len(entries))
 	}
 	tgz := reg(t, recap, "h1", "tgz")
 	if tgz["handler"] != "TgzArchive" || len(tgz["files"].([]any)) != 3 {
