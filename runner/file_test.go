@@ -26,12 +26,20 @@ func TestFileLinksAndRecurse(t *testing.T) {
     - {name: dangling forced, file: {path: ` + dir + `/dl, src: nowhere, state: link, force: true}}
     - {name: hard, file: {path: ` + dir + `/hl, src: ` + dir + `/target, state: hard}}
     - {name: tree, file: {path: ` + dir + `/tree, state: directory, mode: "0755", recurse: true}}
+    - {name: attrs of a folder, file: {path: ` + dir + `/tree, mode: "0750"}, register: folder}
+    - {name: not a file, file: {path: ` + dir + `/tree, state: file}, ignore_errors: true}
     - {name: gone, file: {path: ` + dir + `/tree, state: absent}}
 `
-	_, _, rec := run(t, &runnertest.LocalDialer{}, "all:\n  hosts:\n    h1:\n", pb, runner.PlayOptions{})
-	want := "task_changed link\ntask_changed relink\ntask_failed refuse file\ntask_failed dangling\ntask_changed dangling forced\ntask_changed hard\ntask_changed tree\ntask_changed gone"
+	recap, _, rec := run(t, &runnertest.LocalDialer{}, "all:\n  hosts:\n    h1:\n", pb, runner.PlayOptions{})
+	want := "task_changed link\ntask_changed relink\ntask_failed refuse file\ntask_failed dangling\ntask_changed dangling forced\ntask_changed hard\ntask_changed tree\ntask_changed attrs of a folder\ntask_failed not a file\ntask_changed gone"
 	if got := joined(rec.results("h1")); got != want {
 		t.Errorf("first run:\n%s\nwant\n%s", got, want)
+	}
+	if st := reg(t, recap, "h1", "folder")["state"]; st != "directory" {
+		t.Errorf("a folder without state: state %v", st)
+	}
+	if e, _ := rec.find("h1", "not a file"); e.Msg != "file ("+dir+"/tree) is directory, cannot continue" {
+		t.Errorf("state file on a folder: %q", e.Msg)
 	}
 	if e, _ := rec.find("h1", "refuse file"); e.Msg != "refusing to convert from file to symlink for "+dir+"/plain" {
 		t.Errorf("refuse: %q", e.Msg)

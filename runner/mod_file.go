@@ -14,7 +14,9 @@ func modFile(ctx context.Context, m *modCtx, args map[string]any) (map[string]an
 	if p == "" {
 		return failure("file: path is required"), nil
 	}
-	state := argStr(args, "state")
+	// Without state, Ansible keeps the path's current kind (a folder stays one) and only sets
+	// attributes; state: file insists on a file.
+	state, explicit := argStr(args, "state"), args["state"] != nil
 	if state == "" {
 		state = "file"
 	}
@@ -31,8 +33,8 @@ func modFile(ctx context.Context, m *modCtx, args map[string]any) (map[string]an
 		return failure(fmt.Sprintf("file: unsupported state %q (file, directory, absent, touch, link, hard)", state)), nil
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "p=%s; s=%s; c=0; dry=%t; force=%t\n%s%s", hostPath(p), hostPath(src), m.check,
-		argBool(args, "force", false), prevState, body)
+	fmt.Fprintf(&b, "p=%s; s=%s; c=0; dry=%t; force=%t; explicit=%t\n%s%s", hostPath(p), hostPath(src), m.check,
+		argBool(args, "force", false), explicit, prevState, body)
 	if state == "directory" && argBool(args, "recurse", false) {
 		b.WriteString(recurseAttrs(attrs))
 	} else {
@@ -50,10 +52,23 @@ func modFile(ctx context.Context, m *modCtx, args map[string]any) (map[string]an
 		return r, nil
 	}
 	res := map[string]any{"changed": strings.Contains(out.stdout, "changed=1"), "path": p, "state": state}
+	if st := markedState(out.stdout); st != "" {
+		res["state"] = st
+	}
 	if state == "link" || state == "hard" {
 		res["dest"], res["src"] = p, src
 	}
 	return res, nil
+}
+
+// markedState is the kind the file state found ("state=directory"), "" when it printed none.
+func markedState(out string) string {
+	for l := range strings.SplitSeq(out, "\n") {
+		if st, ok := strings.CutPrefix(l, "state="); ok {
+			return st
+		}
+	}
+	return ""
 }
 
 // prevState is Ansible's get_state: absent, link, directory, hard (a file of several links) or file.
@@ -70,7 +85,9 @@ echo "changed=$c"; exit 0
 `,
 	"touch": `$dry || touch -- "$p" || exit 1; c=1
 `,
-	"file": `if [ $ps = absent ]; then echo "file ($p) is absent, cannot continue" >&2; exit 1; fi
+	"file": `if [ $ps = link ] && [ -f "$p" ]; then :
+elif [ $ps = absent ] || { $explicit && [ $ps != file ] && [ $ps != hard ]; }; then echo "file ($p) is $ps, cannot continue" >&2; exit 1; fi
+echo "state=$ps"
 `,
 	"link": `case "$s" in /*) a=$s;; *) if [ $ps = directory ]; then a="$p/$s"; else a="$(dirname -- "$p")/$s"; fi;; esac
 if ! $force && [ ! -e "$a" ]; then echo "src file does not exist, use \"force=yes\" if you really want to create the link: $a" >&2; exit 1; fi
