@@ -160,9 +160,6 @@ type killCampaign struct {
 // campaign the event log has no hole (every state change starts where the previous one ended).
 // KUPGRADE_FAULT_KILLS (default 50) and KUPGRADE_FAULT_SEED reproduce a run.
 func TestFaultKillAtRandomMoments(t *testing.T) {
-	if os.Getenv("KUPGRADE_FULL") != "1" && os.Getenv("KUPGRADE_FAULT_KILLS") == "" {
-		t.Skip("the kill campaign runs with `make faults` (or KUPGRADE_FULL=1 make test): about 7 minutes")
-	}
 	kills := envInt(t, "KUPGRADE_FAULT_KILLS", 50)
 	seed := envInt(t, "KUPGRADE_FAULT_SEED", 20261203)
 	rng := rand.New(rand.NewPCG(uint64(seed), 13))
