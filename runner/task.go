@@ -31,16 +31,12 @@ func (e *playExec) runTask(ctx context.Context, h *hostState, t *ctask) {
 		}
 	}
 	mark := len(h.stack)
+	// Task vars are pushed as written and rendered when read, as play vars are: they may use
+	// each other and the loop's item.
 	for k, v := range t.t.Vars {
 		if !h.facts[k] {
 			if _, extra := e.po.ExtraVars[k]; !extra {
-				rv, err := render(v, h.vars)
-				if err != nil {
-					e.finish(h, t, failure(fmt.Sprintf("task vars: %s: %v", k, err)), nil, start)
-					h.pop(mark)
-					return
-				}
-				h.push(k, rv)
+				h.push(k, v)
 			}
 		}
 	}
@@ -58,7 +54,7 @@ func (e *playExec) runTask(ctx context.Context, h *hostState, t *ctask) {
 func (e *playExec) runLoop(ctx context.Context, h *hostState, t *ctask) (map[string]any, error) {
 	lv, err := render(t.t.Loop, h.vars)
 	if err != nil {
-		return failure("loop: " + err.Error()), nil
+		return tmplFailure(t, "loop", err), nil
 	}
 	items, ok := toList(lv)
 	if !ok {
@@ -95,7 +91,7 @@ func (e *playExec) runOnce(ctx context.Context, h *hostState, t *ctask) (map[str
 	for _, c := range t.when {
 		ok, err := playbooks.Cond(c, h.vars)
 		if err != nil {
-			return failure(fmt.Sprintf("when %q: %v", c, err)), nil
+			return tmplFailure(t, fmt.Sprintf("when %q", c), err), nil
 		}
 		if !ok {
 			return map[string]any{"changed": false, "skipped": true, "skip_reason": "Conditional result was False",
@@ -109,7 +105,7 @@ func (e *playExec) runOnce(ctx context.Context, h *hostState, t *ctask) (map[str
 	if t.dynArgs {
 		a, err := render(args, h.vars)
 		if err != nil {
-			return failure(err.Error()), nil
+			return tmplFailure(t, "arguments", err), nil
 		}
 		args = a.(map[string]any)
 	}
@@ -137,7 +133,7 @@ func (e *playExec) runOnce(ctx context.Context, h *hostState, t *ctask) (map[str
 			return res, cause
 		}
 		if err := e.judge(h, t, res); err != nil {
-			return failure(err.Error()), nil
+			return tmplFailure(t, "", err), nil
 		}
 		if t.t.Until == "" {
 			return res, nil
@@ -145,7 +141,7 @@ func (e *playExec) runOnce(ctx context.Context, h *hostState, t *ctask) (map[str
 		res["attempts"] = attempt
 		done, err := e.cond(h, t, res, t.t.Until)
 		if err != nil {
-			return failure(fmt.Sprintf("until %q: %v", t.t.Until, err)), nil
+			return tmplFailure(t, fmt.Sprintf("until %q", t.t.Until), err), nil
 		}
 		if done {
 			res["failed"] = false
