@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"testing"
 
 	_ "modernc.org/sqlite"
@@ -49,7 +50,7 @@ func TestInTxRetries(t *testing.T) {
 	}{
 		{"lost before commit", []error{errGone, errGone}, nil, 3, nil},
 		{"aborted by the database", []error{errAborted}, nil, 2, nil},
-		{"aborted every time", []error{errAborted, errAborted, errAborted, errAborted, errAborted, errAborted}, nil, maxAttempts, errAborted},
+		{"aborted every time", slices.Repeat([]error{errAborted}, maxAttempts+1), nil, maxAttempts, errAborted},
 		{"commit lost, it was committed", []error{lostAtCommit}, func(context.Context) (bool, error) { return true, nil }, 1, nil},
 		{"commit lost, it was not", []error{lostAtCommit}, func(context.Context) (bool, error) { return false, nil }, 2, nil},
 		{"commit lost, nobody can tell", []error{lostAtCommit}, nil, 1, errCommitUnknown},
