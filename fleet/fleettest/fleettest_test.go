@@ -110,3 +110,17 @@ func TestCheckOneOperationFindsAnOverlap(t *testing.T) {
 		t.Error("two kubelet operations at once were not found")
 	}
 }
+
+// As the lab's kubeadm: `upgrade apply` of the cluster's own version again is a redo, allowed;
+// a downgrade and a jump of two minors are refused.
+func TestApplyVersionPolicy(t *testing.T) {
+	c0 := newTestFleet(t).Clusters[0].Hosts[0]
+	for _, tc := range []struct {
+		v  string
+		rc int
+	}{{"v1.30.1", 0}, {"v1.30.1", 0}, {"v1.29.4", 1}, {"v1.32.0", 1}} {
+		if rc, _, errs := run(t, c0, "kubeadm upgrade apply "+tc.v+" --yes"); rc != tc.rc {
+			t.Errorf("upgrade apply %s: rc %d, want %d (%s)", tc.v, rc, tc.rc, errs)
+		}
+	}
+}

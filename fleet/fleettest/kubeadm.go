@@ -84,9 +84,14 @@ func (h *Host) upgradeApply(hc interp.HandlerContext, args []string) int {
 	if err != nil {
 		return failKubeadm(hc.Stderr, "[upgrade/version] FATAL: unable to parse version %q", target)
 	}
+	// The lab's check_target: no downgrade, one minor at a time; the same version again is
+	// allowed (a redo after a failure or a crash).
 	if cv, err := state.ParseVersion(cur); err == nil {
-		if err := state.CheckVersionStep(cv, tv, false); err != nil {
-			return failKubeadm(hc.Stderr, "error execution phase preflight: [upgrade/version] version policy refused %q: %v", target, err)
+		switch {
+		case tv.Compare(cv) < 0:
+			return failKubeadm(hc.Stderr, "error execution phase preflight: [upgrade/version] version policy refused %q: lower than the cluster version %q", target, cur)
+		case tv.Minor > cv.Minor+1:
+			return failKubeadm(hc.Stderr, "error execution phase preflight: [upgrade/version] version policy refused %q: kubeadm can upgrade only 1 minor version at a time", target)
 		}
 	}
 	fmt.Fprintf(hc.Stdout, "[upgrade/version] You have chosen to change the cluster version to %q\n", target)
