@@ -40,6 +40,12 @@
 //	watch [--interval 1m] [--stale-after 1h] [--once] [--listen ADDR]
 //	                          the audit loop; --listen serves /healthz, /metrics, a status page
 //	                          that refreshes itself, and its data at /status.json
+//	fleet run --to VERSION (-i INVENTORY)... | --inventories DIR [--max-parallel N] [--canary N]
+//	    [--max-failures K] [--until STATE] [--retries N] [--fleet NAME]
+//	                          upgrade many clusters, one inventory each; several runners on
+//	                          several machines share the work through the database
+//	fleet show [--fleet NAME] the fleet's clusters per state, failing and stuck ones, progress,
+//	                          an estimate of the time left
 //	play PLAYBOOK [-l PATTERN] [-f N] [-C] [-t TAGS] [--skip-tags TAGS] [-e KEY=VALUE]
 //	                          run any playbook against the inventory
 //	inventory list [-l PATTERN]
