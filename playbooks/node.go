@@ -13,6 +13,8 @@ import (
 type decoder struct {
 	file   string
 	budget int // nodes left to visit: aliases could otherwise make a small file huge
+	ld     *loader
+	role   *Role // the role whose files are being read, if any
 }
 
 // pair is one key of a YAML mapping with its nodes.
