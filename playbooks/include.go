@@ -200,3 +200,20 @@ func ResolveTask(name string, dirs []string) (string, error) {
 	}
 	return "", fmt.Errorf("include_tasks: %s not found in %s", name, strings.Join(dirs, ", "))
 }
+
+// LoadVars reads a file of variables (vars_files). A missing file's error satisfies
+// errors.Is(err, fs.ErrNotExist); an empty file has no variables.
+func LoadVars(path string) (map[string]any, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(string(data)) == "" {
+		return nil, nil
+	}
+	root, err := parseYAML(path, data)
+	if err != nil {
+		return nil, err
+	}
+	return (&loader{}).decoder(path).varMap(root, "a vars file")
+}

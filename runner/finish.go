@@ -36,7 +36,21 @@ func (e *playExec) finish(h *hostState, t *ctask, res map[string]any, cause erro
 			if h.conn.lost != nil {
 				err = h.conn.lost
 			}
-			e.r.drop(h.name, h.conn.Conn)
+			key := h.name
+			if h.conn.key != "" {
+				key = h.conn.key
+			}
+			e.r.drop(key, h.conn.Conn)
+		}
+		if t.ignoreUnreachable {
+			// Ansible counts an ignored unreachable task as ok and ignored; the host stays and
+			// its next task dials again.
+			h.conn = nil
+			ev.Event, ev.Ignored, ev.Msg = EventHostUnreachable, true, err.Error()
+			h.recap.OK++
+			h.recap.Ignored++
+			e.r.report(ev)
+			return
 		}
 		e.unreachable(h, t.name, err)
 		return

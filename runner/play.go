@@ -46,8 +46,18 @@ type playExec struct {
 	recap *Recap
 	order []string        // hosts in the order first seen, for Failures
 	dead  map[string]bool // failed or unreachable in an earlier play: not run again
-	stop  bool            // any_errors_fatal or max_fail_percentage ended the play
+	stop  bool            // any_errors_fatal, max_fail_percentage or end_play ended the play
 	jobs  chan func()     // the play's workers (startWorkers)
+
+	endBatch bool                    // meta: end_batch
+	handlers []*ctask                // the play's, for meta: flush_handlers
+	included map[includeKey][]*ctask // files read by include_tasks as the play ran
+	// mayIgnoreUnreachable: some task of the play has ignore_unreachable, so a host that cannot
+	// be dialled stays in the play.
+	mayIgnoreUnreachable bool
+	play                 *playbooks.Play
+	// varsFiles are the vars_files read, by path, once per Play call.
+	varsFiles map[string]map[string]any
 }
 
 // Play runs every play of pb. The returned error is non-nil when the playbook could not run
@@ -55,7 +65,8 @@ type playExec struct {
 // unreachable (the same errors as Recap.Err); it also wraps the context's error when ctx was
 // cancelled. The recap is returned in every case.
 func (r *Runner) Play(ctx context.Context, pb *playbooks.Playbook, inv *inventory.Inventory, po PlayOptions) (*Recap, error) {
-	e := &playExec{r: r, pb: pb, inv: inv, po: po, dir: filepath.Dir(pb.File), recap: newRecap(), dead: map[string]bool{}}
+	e := &playExec{r: r, pb: pb, inv: inv, po: po, dir: filepath.Dir(pb.File), recap: newRecap(), dead: map[string]bool{},
+		varsFiles: map[string]map[string]any{}}
 	var err error
 	for _, p := range pb.Plays {
 		if err = e.runPlay(ctx, p); err != nil || ctx.Err() != nil {
@@ -71,8 +82,12 @@ func (e *playExec) runPlay(ctx context.Context, p *playbooks.Play) error {
 	if err != nil {
 		return err
 	}
-	tasks := compileTasks(p.Tasks, inherited{mods: e.r.mods, become: p.Become, becomeUser: p.BecomeUser})
-	handlers := compileTasks(p.Handlers, inherited{mods: e.r.mods, become: p.Become, becomeUser: p.BecomeUser})
+	top := inherited{mods: e.r.mods, become: p.Become, becomeUser: p.BecomeUser, env: p.Environment,
+		tags: p.Tags, remoteUser: p.RemoteUser, ignoreUnr: p.IgnoreUnreachable}
+	tasks := compileTasks(p.Tasks, top)
+	handlers := compileTasks(p.Handlers, top)
+	e.handlers, e.included, e.play = handlers, map[includeKey][]*ctask{}, p
+	e.mayIgnoreUnreachable = anyIgnoresUnreachable(tasks)
 	renameTasks(tasks, p, e.po.ExtraVars)
 	renameTasks(handlers, p, e.po.ExtraVars)
 	var states []*hostState
@@ -106,6 +121,7 @@ func (e *playExec) runPlay(ctx context.Context, p *playbooks.Play) error {
 		if e.stop || ctx.Err() != nil {
 			break
 		}
+		e.endBatch = false
 		e.runList(ctx, batch, tasks, p)
 		if !e.stop && ctx.Err() == nil {
 			e.runHandlers(ctx, batch, handlers)
@@ -157,12 +173,23 @@ func (e *playExec) newHost(h *inventory.Host) *hostState {
 // of earlier plays. A host that cannot be reached leaves the play.
 func (e *playExec) dialAll(ctx context.Context, hosts []*hostState) {
 	e.parallel(hosts, func(h *hostState) {
-		c, err := e.r.Conn(ctx, h.host)
+		user, err := e.remoteUser(h, e.play.RemoteUser)
+		var c Conn
+		key := h.name
+		if err == nil {
+			c, key, err = e.r.connFor(ctx, h.host, user)
+		}
 		if err != nil {
+			if e.mayIgnoreUnreachable {
+				return // each task dials again; one under ignore_unreachable goes on without it
+			}
 			e.unreachable(h, "", err)
 			return
 		}
 		h.conn = &trackedConn{Conn: c}
+		if key != h.name {
+			h.conn.key = key
+		}
 	})
 }
 
@@ -250,11 +277,22 @@ func serialBatches(hosts []*hostState, serial []string) ([][]*hostState, error) 
 func countTasks(ts []*ctask) int {
 	n := 0
 	for _, t := range ts {
-		if t.t.IsBlock() {
+		switch {
+		case t.t.IsBlock():
 			n += countTasks(t.block) + countTasks(t.always)
-		} else {
+		case t.t.Meta == "":
 			n++
 		}
 	}
 	return n
+}
+
+func anyIgnoresUnreachable(ts []*ctask) bool {
+	for _, t := range ts {
+		if t.ignoreUnreachable || anyIgnoresUnreachable(t.block) || anyIgnoresUnreachable(t.rescue) ||
+			anyIgnoresUnreachable(t.always) || anyIgnoresUnreachable(t.include) {
+			return true
+		}
+	}
+	return false
 }

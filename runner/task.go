@@ -31,17 +31,19 @@ func (e *playExec) runTask(ctx context.Context, h *hostState, t *ctask) {
 		}
 	}
 	mark := len(h.stack)
-	for k, v := range t.t.Vars {
-		if !h.facts[k] {
-			if _, extra := e.po.ExtraVars[k]; !extra {
-				rv, err := render(v, h.vars)
-				if err != nil {
-					e.finish(h, t, failure(fmt.Sprintf("task vars: %s: %v", k, err)), nil, start)
-					h.pop(mark)
-					return
-				}
-				h.push(k, rv)
-			}
+	for _, vars := range t.vars {
+		// Block vars, then the task's own: set_fact and extra vars outrank both.
+		if err := e.pushEach(h, vars, false, func(k string) bool { return !h.facts[k] }); err != nil {
+			e.finish(h, t, failure("task vars: "+err.Error()), nil, start)
+			h.pop(mark)
+			return
+		}
+	}
+	if done := e.useConn(ctx, h, t, start); done != nil {
+		defer done()
+		if h.conn == nil {
+			h.pop(mark)
+			return
 		}
 	}
 	var res map[string]any
@@ -60,7 +62,7 @@ func (e *playExec) runLoop(ctx context.Context, h *hostState, t *ctask) (map[str
 	if err != nil {
 		return failure("loop: " + err.Error()), nil
 	}
-	items, ok := toList(lv)
+	items, ok := loopItems(lv, t.t.LoopDict)
 	if !ok {
 		return failure(fmt.Sprintf("loop: expected a list, got %T", lv)), nil
 	}
