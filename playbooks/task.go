@@ -280,6 +280,12 @@ func (d *decoder) flowKey(t *Task, p *pair, c taskCtx, label func() string, wher
 			return d.errAt(p.k, "%s has two loops", label())
 		}
 		t.LoopDict = p.key == "with_dict"
+		if r, _ := d.deref(p.v); t.LoopDict && r != nil && r.Kind == yaml.MappingNode {
+			if t.Loop, err = d.value(r); err == nil {
+				err = d.checkArgTemplates(r, t.Loop, where(p.key))
+			}
+			return err
+		}
 		t.Loop, err = d.loop(p.v, where(p.key))
 	case "loop_control":
 		t.LoopVar, err = d.loopControl(p.v, where("loop_control"))

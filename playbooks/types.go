@@ -91,6 +91,12 @@ func (t *Task) Label() string {
 		return t.Module
 	case t.IsBlock():
 		return "block"
+	case t.Meta != "":
+		return "meta"
+	case t.Include != nil && t.Include.File != "":
+		return "include_tasks"
+	case t.Include != nil:
+		return "include_role"
 	}
 	return "task"
 }

@@ -47,7 +47,7 @@ func (e *playExec) pushRole(h *hostState, r *playbooks.Role) error {
 	if err != nil {
 		return fmt.Errorf("role %s defaults: %w", r.Name, err)
 	}
-	if err := e.pushEach(h, r.Vars, false, func(k string) bool { return !h.facts[k] }); err != nil {
+	if err := e.pushEach(h, r.Vars, false, func(k string) bool { return !h.facts[k] && h.strong[k] == 0 }); err != nil {
 		return fmt.Errorf("role %s vars: %w", r.Name, err)
 	}
 	return nil
@@ -128,6 +128,9 @@ func (e *playExec) runInclude(ctx context.Context, hosts []*hostState, t *ctask)
 			r.params = append(r.params, it.params)
 		}
 		e.finish(h, t, res, nil, start)
+		if t.t.Loop != nil && !truth(res["failed"]) && len(items) > 1 {
+			h.recap.OK += len(items) - 1 // Ansible counts each looped include as ok
+		}
 	}
 	for _, r := range runs {
 		marks := make([]int, len(r.hosts))

@@ -32,8 +32,8 @@ func (e *playExec) runTask(ctx context.Context, h *hostState, t *ctask) {
 	}
 	mark := len(h.stack)
 	for _, vars := range t.vars {
-		// Block vars, then the task's own: set_fact and extra vars outrank both.
-		if err := e.pushEach(h, vars, false, func(k string) bool { return !h.facts[k] }); err != nil {
+		// Block vars, then the task's own: set_fact, include params and extra vars outrank both.
+		if err := e.pushEach(h, vars, false, func(k string) bool { return !h.facts[k] && h.strong[k] == 0 }); err != nil {
 			e.finish(h, t, failure("task vars: "+err.Error()), nil, start)
 			h.pop(mark)
 			return
