@@ -2,6 +2,7 @@ package playbooks
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -45,6 +46,16 @@ func (d *decoder) moduleArgs(t *Task, mod, argsPair *pair, label string) error {
 				args[k], nodes[k] = v, extraNodes[k]
 			}
 		}
+	}
+	if key := unknownArg(m, args); key != "" {
+		at := nodes[key]
+		if at == nil {
+			at = mod.k
+		}
+		if hint := suggest(key, m.argNames()); hint != "" {
+			return d.errAt(at, "%s: option %q is not supported by kupgrade%s in %s", t.Module, key, hint, label)
+		}
+		return d.errAt(at, "%s: option %q is not supported by kupgrade in %s; it takes %s", t.Module, key, label, strings.Join(m.argNames(), ", "))
 	}
 	if key, msg := m.checkArgs(t.Module, args); msg != "" {
 		at := nodes[key]
@@ -266,4 +277,19 @@ func (d *decoder) loopControl(n *yaml.Node, where string) (string, error) {
 		}
 	}
 	return loopVar, nil
+}
+
+// unknownArg returns the first argument (in sorted order) that m neither takes nor aliases.
+func unknownArg(m *module, args map[string]any) string {
+	if m.anyNames {
+		return ""
+	}
+	for _, k := range slices.Sorted(maps.Keys(args)) {
+		_, known := m.args[k]
+		_, alias := m.aliases[k]
+		if !known && !alias {
+			return k
+		}
+	}
+	return ""
 }

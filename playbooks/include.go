@@ -27,6 +27,8 @@ type playLoad struct {
 	play *Play
 	seen map[string]bool // role folder and params: a role runs once unless allow_duplicates
 	tc   taskCtx
+	// handlerFiles are the roles' handler files already added to the play.
+	handlerFiles map[string]bool
 }
 
 func (ld *loader) decoder(file string) *decoder {
@@ -187,7 +189,7 @@ func (d *decoder) taskFile(at *yaml.Node, path, what string, c taskCtx) ([]*Task
 // LoadTasks reads a tasks file for an include_tasks whose name was a template, once the runner
 // has rendered it. Its notify names are not checked against the play's handlers.
 func LoadTasks(path string) ([]*Task, error) {
-	ld := &loader{base: filepath.Dir(path), play: &playLoad{play: &Play{}, seen: map[string]bool{}}}
+	ld := &loader{base: filepath.Dir(path), play: &playLoad{play: &Play{}, seen: map[string]bool{}, handlerFiles: map[string]bool{}}}
 	d := ld.decoder(path)
 	var refs []notifyRef
 	return d.taskFile(nil, path, "include_tasks", taskCtx{what: "task", notify: &refs})

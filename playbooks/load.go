@@ -135,7 +135,7 @@ func (d *decoder) play(n *yaml.Node) (*Play, error) {
 	}
 	var notify []notifyRef
 	tc := taskCtx{what: "task", notify: &notify}
-	d.ld.play = &playLoad{play: p, seen: map[string]bool{}, tc: tc}
+	d.ld.play = &playLoad{play: p, seen: map[string]bool{}, tc: tc, handlerFiles: map[string]bool{}}
 	// Handlers first: a role's handlers are added to the play's as the role is read.
 	if k := keys["handlers"]; k != nil {
 		if err := d.playKey(p, k, label, tc); err != nil {

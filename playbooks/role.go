@@ -169,14 +169,15 @@ func (d *decoder) roleBody(s roleSpec, r *Role, c taskCtx) (*Task, error) {
 	if r.Vars, err = d.roleVarsFile(s, "vars"); err != nil {
 		return nil, err
 	}
-	if p, ok := d.rolePart(s, "handlers"); ok {
+	if p, ok := d.rolePart(s, "handlers"); ok && !d.ld.play.handlerFiles[p] {
+		d.ld.play.handlerFiles[p] = true // a role used twice has its handlers once
 		htc := taskCtx{what: "handler", notify: c.notify}
 		hs, err := d.taskFile(s.at, p, "handlers of role "+r.Name, htc)
 		if err != nil {
 			return nil, err
 		}
 		d.ld.play.play.Handlers = append(d.ld.play.play.Handlers, hs...)
-	} else if s.from["handlers"] != "" {
+	} else if !ok && s.from["handlers"] != "" {
 		return nil, d.errAt(s.at, "role %s has no handlers file %q", r.Name, s.from["handlers"])
 	}
 	inner := &Task{Block: []*Task{}, Params: s.params, Role: r, File: d.file, Line: s.at.Line, Column: s.at.Column}
