@@ -27,7 +27,7 @@ var ansibleTaskKeys = []string{
 var includeKeys = []string{
 	"name", "when", "loop", "with_items", "with_list", "with_dict", "loop_control", "vars", "tags",
 	"ignore_errors", "become", "become_user", "environment", "no_log", "remote_user",
-	"ignore_unreachable", "delegate_to",
+	"ignore_unreachable", "delegate_to", "connection",
 }
 
 // metaKeys are the keywords a meta task may carry.

@@ -18,7 +18,7 @@ import (
 var playKeys = []string{
 	"name", "hosts", "serial", "become", "become_user", "vars", "gather_facts", "tasks",
 	"handlers", "pre_tasks", "post_tasks", "any_errors_fatal", "max_fail_percentage",
-	"vars_files", "roles", "remote_user", "environment", "tags", "ignore_unreachable",
+	"vars_files", "roles", "remote_user", "environment", "tags", "ignore_unreachable", "connection",
 }
 
 // Load reads and validates a playbook file.

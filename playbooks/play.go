@@ -39,6 +39,8 @@ func (d *decoder) playKeyMore(p *Play, k *pair, where string, tc taskCtx) error 
 		p.Tags, err = d.tags(k.v, where)
 	case "ignore_unreachable":
 		p.IgnoreUnreachable, err = d.boolean(k.v, where)
+	case "connection":
+		p.Connection, err = d.connection(k.v, where)
 	}
 	return err
 }
@@ -69,6 +71,21 @@ func (d *decoder) varsFiles(n *yaml.Node, where string) ([][]string, error) {
 		out = append(out, cands)
 	}
 	return out, nil
+}
+
+// connection reads the connection keyword: local runs on this machine; ssh (and smart, which
+// is ssh) is kupgrade's own transport. The other plugins are refused.
+func (d *decoder) connection(n *yaml.Node, where string) (string, error) {
+	s, err := d.str(n, where)
+	switch {
+	case err != nil:
+		return "", err
+	case s == "local" || s == "ssh":
+		return s, nil
+	case s == "smart":
+		return "ssh", nil
+	}
+	return "", d.errAt(n, "connection %q is not supported by kupgrade (%s); it connects with ssh or local", s, where)
 }
 
 // unknownPlayKey says whether a key is an Ansible play keyword kupgrade does not run, a task

@@ -14,7 +14,7 @@ var taskKeys = []string{
 	"ignore_errors", "timeout", "become", "become_user", "environment", "no_log", "run_once", "tags",
 	"notify", "loop", "with_items", "loop_control", "check_mode", "vars", "listen", "args",
 	"block", "rescue", "always", "delegate_to", "remote_user", "ignore_unreachable", "with_list",
-	"with_dict",
+	"with_dict", "connection",
 }
 
 // notOnBlock are task keys that make no sense on a block (Ansible refuses them too).
@@ -247,6 +247,8 @@ func (d *decoder) taskKey(t *Task, p *pair, c taskCtx, label func() string) erro
 		t.DelegateTo, err = d.templateStr(p.v, where("delegate_to"))
 	case "remote_user":
 		t.RemoteUser, err = d.templateStr(p.v, where("remote_user"))
+	case "connection":
+		t.Connection, err = d.connection(p.v, where("connection"))
 	case "ignore_unreachable":
 		t.IgnoreUnreachable, err = d.boolPtr(p.v, where("ignore_unreachable"))
 	case "name":

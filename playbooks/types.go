@@ -23,6 +23,7 @@ type Play struct {
 	// first that exists is read (Ansible's list-in-a-list form). Names may be templates.
 	VarsFiles         [][]string
 	RemoteUser        string            // the user to connect as when the host sets no ansible_user
+	Connection        string            // "local", or "" / "ssh": where the host sets no ansible_connection
 	Environment       map[string]string // inherited by every task
 	Tags              []string          // inherited by every task
 	IgnoreUnreachable bool
@@ -62,6 +63,7 @@ type Task struct {
 	Meta              string
 	DelegateTo        string // a host name or a template; "localhost" runs on this machine
 	RemoteUser        string
+	Connection        string
 	IgnoreUnreachable *bool
 	// LoopDict marks with_dict: the loop renders to a mapping, iterated as {key, value} items.
 	LoopDict bool

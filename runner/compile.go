@@ -30,6 +30,7 @@ type ctask struct {
 	vars              []map[string]any
 	delegate          string // delegate_to, maybe a template
 	remoteUser        string
+	connection        string
 	ignoreUnreachable bool
 	roleDir           string // the role the task comes from: its files/ and templates/
 	in                inherited
@@ -52,6 +53,7 @@ type inherited struct {
 	vars       []map[string]any
 	delegate   string
 	remoteUser string
+	connection string
 	ignoreUnr  bool
 	roleDir    string
 	rolePrefix string // "role : " before the names of a role's tasks
@@ -82,6 +84,7 @@ func compileTask(t *playbooks.Task, in inherited) *ctask {
 		vars:              in.vars,
 		delegate:          in.delegate,
 		remoteUser:        in.remoteUser,
+		connection:        in.connection,
 		roleDir:           in.roleDir,
 		in:                in,
 		ignoreUnreachable: in.ignoreUnr,
@@ -136,6 +139,9 @@ func (c *ctask) override(t *playbooks.Task) {
 	if t.RemoteUser != "" {
 		c.remoteUser = t.RemoteUser
 	}
+	if t.Connection != "" {
+		c.connection = t.Connection
+	}
 	if t.IgnoreUnreachable != nil {
 		c.ignoreUnreachable = *t.IgnoreUnreachable
 	}
@@ -145,7 +151,7 @@ func (c *ctask) override(t *playbooks.Task) {
 func (c *ctask) inherit() inherited {
 	return inherited{mods: c.in.mods, when: c.when, tags: c.tags, become: c.become, becomeUser: c.becomeUser,
 		env: c.env, noLog: c.noLog, ignore: c.ignore, checkMode: c.checkMode, vars: c.vars,
-		delegate: c.delegate, remoteUser: c.remoteUser, ignoreUnr: c.ignoreUnreachable,
+		delegate: c.delegate, remoteUser: c.remoteUser, connection: c.connection, ignoreUnr: c.ignoreUnreachable,
 		roleDir: c.roleDir, rolePrefix: c.in.rolePrefix}
 }
 

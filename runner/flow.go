@@ -128,8 +128,14 @@ func (e *playExec) runInclude(ctx context.Context, hosts []*hostState, t *ctask)
 			r.params = append(r.params, it.params)
 		}
 		e.finish(h, t, res, nil, start)
-		if t.t.Loop != nil && !truth(res["failed"]) && len(items) > 1 {
-			h.recap.OK += len(items) - 1 // Ansible counts each looped include as ok
+		if !truth(res["failed"]) && !truth(res["skipped"]) {
+			// Ansible counts an include_tasks ok once per file (each loop item) it brings in,
+			// and an include_role not at all.
+			n := len(items)
+			if t.t.Include.File == "" {
+				n = 0
+			}
+			h.recap.OK += n - 1
 		}
 	}
 	for _, r := range runs {

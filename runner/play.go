@@ -83,7 +83,7 @@ func (e *playExec) runPlay(ctx context.Context, p *playbooks.Play) error {
 		return err
 	}
 	top := inherited{mods: e.r.mods, become: p.Become, becomeUser: p.BecomeUser, env: p.Environment,
-		tags: p.Tags, remoteUser: p.RemoteUser, ignoreUnr: p.IgnoreUnreachable}
+		tags: p.Tags, remoteUser: p.RemoteUser, connection: p.Connection, ignoreUnr: p.IgnoreUnreachable}
 	tasks := compileTasks(p.Tasks, top)
 	handlers := compileTasks(p.Handlers, top)
 	e.handlers, e.included, e.play = handlers, map[includeKey][]*ctask{}, p
@@ -177,7 +177,7 @@ func (e *playExec) dialAll(ctx context.Context, hosts []*hostState) {
 		var c Conn
 		key := h.name
 		if err == nil {
-			c, key, err = e.r.connFor(ctx, h.host, user)
+			c, key, err = e.r.connFor(ctx, h.host, user, e.play.Connection)
 		}
 		if err != nil {
 			if e.mayIgnoreUnreachable {

@@ -247,7 +247,7 @@ func (d *markDialer) Dial(ctx context.Context, h *inventory.Host) (runner.Conn, 
 }
 
 // delegate_to runs a task on another inventory host (its connection), or on this machine for
-// localhost; remote_user applies where the inventory sets no ansible_user; run_once with
+// localhost, as connection: local does; remote_user applies where the inventory sets no ansible_user; run_once with
 // delegate_to registers the one result for every host.
 func TestDelegateToRemoteUserRunOnce(t *testing.T) {
 	t.Setenv("MARK", "")
@@ -260,13 +260,14 @@ func TestDelegateToRemoteUserRunOnce(t *testing.T) {
     - {shell: "echo [$MARK]", register: local, delegate_to: localhost}
     - {shell: "echo $MARK", register: admin, remote_user: admin}
     - {shell: "echo $MARK", register: once, run_once: true, delegate_to: "{{ groups['all'][2] }}"}
+    - {shell: "echo [$MARK]", register: conn, connection: local}
 `, runner.PlayOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]map[string]string{
-		"h1": {"own": "h1@root", "deleg": "h1@root", "local": "[]", "admin": "h1@root", "once": "h3@deploy"},
-		"h2": {"own": "h2@deploy", "deleg": "h1@root", "local": "[]", "admin": "h2@admin", "once": "h3@deploy"},
+		"h1": {"own": "h1@root", "deleg": "h1@root", "local": "[]", "admin": "h1@root", "once": "h3@deploy", "conn": "[]"},
+		"h2": {"own": "h2@deploy", "deleg": "h1@root", "local": "[]", "admin": "h2@admin", "once": "h3@deploy", "conn": "[]"},
 	}
 	for h, regs := range want {
 		for name, w := range regs {
@@ -339,5 +340,55 @@ func TestPlayEnvironmentTagsAndWithDict(t *testing.T) {
 	}
 	if strings.Join(got, " ") != "a=1 b=2" {
 		t.Errorf("with_dict ran %v, want a=1 b=2 (and both tasks selected by the play's tag: %s)", got, joined(rec.results("h1")))
+	}
+}
+
+// vars_files takes a list of candidates whose names use host variables (the first that exists
+// is read); include_role's vars_from and defaults_from are the role's alone; a role with
+// allow_duplicates runs each time it is listed; include_role is not counted in the recap.
+// (ansible-playbook 2.14 gives the same values and counts.)
+func TestVarsFilesIncludeRoleScopeAllowDuplicates(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"inventory.yml":            "all:\n  hosts:\n    h1: {kind: web}\n    h2: {kind: db}\n",
+		"vars/web.yml":             "port: 8080\n",
+		"vars/default.yml":         "port: 80\n",
+		"roles/r/vars/alt.yml":     "r_var: alt-var\n",
+		"roles/r/defaults/alt.yml": "r_def: alt-def\n",
+		"roles/r/tasks/main.yml":   "- debug: msg=\"{{ r_var }} {{ r_def }}\"\n  register: inside\n",
+		"roles/d/meta/main.yml":    "allow_duplicates: true\n",
+		"roles/d/tasks/main.yml":   "- name: dup\n  debug: msg=dup\n",
+		"site.yml": `- hosts: all
+  gather_facts: false
+  vars_files:
+    - ["vars/{{ kind }}.yml", vars/default.yml]
+  roles: [d, d]
+  tasks:
+    - debug: msg="{{ port }}"
+      register: port
+    - include_role: {name: r, vars_from: alt, defaults_from: alt}
+    - debug: msg="{{ r_var | default('hidden') }} {{ r_def | default('hidden') }}"
+      register: after
+`,
+	})
+	recap, err, rec := playTree(t, &runnertest.LocalDialer{}, dir, runner.PlayOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for h, port := range map[string]int{"h1": 8080, "h2": 80} {
+		if got := regField(t, recap, h, "port", "msg"); fmt.Sprint(got) != fmt.Sprint(port) {
+			t.Errorf("%s port = %v, want %d", h, got, port)
+		}
+		if got := regField(t, recap, h, "inside", "msg"); got != "alt-var alt-def" {
+			t.Errorf("%s inside the role: %v", h, got)
+		}
+		if got := regField(t, recap, h, "after", "msg"); got != "hidden hidden" {
+			t.Errorf("%s after the role: %v, want its vars gone", h, got)
+		}
+		if n := strings.Count(joined(rec.results(h)), "d : dup"); n != 2 {
+			t.Errorf("%s ran the allow_duplicates role %d times, want 2", h, n)
+		}
+		if rc := recap.Hosts[h]; rc.OK != 5 {
+			t.Errorf("%s recap = %+v, want ok=5", h, *rc)
+		}
 	}
 }

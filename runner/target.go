@@ -20,7 +20,8 @@ var localNames = []string{"localhost", "127.0.0.1", "::1"}
 // task runs on h.conn as it is, else a func that restores h.conn. When no connection could be
 // had, the task is finished (unreachable) and h.conn is nil until the func runs.
 func (e *playExec) useConn(ctx context.Context, h *hostState, t *ctask, start time.Time) func() {
-	ownUser := t.remoteUser == "" || t.remoteUser == e.play.RemoteUser
+	ownUser := (t.remoteUser == "" || t.remoteUser == e.play.RemoteUser) &&
+		(t.connection == "" || t.connection == e.play.Connection)
 	if t.delegate == "" && ownUser && h.conn != nil {
 		return nil
 	}
@@ -43,7 +44,11 @@ func (e *playExec) useConn(ctx context.Context, h *hostState, t *ctask, start ti
 		e.finish(h, t, failure(err.Error()), nil, start)
 		return restore
 	}
-	c, key, err := e.r.connFor(ctx, target, user)
+	conn := t.connection
+	if conn == "" {
+		conn = e.play.Connection
+	}
+	c, key, err := e.r.connFor(ctx, target, user, conn)
 	if err != nil {
 		h.conn = nil
 		e.finish(h, t, map[string]any{"unreachable": true, "changed": false, "msg": err.Error()}, nil, start)
@@ -93,10 +98,12 @@ func (e *playExec) remoteUser(h *hostState, user string) (string, error) {
 }
 
 // connFor returns a connection to h as user (remote_user: it applies only where the inventory
-// sets no ansible_user, as in Ansible). A host with ansible_connection=local gets a local
-// connection; the others are pooled under their name and user.
-func (r *Runner) connFor(ctx context.Context, h *inventory.Host, user string) (Conn, string, error) {
-	if c, _ := h.Var("ansible_connection"); c == "local" {
+// sets no ansible_user, as in Ansible). A host with ansible_connection=local, or none and the
+// connection keyword local, gets a local connection; the others are pooled under their name
+// and user.
+func (r *Runner) connFor(ctx context.Context, h *inventory.Host, user, connection string) (Conn, string, error) {
+	kind, set := h.Var("ansible_connection")
+	if kind == "local" || !set && connection == "local" {
 		return &LocalConn{}, "", nil
 	}
 	if user == "" || h.User() != "" {
