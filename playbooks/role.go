@@ -176,6 +176,11 @@ func (d *decoder) roleBody(s roleSpec, r *Role, c taskCtx) (*Task, error) {
 		if err != nil {
 			return nil, err
 		}
+		for _, h := range hs {
+			if h.Name != "" {
+				h.Listen = append(h.Listen, r.Name+" : "+h.Name) // notify: "role : handler"
+			}
+		}
 		d.ld.play.play.Handlers = append(d.ld.play.play.Handlers, hs...)
 	} else if !ok && s.from["handlers"] != "" {
 		return nil, d.errAt(s.at, "role %s has no handlers file %q", r.Name, s.from["handlers"])

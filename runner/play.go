@@ -141,6 +141,10 @@ func (e *playExec) runPlay(ctx context.Context, p *playbooks.Play) error {
 
 func (e *playExec) selectHosts(p *playbooks.Play) ([]*inventory.Host, error) {
 	hosts, err := e.inv.Select(p.Hosts)
+	if err != nil && slices.Contains(localNames, p.Hosts) {
+		// Ansible's implicit localhost: named by a play, absent from the inventory, run locally.
+		hosts, err = []*inventory.Host{{Name: p.Hosts, Vars: map[string]any{"ansible_connection": "local"}}}, nil
+	}
 	if err != nil {
 		return nil, fault.Mark(fmt.Errorf("play %q: hosts: %w", p.Name, err), fault.ErrBadInput)
 	}

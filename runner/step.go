@@ -14,22 +14,27 @@ func (e *playExec) runList(ctx context.Context, hosts []*hostState, tasks []*cta
 		if e.stop || e.endBatch || ctx.Err() != nil {
 			return
 		}
-		switch {
-		case t.t.IsBlock():
-			e.runBlock(ctx, hosts, t)
-		case t.t.Meta == "flush_handlers":
-			e.runHandlers(ctx, hosts, e.handlers)
-		case !selected(t.tags, e.po.Tags, e.po.SkipTags):
-		case t.t.Meta != "":
-			e.runMeta(hosts, t)
-		case t.t.Include != nil:
-			e.runInclude(ctx, hosts, t)
-		default:
-			e.step(ctx, hosts, t)
-		}
+		e.runOne(ctx, hosts, t, true)
 		if p != nil {
 			e.checkFatal(hosts, p)
 		}
+	}
+}
+
+// runOne runs one entry of a task list (or a handler, which tags do not select) on hosts.
+func (e *playExec) runOne(ctx context.Context, hosts []*hostState, t *ctask, tagged bool) {
+	switch {
+	case t.t.IsBlock():
+		e.runBlock(ctx, hosts, t)
+	case t.t.Meta == "flush_handlers":
+		e.runHandlers(ctx, hosts, e.handlers)
+	case tagged && !selected(t.tags, e.po.Tags, e.po.SkipTags):
+	case t.t.Meta != "":
+		e.runMeta(hosts, t)
+	case t.t.Include != nil:
+		e.runInclude(ctx, hosts, t)
+	default:
+		e.step(ctx, hosts, t)
 	}
 }
 
@@ -138,7 +143,7 @@ func (e *playExec) runHandlers(ctx context.Context, hosts []*hostState, handlers
 			})
 		}
 		if len(run) > 0 {
-			e.step(ctx, run, hd)
+			e.runOne(ctx, run, hd, false)
 		}
 		if ctx.Err() != nil {
 			return

@@ -392,3 +392,24 @@ func TestVarsFilesIncludeRoleScopeAllowDuplicates(t *testing.T) {
 		}
 	}
 }
+
+// A play for localhost runs on this machine when the inventory has no such host (Ansible's
+// implicit localhost); a role's handler may be notified as "role : handler", and a handler may
+// be an include_tasks.
+func TestImplicitLocalhostAndRoleHandlers(t *testing.T) {
+	t.Setenv("MARK", "")
+	dir := writeTree(t, map[string]string{
+		"inventory.yml":             "all:\n  hosts:\n    h1:\n",
+		"roles/r/tasks/main.yml":    "- {command: \"true\", notify: \"r : restart\"}\n",
+		"roles/r/handlers/main.yml": "- name: restart\n  include_tasks: restart.yml\n",
+		"roles/r/tasks/restart.yml": "- {shell: \"echo [$MARK]\", register: restarted}\n",
+		"site.yml":                  "- hosts: localhost\n  gather_facts: false\n  roles: [r]\n",
+	})
+	recap, err, _ := playTree(t, &markDialer{}, dir, runner.PlayOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := regField(t, recap, "localhost", "restarted", "stdout"); got != "[]" {
+		t.Errorf("the handler ran as %v, want [] (a local connection, no dial)", got)
+	}
+}
