@@ -2,6 +2,7 @@ package playbooks
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -9,7 +10,7 @@ import (
 )
 
 // actions are the task keys that take a module's place but are run by the engine itself.
-var actions = []string{"import_tasks", "include_tasks", "import_role", "include_role", "meta"}
+var actions = []string{"import_tasks", "include_tasks", "import_role", "include_role", "meta", "include_vars"}
 
 var metaActions = []string{"flush_handlers", "end_play", "end_host", "end_batch", "noop"}
 
@@ -106,6 +107,8 @@ func (d *decoder) action(t *Task, act *pair, c taskCtx, label func() string) err
 		return err
 	case "import_tasks", "include_tasks":
 		return d.tasksAction(t, act, name, c)
+	case "include_vars":
+		return d.includeVars(t, act)
 	}
 	return d.roleAction(t, act, name, c)
 }
@@ -189,6 +192,48 @@ func (d *decoder) roleAction(t *Task, act *pair, name string, c taskCtx) error {
 		return nil
 	}
 	t.Include = &Include{Tasks: []*Task{b}, Public: s.public}
+	return nil
+}
+
+// includeVars decodes include_vars: a file (free-form or file:), and name: to put its
+// variables under one. The runner reads the file when the task runs, looking in the role's
+// vars/, beside the tasks file, then beside the playbook (Args["_search"]).
+func (d *decoder) includeVars(t *Task, act *pair) error {
+	args := map[string]any{}
+	nodes := map[string]*yaml.Node{}
+	if v, err := d.deref(act.v); err != nil {
+		return err
+	} else if v.Kind == yaml.ScalarNode {
+		if kv, err := splitKeyValues(v.Value); err == nil && kv["file"] != "" {
+			for k, s := range kv {
+				args[k], nodes[k] = s, v
+			}
+		} else {
+			args["file"], nodes["file"] = v.Value, v
+		}
+	} else if err := d.argMap(v, "include_vars", args, nodes); err != nil {
+		return err
+	}
+	for k := range args {
+		if k != "file" && k != "name" {
+			return d.errAt(nodes[k], "include_vars option %q is not supported by kupgrade (it takes file, name)", k)
+		}
+	}
+	if s, _ := args["file"].(string); s == "" {
+		return d.errAt(act.v, "include_vars needs a file")
+	}
+	if err := d.checkArgTemplates(act.v, args, "include_vars"); err != nil {
+		return err
+	}
+	var search []any
+	if d.role != nil {
+		search = append(search, filepath.Join(d.role.Dir, "vars"))
+	}
+	for _, dir := range d.taskDirs() {
+		search = append(search, dir)
+	}
+	args["_search"] = search
+	t.Module, t.Args = "include_vars", args
 	return nil
 }
 

@@ -19,6 +19,8 @@ var playKeys = []string{
 	"name", "hosts", "serial", "become", "become_user", "vars", "gather_facts", "tasks",
 	"handlers", "pre_tasks", "post_tasks", "any_errors_fatal", "max_fail_percentage",
 	"vars_files", "roles", "remote_user", "environment", "tags", "ignore_unreachable", "connection",
+	"no_log", "ignore_errors", "check_mode", "strategy", "order", "become_method", "collections",
+	"gather_subset", "gather_timeout", "diff",
 }
 
 // Load reads and validates a playbook file.

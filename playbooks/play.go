@@ -41,8 +41,41 @@ func (d *decoder) playKeyMore(p *Play, k *pair, where string, tc taskCtx) error 
 		p.IgnoreUnreachable, err = d.boolean(k.v, where)
 	case "connection":
 		p.Connection, err = d.connection(k.v, where)
+	case "no_log":
+		p.NoLog, err = d.boolean(k.v, where)
+	case "ignore_errors":
+		p.IgnoreErrors, err = d.boolean(k.v, where)
+	case "check_mode":
+		p.CheckMode, err = d.boolPtr(k.v, where)
+	default:
+		err = d.onlyValue(k, where)
 	}
 	return err
+}
+
+// onlyValues are keywords kupgrade accepts with the value that is what it does anyway (and
+// keywords that only shape facts or display, which change nothing it runs).
+var onlyValues = map[string][]string{
+	"strategy": {"linear"}, "order": {"inventory"}, "become_method": {"sudo"},
+	"collections":   {"ansible.builtin", "ansible.legacy"},
+	"gather_subset": nil, "gather_timeout": nil, "diff": nil,
+}
+
+func (d *decoder) onlyValue(k *pair, where string) error {
+	allowed, ok := onlyValues[k.key]
+	if !ok || allowed == nil {
+		return nil
+	}
+	vals, nodes, err := d.strList(k.v, where)
+	if err != nil {
+		return err
+	}
+	for i, v := range vals {
+		if !slices.Contains(allowed, v) {
+			return d.errAt(nodes[i], "%s %q is not supported by kupgrade; it runs %s %s", k.key, v, k.key, strings.Join(allowed, ", "))
+		}
+	}
+	return nil
 }
 
 // varsFiles reads vars_files: names (maybe templates), or lists of names of which the first

@@ -14,7 +14,7 @@ var taskKeys = []string{
 	"ignore_errors", "timeout", "become", "become_user", "environment", "no_log", "run_once", "tags",
 	"notify", "loop", "with_items", "loop_control", "check_mode", "vars", "listen", "args",
 	"block", "rescue", "always", "delegate_to", "remote_user", "ignore_unreachable", "with_list",
-	"with_dict", "connection",
+	"with_dict", "connection", "become_method", "diff",
 }
 
 // notOnBlock are task keys that make no sense on a block (Ansible refuses them too).
@@ -127,6 +127,9 @@ func (d *decoder) task(n *yaml.Node, c taskCtx) (*Task, error) {
 	if t.Loop != nil && t.LoopVar == "" {
 		t.LoopVar = "item"
 	}
+	if mod != nil && normaliseModule(mod.key) == "include_vars" {
+		return t, d.includeVars(t, mod)
+	}
 	if mod != nil && t.Module == "" {
 		return t, d.actionTask(t, mod, keys, c, label)
 	}
@@ -165,6 +168,8 @@ func (d *decoder) unknownTaskKey(p *pair, label string) error {
 	switch {
 	case slices.Contains(ansibleTaskKeys, p.key):
 		return d.errAt(p.k, "task keyword %q is not supported by kupgrade (%s)", p.key, label)
+	case p.key == "include" || p.key == "ansible.builtin.include":
+		return d.errAt(p.k, "include was removed from Ansible and is not supported by kupgrade (%s); use include_tasks or import_tasks", label)
 	case strings.HasPrefix(p.key, "with_"):
 		return d.errAt(p.k, "%q is not supported by kupgrade (%s); it loops with loop, with_items, with_list and with_dict", p.key, label)
 	}
@@ -249,6 +254,8 @@ func (d *decoder) taskKey(t *Task, p *pair, c taskCtx, label func() string) erro
 		t.RemoteUser, err = d.templateStr(p.v, where("remote_user"))
 	case "connection":
 		t.Connection, err = d.connection(p.v, where("connection"))
+	case "become_method", "diff":
+		err = d.onlyValue(p, where(p.key))
 	case "ignore_unreachable":
 		t.IgnoreUnreachable, err = d.boolPtr(p.v, where("ignore_unreachable"))
 	case "name":

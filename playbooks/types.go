@@ -21,12 +21,14 @@ type Play struct {
 	MaxFailPercentage *float64
 	// VarsFiles are the play's vars_files in order; each entry is a list of candidates, the
 	// first that exists is read (Ansible's list-in-a-list form). Names may be templates.
-	VarsFiles         [][]string
-	RemoteUser        string            // the user to connect as when the host sets no ansible_user
-	Connection        string            // "local", or "" / "ssh": where the host sets no ansible_connection
-	Environment       map[string]string // inherited by every task
-	Tags              []string          // inherited by every task
-	IgnoreUnreachable bool
+	VarsFiles           [][]string
+	RemoteUser          string            // the user to connect as when the host sets no ansible_user
+	Connection          string            // "local", or "" / "ssh": where the host sets no ansible_connection
+	Environment         map[string]string // inherited by every task
+	Tags                []string          // inherited by every task
+	IgnoreUnreachable   bool
+	NoLog, IgnoreErrors bool  // inherited by every task
+	CheckMode           *bool // inherited by every task
 	// RoleDefaults and RoleVars are the defaults/ and vars/ of the play's roles (roles:,
 	// import_role), merged in the order the roles run: Ansible exposes them to the whole play.
 	RoleDefaults, RoleVars map[string]any

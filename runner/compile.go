@@ -104,6 +104,9 @@ func compileTask(t *playbooks.Task, in inherited) *ctask {
 		c.include = compileTasks(t.Include.Tasks, c.includeScope())
 	}
 	c.mod = in.mods[t.Module]
+	if c.mod == nil && t.Module == "include_vars" {
+		c.mod = modIncludeVars // the loader's action, not a module of the table
+	}
 	c.dynArgs = hasTemplate(t.Args)
 	return c
 }

@@ -83,7 +83,8 @@ func (e *playExec) runPlay(ctx context.Context, p *playbooks.Play) error {
 		return err
 	}
 	top := inherited{mods: e.r.mods, become: p.Become, becomeUser: p.BecomeUser, env: p.Environment,
-		tags: p.Tags, remoteUser: p.RemoteUser, connection: p.Connection, ignoreUnr: p.IgnoreUnreachable}
+		tags: p.Tags, remoteUser: p.RemoteUser, connection: p.Connection, ignoreUnr: p.IgnoreUnreachable,
+		noLog: p.NoLog, ignore: p.IgnoreErrors, checkMode: p.CheckMode}
 	tasks := compileTasks(p.Tasks, top)
 	handlers := compileTasks(p.Handlers, top)
 	e.handlers, e.included, e.play = handlers, map[includeKey][]*ctask{}, p

@@ -413,3 +413,22 @@ func TestImplicitLocalhostAndRoleHandlers(t *testing.T) {
 		t.Errorf("the handler ran as %v, want [] (a local connection, no dial)", got)
 	}
 }
+
+// include_vars reads a role's vars/ file (by a templated name) or one beside the playbook, under
+// name: when given; its values are templated with the host's variables.
+func TestIncludeVars(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"inventory.yml":           "all:\n  hosts:\n    h1: {os: debian}\n",
+		"roles/r/vars/debian.yml": "pkg: apt-{{ inventory_hostname }}\n",
+		"roles/r/tasks/main.yml":  "- include_vars: \"{{ os }}.yml\"\n- include_vars: {file: extra.yml, name: extra}\n- debug: msg=\"{{ pkg }} {{ extra.size }}\"\n  register: out\n",
+		"extra.yml":               "size: 3\n",
+		"site.yml":                "- hosts: all\n  gather_facts: false\n  roles: [r]\n",
+	})
+	recap, err, _ := playTree(t, &runnertest.LocalDialer{}, dir, runner.PlayOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := regField(t, recap, "h1", "out", "msg"); got != "apt-h1 3" {
+		t.Errorf("msg = %v, want apt-h1 3", got)
+	}
+}
