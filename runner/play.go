@@ -49,7 +49,10 @@ type playExec struct {
 	stop  bool            // any_errors_fatal, max_fail_percentage or end_play ended the play
 	jobs  chan func()     // the play's workers (startWorkers)
 
-	endBatch bool                    // meta: end_batch
+	endBatch bool // meta: end_batch
+	// over ends the playbook after this play, as Ansible's break_play: a batch whose hosts all
+	// failed, any_errors_fatal or max_fail_percentage.
+	over     bool
 	handlers []*ctask                // the play's, for meta: flush_handlers
 	included map[includeKey][]*ctask // files read by include_tasks as the play ran
 	// mayIgnoreUnreachable: some task of the play has ignore_unreachable, so a host that cannot
@@ -69,7 +72,7 @@ func (r *Runner) Play(ctx context.Context, pb *playbooks.Playbook, inv *inventor
 		varsFiles: map[string]map[string]any{}}
 	var err error
 	for _, p := range pb.Plays {
-		if err = e.runPlay(ctx, p); err != nil || ctx.Err() != nil {
+		if err = e.runPlay(ctx, p); err != nil || ctx.Err() != nil || e.over {
 			break
 		}
 	}
@@ -126,6 +129,9 @@ func (e *playExec) runPlay(ctx context.Context, p *playbooks.Play) error {
 		e.runList(ctx, batch, tasks, p)
 		if !e.stop && ctx.Err() == nil {
 			e.runHandlers(ctx, batch, handlers)
+		}
+		if len(active(batch)) == 0 && !anyEnded(batch) {
+			e.stop, e.over = true, true
 		}
 	}
 	for _, h := range states {
@@ -290,6 +296,10 @@ func countTasks(ts []*ctask) int {
 		}
 	}
 	return n
+}
+
+func anyEnded(hosts []*hostState) bool {
+	return slices.ContainsFunc(hosts, func(h *hostState) bool { return h.ended })
 }
 
 func anyIgnoresUnreachable(ts []*ctask) bool {

@@ -164,10 +164,10 @@ func (e *playExec) checkFatal(batch []*hostState, p *playbooks.Play) {
 		return
 	}
 	if p.AnyErrorsFatal {
-		e.stop = true
+		e.stop, e.over = true, true
 	}
 	if p.MaxFailPercentage != nil && float64(failed)*100/float64(len(batch)) > *p.MaxFailPercentage {
-		e.stop = true
+		e.stop, e.over = true, true
 	}
 }
 
