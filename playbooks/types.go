@@ -6,8 +6,9 @@ type Playbook struct {
 	Plays []*Play
 }
 
-// Play is one play. Tasks holds pre_tasks, tasks and post_tasks in that order (kupgrade flushes
-// handlers once, at the end of the play).
+// Play is one play. Tasks holds pre_tasks, the roles' blocks, tasks and post_tasks in that order,
+// with the handler flushes Ansible makes between them (meta flush_handlers tasks); the runner
+// flushes once more at the end of the play.
 type Play struct {
 	Name              string
 	Hosts             string   // a --limit style pattern; a YAML list is joined with ":"
