@@ -61,6 +61,8 @@ type playExec struct {
 	play                 *playbooks.Play
 	// varsFiles are the vars_files read, by path, once per Play call.
 	varsFiles map[string]map[string]any
+	// kept holds, per host, the facts and registered results of earlier plays.
+	kept map[string]map[string]any
 }
 
 // Play runs every play of pb. The returned error is non-nil when the playbook could not run
@@ -69,7 +71,7 @@ type playExec struct {
 // cancelled. The recap is returned in every case.
 func (r *Runner) Play(ctx context.Context, pb *playbooks.Playbook, inv *inventory.Inventory, po PlayOptions) (*Recap, error) {
 	e := &playExec{r: r, pb: pb, inv: inv, po: po, dir: filepath.Dir(pb.File), recap: newRecap(), dead: map[string]bool{},
-		varsFiles: map[string]map[string]any{}}
+		varsFiles: map[string]map[string]any{}, kept: map[string]map[string]any{}}
 	var err error
 	for _, p := range pb.Plays {
 		if err = e.runPlay(ctx, p); err != nil || ctx.Err() != nil || e.over {
@@ -135,6 +137,7 @@ func (e *playExec) runPlay(ctx context.Context, p *playbooks.Play) error {
 		}
 	}
 	for _, h := range states {
+		e.keep(h)
 		if h.failed {
 			e.dead[h.name] = true
 			if !h.unreachable {

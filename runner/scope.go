@@ -26,6 +26,13 @@ func (e *playExec) scopeLayers(p *playbooks.Play, h *hostState, v map[string]any
 	if err := e.setRendered(v, p.RoleVars); err != nil {
 		return fmt.Errorf("%s: role vars: %w", h.name, err)
 	}
+	// set_fact values and registered results outlive their play, as in Ansible.
+	for k, x := range e.kept[h.name] {
+		if _, extra := e.po.ExtraVars[k]; !extra {
+			v[k] = x
+			h.facts[k] = true
+		}
+	}
 	for k, x := range p.RoleDefaults {
 		if s, ok := v[k].(string); ok && s == x && strings.Contains(s, "{{") {
 			r, err := render(x, v)
@@ -36,6 +43,23 @@ func (e *playExec) scopeLayers(p *playbooks.Play, h *hostState, v map[string]any
 		}
 	}
 	return nil
+}
+
+// keep saves what a host set during the play (facts, registered results) for the next plays.
+func (e *playExec) keep(h *hostState) {
+	if len(h.facts) == 0 {
+		return
+	}
+	kept := e.kept[h.name]
+	if kept == nil {
+		kept = make(map[string]any, len(h.facts))
+		e.kept[h.name] = kept
+	}
+	for k := range h.facts {
+		if v, ok := h.vars[k]; ok {
+			kept[k] = v
+		}
+	}
 }
 
 // setRendered renders vals with v and sets them in v, except extra vars.

@@ -432,3 +432,26 @@ func TestIncludeVars(t *testing.T) {
 		t.Errorf("msg = %v, want apt-h1 3", got)
 	}
 }
+
+// set_fact values and registered results outlive their play; group_names leaves out "all".
+func TestFactsOutliveTheirPlay(t *testing.T) {
+	recap, err, _ := run(t, &runnertest.LocalDialer{}, threeHosts, `- hosts: controllers
+  gather_facts: false
+  tasks:
+    - set_fact: {from_first: kept}
+    - {command: echo hi, register: said}
+- hosts: all
+  gather_facts: false
+  tasks:
+    - debug: msg="{{ from_first | default('none') }} {{ said.stdout | default('-') }} {{ group_names | join(',') }}"
+      register: second
+`, runner.PlayOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for h, want := range map[string]string{"h1": "kept hi controllers", "h3": "none - ungrouped"} {
+		if got := regField(t, recap, h, "second", "msg"); got != want {
+			t.Errorf("%s: %q, want %q", h, got, want)
+		}
+	}
+}
