@@ -297,7 +297,7 @@ func (d *decoder) flowKey(t *Task, p *pair, c taskCtx, label func() string, wher
 		}
 		t.Loop, err = d.loop(p.v, where(p.key))
 	case "loop_control":
-		t.LoopVar, err = d.loopControl(p.v, where("loop_control"))
+		err = d.loopControl(t, p.v, where("loop_control"))
 	case "vars":
 		t.Vars, err = d.varMap(p.v, where("vars"))
 	case "block", "rescue", "always":

@@ -58,6 +58,7 @@ type Task struct {
 	Tags, Notify                  []string
 	Loop                          any    // []any, or a "{{ }}" string that renders to a list
 	LoopVar                       string // loop_control.loop_var, "item" by default
+	LoopControl                   LoopControl
 	CheckMode                     *bool
 	Vars                          map[string]any // task-level vars
 	Listen                        []string       // handlers only: extra names notify may use
@@ -104,6 +105,13 @@ func (t *Task) Label() string {
 		return "include_role"
 	}
 	return "task"
+}
+
+// LoopControl is the rest of loop_control: index_var, label (shown, never registered), pause
+// (seconds between items) and extended (ansible_loop).
+type LoopControl struct {
+	IndexVar, Label, Pause string
+	Extended               bool
 }
 
 // Role is one role as loaded: its folder and variables.

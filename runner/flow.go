@@ -181,13 +181,17 @@ func (e *playExec) includeItems(h *hostState, t *ctask) ([]incItem, map[string]a
 			return nil, failure(fmt.Sprintf("loop: expected a list, got %T", lv))
 		}
 	}
-	one := func(item any, looped bool) (incItem, error) {
+	one := func(item any, index int, looped bool) (incItem, error) {
 		mark := len(h.stack)
 		defer h.pop(mark)
 		it := incItem{file: t.t.Include.File, params: map[string]any{}}
 		if looped {
 			h.push(t.loopVar, item)
 			it.params[t.loopVar] = item
+			for k, v := range loopVars(t.t.LoopControl, loop, index) {
+				h.push(k, v)
+				it.params[k] = v
+			}
 		}
 		for k, v := range t.t.Vars {
 			if _, extra := e.po.ExtraVars[k]; extra {
@@ -210,14 +214,14 @@ func (e *playExec) includeItems(h *hostState, t *ctask) ([]incItem, map[string]a
 	}
 	var out []incItem
 	if t.t.Loop == nil {
-		it, err := one(nil, false)
+		it, err := one(nil, 0, false)
 		if err != nil {
 			return nil, failure(err.Error())
 		}
 		return []incItem{it}, map[string]any{"changed": false, "include": it.file}
 	}
-	for _, item := range loop {
-		it, err := one(item, true)
+	for i, item := range loop {
+		it, err := one(item, i, true)
 		if err != nil {
 			return nil, failure(err.Error())
 		}
@@ -250,6 +254,30 @@ func (e *playExec) includedTasks(t *ctask, file string) ([]*ctask, error) {
 	c := compileTasks(list, t.includeScope())
 	e.included[key] = c
 	return c, nil
+}
+
+// loopVars are the variables loop_control adds for item i: index_var and ansible_loop.
+func loopVars(lc playbooks.LoopControl, items []any, i int) map[string]any {
+	if lc.IndexVar == "" && !lc.Extended {
+		return nil
+	}
+	out := map[string]any{}
+	if lc.IndexVar != "" {
+		out[lc.IndexVar] = i
+	}
+	if lc.Extended {
+		n := len(items)
+		l := map[string]any{"allitems": items, "index": i + 1, "index0": i, "revindex": n - i,
+			"revindex0": n - i - 1, "first": i == 0, "last": i == n-1, "length": n}
+		if i > 0 {
+			l["previtem"] = items[i-1]
+		}
+		if i < n-1 {
+			l["nextitem"] = items[i+1]
+		}
+		out["ansible_loop"] = l
+	}
+	return out
 }
 
 // includeKey names a file read by one include: the same file included elsewhere inherits

@@ -455,3 +455,29 @@ func TestFactsOutliveTheirPlay(t *testing.T) {
 		}
 	}
 }
+
+// loop_control: index_var and extended (ansible_loop) are set for each item and registered with
+// it, label is accepted (it is only shown), as ansible-playbook 2.14 registers them.
+func TestLoopControl(t *testing.T) {
+	recap, err, _ := run(t, &runnertest.LocalDialer{}, "all:\n  hosts:\n    h1:\n", `- hosts: all
+  gather_facts: false
+  tasks:
+    - debug: msg="{{ i }}/{{ ansible_loop.length }} {{ item }}"
+      loop: [a, b]
+      loop_control: {label: "L{{ item }}", index_var: i, extended: true, pause: 0}
+      register: r
+`, runner.PlayOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _ := regField(t, recap, "h1", "r", "results").([]any)
+	if len(res) != 2 {
+		t.Fatalf("results = %v", res)
+	}
+	second := res[1].(map[string]any)
+	loop, _ := second["ansible_loop"].(map[string]any)
+	if second["msg"] != "1/2 b" || loop["first"] != false || second["i"] != 1 || second["ansible_index_var"] != "i" ||
+		second["ansible_loop_var"] != "item" || loop["index"] != 2 || loop["previtem"] != "a" {
+		t.Errorf("second item registered %v", second)
+	}
+}

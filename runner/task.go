@@ -66,14 +66,37 @@ func (e *playExec) runLoop(ctx context.Context, h *hostState, t *ctask) (map[str
 	if !ok {
 		return failure(fmt.Sprintf("loop: expected a list, got %T", lv)), nil
 	}
+	lc := t.t.LoopControl
+	pause, err := e.duration(h, lc.Pause, 0)
+	if err != nil {
+		return failure("loop_control pause: " + err.Error()), nil
+	}
 	results := make([]any, 0, len(items))
 	changed, failed, skipped := false, false, len(items) > 0
-	for _, it := range items {
+	for i, it := range items {
+		if i > 0 && pause > 0 {
+			select {
+			case <-time.After(pause):
+			case <-ctx.Done():
+				return failure("interrupted: " + ctx.Err().Error()), ctx.Err()
+			}
+		}
 		mark := len(h.stack)
+		extra := loopVars(lc, items, i)
 		h.push(t.loopVar, it)
+		for k, v := range extra {
+			h.push(k, v)
+		}
 		r, cause := e.runOnce(ctx, h, t)
 		h.pop(mark)
 		r[t.loopVar] = it
+		r["ansible_loop_var"] = t.loopVar
+		for k, v := range extra {
+			r[k] = v
+		}
+		if lc.IndexVar != "" {
+			r["ansible_index_var"] = lc.IndexVar
+		}
 		results = append(results, r)
 		changed = changed || truth(r["changed"])
 		failed = failed || truth(r["failed"])
