@@ -3,7 +3,6 @@ package runner
 import (
 	"fmt"
 	"maps"
-	"slices"
 	"strings"
 
 	"github.com/kupgrade/kupgrade/inventory"
@@ -141,7 +140,7 @@ func (e *playExec) buildVars(p *playbooks.Play, hosts []*hostState) error {
 		}
 		v["inventory_hostname"] = h.name
 		v["inventory_hostname_short"], _, _ = strings.Cut(h.name, ".")
-		v["group_names"] = groupNames(h.host.Groups)
+		v["group_names"] = toAnySlice(h.host.Groups)
 		v["groups"] = groups
 		v["hostvars"] = hostvars
 		v["ansible_play_hosts"] = playHosts
@@ -175,17 +174,6 @@ func (e *playExec) buildVars(p *playbooks.Play, hosts []*hostState) error {
 		hostvars[h.name] = h.pub
 	}
 	return nil
-}
-
-// groupNames is Ansible's group_names: the host's groups but "all", sorted.
-func groupNames(groups []string) []any {
-	out := make([]any, 0, len(groups))
-	for _, g := range slices.Sorted(slices.Values(groups)) {
-		if g != "all" {
-			out = append(out, g)
-		}
-	}
-	return out
 }
 
 func toAnySlice(ss []string) []any {
