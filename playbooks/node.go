@@ -171,10 +171,31 @@ func (d *decoder) value(n *yaml.Node) (v any, err error) {
 			err = d.errAt(n, "cannot decode value: %v", r)
 		}
 	}()
+	yaml11Bools(n, 0)
 	if err := n.Decode(&v); err != nil {
 		return nil, d.errAt(n, "cannot decode value: %s", strings.TrimPrefix(err.Error(), "yaml: "))
 	}
 	return v, nil
+}
+
+// yaml11Bools makes the plain scalars YAML 1.1 reads as booleans (yes, no, on, off in their
+// three spellings) booleans, as Ansible's YAML reader does: yaml.v3 reads YAML 1.2, where they
+// are strings, so `enabled: yes` would otherwise be the string "yes".
+func yaml11Bools(n *yaml.Node, depth int) {
+	if n == nil || depth > 64 {
+		return
+	}
+	if n.Kind == yaml.ScalarNode && n.Style == 0 && n.Tag == "!!str" {
+		switch n.Value {
+		case "yes", "Yes", "YES", "on", "On", "ON":
+			n.Tag, n.Value = "!!bool", "true"
+		case "no", "No", "NO", "off", "Off", "OFF":
+			n.Tag, n.Value = "!!bool", "false"
+		}
+	}
+	for _, c := range n.Content {
+		yaml11Bools(c, depth+1)
+	}
 }
 
 var namePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)

@@ -140,3 +140,16 @@ func TestErrorsNameTheImportedFile(t *testing.T) {
 		})
 	}
 }
+
+// Values read as Ansible's YAML 1.1 reader reads them: a plain yes/on is true, a quoted one a
+// string.
+func TestYAML11Booleans(t *testing.T) {
+	pb, err := Parse("pb.yml", []byte("- hosts: all\n  vars: {a: yes, b: \"yes\", c: Off, d: [on, no]}\n  tasks: []\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := pb.Plays[0].Vars
+	if v["a"] != true || v["b"] != "yes" || v["c"] != false || v["d"].([]any)[0] != true || v["d"].([]any)[1] != false {
+		t.Errorf("vars = %#v", v)
+	}
+}

@@ -78,7 +78,7 @@ func (r *Runner) Play(ctx context.Context, pb *playbooks.Playbook, inv *inventor
 			break
 		}
 	}
-	r.report(Event{Event: EventPlayRecap, Recap: e.recap.Hosts})
+	r.report(Event{Event: EventPlayRecap, Recap: shownRecap(e.recap.Hosts)})
 	return e.recap, errors.Join(err, e.recap.Err(), ctx.Err())
 }
 
@@ -128,6 +128,7 @@ func (e *playExec) runPlay(ctx context.Context, p *playbooks.Play) error {
 			break
 		}
 		e.endBatch = false
+		setBatch(batch)
 		e.runList(ctx, batch, tasks, p)
 		if !e.stop && ctx.Err() == nil {
 			e.runHandlers(ctx, batch, handlers)
@@ -299,6 +300,31 @@ func countTasks(ts []*ctask) int {
 		}
 	}
 	return n
+}
+
+// shownRecap leaves out the hosts nothing was counted for (a batch never reached, every task
+// skipped by tags), as Ansible's PLAY RECAP lists only the hosts it processed. Recap.Hosts keeps
+// them all.
+func shownRecap(hosts map[string]*HostRecap) map[string]*HostRecap {
+	out := make(map[string]*HostRecap, len(hosts))
+	for name, rc := range hosts {
+		if *rc != (HostRecap{}) {
+			out[name] = rc
+		}
+	}
+	return out
+}
+
+// setBatch sets ansible_play_batch, the hosts of the batch that runs, for each of them.
+func setBatch(batch []*hostState) {
+	names := make([]any, len(batch))
+	for i, h := range batch {
+		names[i] = h.name
+	}
+	for _, h := range batch {
+		h.vars["ansible_play_batch"] = names
+		h.pub["ansible_play_batch"] = names
+	}
 }
 
 func anyEnded(hosts []*hostState) bool {
