@@ -47,15 +47,8 @@ func (d *decoder) moduleArgs(t *Task, mod, argsPair *pair, label string) error {
 			}
 		}
 	}
-	if key := unknownArg(m, args); key != "" {
-		at := nodes[key]
-		if at == nil {
-			at = mod.k
-		}
-		if hint := suggest(key, m.argNames()); hint != "" {
-			return d.errAt(at, "%s: option %q is not supported by kupgrade%s in %s", t.Module, key, hint, label)
-		}
-		return d.errAt(at, "%s: option %q is not supported by kupgrade in %s; it takes %s", t.Module, key, label, strings.Join(m.argNames(), ", "))
+	if err := d.unknownArgs(t.Module, m, args, nodes, mod.k, label); err != nil {
+		return err
 	}
 	if key, msg := m.checkArgs(t.Module, args); msg != "" {
 		at := nodes[key]
@@ -293,6 +286,23 @@ func (d *decoder) loopControl(t *Task, n *yaml.Node, where string) error {
 		}
 	}
 	return nil
+}
+
+// unknownArgs refuses an argument the module does not take, by its name, with a suggestion for
+// a typo.
+func (d *decoder) unknownArgs(name string, m *module, args map[string]any, nodes map[string]*yaml.Node, def *yaml.Node, label string) error {
+	key := unknownArg(m, args)
+	if key == "" {
+		return nil
+	}
+	at := nodes[key]
+	if at == nil {
+		at = def
+	}
+	if hint := suggest(key, m.argNames()); hint != "" {
+		return d.errAt(at, "%s: option %q is not supported by kupgrade%s in %s", name, key, hint, label)
+	}
+	return d.errAt(at, "%s: option %q is not supported by kupgrade in %s; it takes %s", name, key, label, strings.Join(m.argNames(), ", "))
 }
 
 // unknownArg returns the first argument (in sorted order) that m neither takes nor aliases.
