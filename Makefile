@@ -21,7 +21,7 @@ DEB_PKGS := debootstrap openssh-server openssh-client sudo chromium prometheus s
 DB       ?= sqlite
 KEEP_LAB ?= 0
 
-.PHONY: help deps build man test unit integration lint bench demo lab lab-down clean
+.PHONY: help deps build man test unit integration test-galera lint bench demo lab lab-down clean
 
 help: ## show this help
 	@awk 'BEGIN{FS=":.*## "} /^[a-z-]+:.*## /{printf "  %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -51,8 +51,11 @@ unit: ## unit tests (no Docker, no root; writes nothing outside the tree but Go'
 integration: deps ## integration tests in Docker labs (builds the lab image once)
 	$(GO) test -count=1 -timeout 60m -p 1 ./integration/...
 
-faults: deps ## the kill campaign: SIGKILL of upgrade run at 50 seeded moments (about 7 minutes; KUPGRADE_FAULT_KILLS, KUPGRADE_FAULT_SEED)
-	KUPGRADE_FULL=1 $(GO) test -count=1 -timeout 60m -p 1 -run TestFaultKillAtRandomMoments -v ./integration/
+faults: deps ## the kill campaign alone (part of make test): SIGKILL of upgrade run at 50 seeded moments, about 7 minutes (KUPGRADE_FAULT_KILLS=200 for more, KUPGRADE_FAULT_SEED)
+	$(GO) test -count=1 -timeout 60m -p 1 -run TestFaultKillAtRandomMoments -v ./integration/
+
+test-galera: deps ## the store, the audit lock and an upgrade against a 3-node MariaDB Galera cluster (about 5 minutes; KUPGRADE_GALERA_NODES=all runs the store suite on every node)
+	KUPGRADE_GALERA=1 $(GO) test -count=1 -timeout 30m -p 1 -run 'Galera' -v ./integration/...
 
 lint: ## gofmt and go vet
 	@test -z "$$(gofmt -l .)" || { gofmt -l .; echo "run gofmt -w on the files above"; exit 1; }

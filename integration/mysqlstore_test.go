@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	_ "github.com/go-sql-driver/mysql"
@@ -37,12 +38,46 @@ func mariaDSN(tb testing.TB) string {
 // suite's handle on it.
 func mysqlBackend(tb testing.TB, dsn string) storetest.Backend {
 	tb.Helper()
-	ctx := context.Background()
-	db, err := sql.Open("mysql", dsn)
+	return mysqlBackendOn(tb, []string{dsn}, dsn)
+}
+
+// mysqlBackendOn is mysqlBackend over the servers of one replicated database: the n-th store
+// the suite opens connects to dsns[n % len(dsns)], the raw handle (hand edits, checks) to raw.
+func mysqlBackendOn(tb testing.TB, dsns []string, raw string) storetest.Backend {
+	tb.Helper()
+	db, err := sql.Open("mysql", raw)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { db.Close() })
+	dropTables(tb, db)
+	var parsed []state.DSN
+	for _, dsn := range dsns {
+		d, err := state.ParseDSN(dsn)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		parsed = append(parsed, d)
+	}
+	var opened atomic.Int64
+	open := func(tb testing.TB, opts ...state.Option) state.Store {
+		tb.Helper()
+		d := parsed[int(opened.Add(1)-1)%len(parsed)]
+		s, err := mysql.Open(context.Background(), d, opts...)
+		if err != nil {
+			tb.Fatalf("open mysql: %v", err)
+		}
+		tb.Cleanup(func() { s.Close() })
+		return s
+	}
+	open(tb) // create the tables, so that the raw handle sees them
+	return storetest.Backend{Open: open, DB: db, Dialect: "mysql"}
+}
+
+// dropTables empties the database db is open on (the lab's user may not create databases).
+func dropTables(tb testing.TB, db *sql.DB) {
+	tb.Helper()
+	ctx := context.Background()
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		tb.Fatal(err)
@@ -68,21 +103,6 @@ func mysqlBackend(tb testing.TB, dsn string) storetest.Backend {
 			}
 		}
 	}
-	parsed, err := state.ParseDSN(dsn)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	open := func(tb testing.TB, opts ...state.Option) state.Store {
-		tb.Helper()
-		s, err := mysql.Open(context.Background(), parsed, opts...)
-		if err != nil {
-			tb.Fatalf("open mysql: %v", err)
-		}
-		tb.Cleanup(func() { s.Close() })
-		return s
-	}
-	open(tb) // create the tables, so that the raw handle sees them
-	return storetest.Backend{Open: open, DB: db, Dialect: "mysql"}
 }
 
 // TestMySQLStoreConformance runs the conformance suite that state/sqlite passes in its unit

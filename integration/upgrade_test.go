@@ -159,6 +159,22 @@ func TestUpgradeTwoControllers(t *testing.T) {
 			return
 		}
 	}
+	// What a kubeadm killed between its two moves of a swap leaves (the kill campaign found it):
+	// the live kube-apiserver.yaml in the backup folder, the new one not yet in. `kubeadm upgrade
+	// node` then takes controller-1 for a worker and skips its control plane; the retry must put
+	// the manifest back first, or it fails verification forever.
+	t.Run("a swap cut between its two moves", func(t *testing.T) {
+		u.begin(t, "v1.30.4", "upgraded-first-master")
+		cut := "d=/etc/kubernetes/tmp/kubeadm-backup-manifests-2026-12-03-13-38-45; mkdir -p $d && mv /etc/kubernetes/manifests/kube-apiserver.yaml $d/"
+		if out, err := u.lab.Node("controller-1").Exec(t.Context(), "sh", "-c", cut); err != nil {
+			t.Fatalf("cut the swap: %v: %s", err, out)
+		}
+		out := u.k.wantExit(t, 0, "host", "upgrade", "controller-1", "control-plane")
+		if !strings.Contains(out, "Restore a manifest an interrupted kubeadm left missing") {
+			t.Errorf("the step's output does not show the restore:\n%s", out)
+		}
+		u.finish(t, "v1.30.4")
+	})
 }
 
 // TestUpgradeOneController: a one-controller, one-worker lab goes all the way with upgrade run.

@@ -14,6 +14,7 @@ const (
 	FindingControlPlaneDone = "control-plane-done"
 	FindingConfigRewritten  = "kubelet-config-rewritten"
 	FindingConfigMissing    = "kubelet-config-missing"
+	FindingManifestMissing  = "manifest-missing"
 	FindingComplete         = "complete"
 	FindingRolledBack       = "manifests-rolled-back"
 	FindingUnknown          = "unknown"
@@ -32,7 +33,8 @@ type Finding struct {
 
 // Classify compares the snapshots taken before and after a kubeadm step against the target tag.
 //
-// A missing config.yaml is reported first, whatever else is seen. While another kupgrade command
+// A missing config.yaml is reported first, whatever else is seen, then a control-plane manifest
+// missing beside the others (a swap cut between its two moves). While another kupgrade command
 // still runs on the host (a busy fence), the next step says to wait for it first. Without a before snapshot
 // (before.Taken is zero: recover after a crash) the class is unknown and the sentences describe
 // the after snapshot against the target. kubeadm leaves the same trail on disk after a late
@@ -51,6 +53,12 @@ func Classify(before, after Snapshot, target string) Finding {
 		} else {
 			f.Next = "no kubeadm-kubelet-config* backup holds a config.yaml: regenerate it with `kubeadm upgrade node phase kubelet-config` before retrying"
 		}
+	case len(after.MissingControlPlane()) > 0:
+		missing := after.MissingControlPlane()
+		f.Class = FindingManifestMissing
+		f.Summary = fmt.Sprintf("%s/%s.yaml is missing while other control-plane manifests are there: a kubeadm was stopped between moving the live manifest into its backup folder and moving the new one in, and kubeadm now takes this controller for a worker.",
+			manifestsDir, strings.Join(missing, ".yaml, "))
+		f.Next = "retry the step: kupgrade first puts the missing manifest back from the newest kubeadm-backup-manifests-* folder that holds it, then kubeadm upgrades it"
 	case before.Taken.IsZero():
 		f.Class = FindingUnknown
 		f.Summary = fmt.Sprintf("No snapshot from before the step: %s exists (sha256 %s) and %s.", configPath, short(after.ConfigSHA256), cp.text)

@@ -73,6 +73,10 @@ func TestClassify(t *testing.T) {
 		{"moved elsewhere", before, snap(sha1, [3]string{"v1.31.0", oldTag, oldTag}), FindingUnknown, "tags other than v1.30.2", "look at"},
 		{"no before snapshot", Snapshot{}, snap(sha2, allNew, withKubeletBackup), FindingUnknown, "No snapshot from before", "redo is safe"},
 		{"no before, leftover", Snapshot{}, snap(sha2, [3]string{newTag, oldTag, oldTag}, withUpgraded), FindingUnknown, "only 1 of 3", "left behind"},
+		{"apiserver moved to its backup, the new one not yet in", before, snap(sha1, [3]string{"", oldTag, oldTag}, withUpgraded, withBackup), FindingManifestMissing,
+			"/etc/kubernetes/manifests/kube-apiserver.yaml is missing while other control-plane manifests are there", "puts the missing manifest back"},
+		{"seed after a cut swap: config rewritten, apiserver missing", before, snap(sha2, [3]string{"", oldTag, oldTag}, withBackup, withKubeletBackup), FindingManifestMissing,
+			"takes this controller for a worker", "kubeadm-backup-manifests-*"},
 		{"no before, missing config", Snapshot{}, snap("", allNew, withKubeletBackup), FindingConfigMissing, "missing", "cp -p"},
 	}
 	for _, c := range cases {

@@ -50,6 +50,22 @@ var staticPods = []string{"etcd", "kube-apiserver", "kube-controller-manager", "
 // controlPlane are the components whose lowest tag is the control-plane version (KUBEADM.md).
 var controlPlane = []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler"}
 
+// MissingControlPlane lists the control-plane components without a manifest on a host that has
+// the manifest of at least one other: what a kubeadm stopped in the middle of a swap leaves
+// (nil on a worker, which has none, and on a complete controller).
+func (s Snapshot) MissingControlPlane() []string {
+	var missing []string
+	for _, c := range controlPlane {
+		if _, ok := s.Manifests[c]; !ok {
+			missing = append(missing, c)
+		}
+	}
+	if len(missing) == len(controlPlane) {
+		return nil
+	}
+	return missing
+}
+
 // ControlPlaneVersion is the lowest image tag of the control-plane manifests ("" when none).
 func (s Snapshot) ControlPlaneVersion() string {
 	low := ""

@@ -133,7 +133,7 @@ func (d *decoder) checkThat(n *yaml.Node, v any, label string) error {
 	for _, c := range list {
 		s, ok := c.(string)
 		if !ok {
-			s = toString(c)
+			s = pyStr(c)
 		}
 		if err := d.checkCond(n, s, "assert that of "+label); err != nil {
 			return err

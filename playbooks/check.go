@@ -24,13 +24,7 @@ func (d *decoder) conditions(n *yaml.Node, where string) ([]string, error) {
 }
 
 func (d *decoder) checkCond(n *yaml.Node, s, where string) error {
-	var err error
-	if t := strings.TrimSpace(s); strings.HasPrefix(t, "{{") {
-		_, err = parseTemplate(t)
-	} else {
-		_, err = compileExpr(s)
-	}
-	if err != nil {
+	if err := checkCond(s); err != nil {
 		return d.errAt(n, "bad condition in %s: %v", where, err)
 	}
 	return nil
@@ -40,7 +34,7 @@ func (d *decoder) checkTemplate(n *yaml.Node, s, where string) error {
 	if !strings.Contains(s, "{{") && !strings.Contains(s, "{%") {
 		return nil
 	}
-	if _, err := parseTemplate(s); err != nil {
+	if _, err := parse(s); err != nil {
 		return d.errAt(n, "bad template in %s: %v", where, err)
 	}
 	return nil

@@ -59,7 +59,7 @@ func TestControlPlaneCommand(t *testing.T) {
 	}
 	for _, tt := range tests {
 		vars := map[string]any{"to_version": "v1.30.2", "first_controller": tt.first, "kubeadm_timeout": "15m0s"}
-		task := shippedTask(t, "control-plane", 1, vars)
+		task := shippedTask(t, "control-plane", 2, vars)
 		got, err := RenderString(task.Args["_raw_params"].(string), vars)
 		if err != nil || got != tt.want {
 			t.Errorf("first_controller=%v: command %q, %v; want %q", tt.first, got, err, tt.want)
@@ -68,7 +68,7 @@ func TestControlPlaneCommand(t *testing.T) {
 			t.Errorf("timeout = %q", timeout)
 		}
 	}
-	verify := shippedTask(t, "control-plane", 3, map[string]any{})
+	verify := shippedTask(t, "control-plane", 4, map[string]any{})
 	that := verify.Args["that"].([]any)[0].(string)
 	for version, want := range map[string]bool{"v1.30.2": true, "v1.29.9": false} {
 		vars := map[string]any{"to_version": "v1.30.2", "kcfg_after": map[string]any{"control_plane_version": version}}

@@ -37,13 +37,6 @@ func (e *Error) Is(target error) bool { return target == fault.ErrBadInput }
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// UndefinedError is a template or condition that read a variable nobody set.
-type UndefinedError struct {
-	Name string // dotted path, e.g. "kcfg.changed"
-}
-
-func (e *UndefinedError) Error() string { return fmt.Sprintf("undefined variable %q", e.Name) }
-
 // suggest returns ` (did you mean "x"?)` for the candidate nearest to s, or "".
 func suggest(s string, candidates []string) string {
 	if c := typo.Closest(s, candidates); c != "" {

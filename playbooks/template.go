@@ -1,234 +1,418 @@
 package playbooks
 
 import (
-	"encoding/json"
+	"bytes"
 	"errors"
 	"fmt"
-	"strconv"
+	"io"
+	"regexp"
 	"strings"
-	"sync"
 
-	"github.com/expr-lang/expr/vm"
+	"github.com/nikolalohinski/gonja/v2/exec"
+	"github.com/nikolalohinski/gonja/v2/nodes"
 )
 
-// template is a parsed string: literal text and `{{ }}` expressions in order.
-type template struct {
-	parts []part
+// isTemplate reports whether s holds Jinja code at all; other strings are left as they are.
+func isTemplate(s string) bool {
+	return strings.Contains(s, "{{") || strings.Contains(s, "{%")
 }
 
-type part struct {
-	text string      // literal text, when prog is nil
-	src  string      // the expression as written, for error messages
-	prog *vm.Program // nil for literal text
-}
-
-var templates sync.Map // source -> *template or error
-
-// Render expands the `{{ }}` expressions in s. A string that is one expression and nothing else
-// keeps the expression's type ("{{ port }}" gives an int); mixed text gives a string. A string
-// without `{{` comes back unchanged.
+// Render expands the Jinja in s as Ansible 2.14 does for module arguments and set_fact: the
+// text is rendered, then a result that reads as a list, a dict or a boolean ("[...]", "{...}",
+// "True") becomes one. A single expression giving a list, dict or boolean keeps it; a number
+// becomes its text, None the empty string. A string without "{{" or "{%" comes back unchanged.
 func Render(s string, vars map[string]any) (any, error) {
-	if !strings.Contains(s, "{{") && !strings.Contains(s, "{%") {
+	if !isTemplate(s) {
 		return s, nil
 	}
-	t, err := parseTemplate(s)
-	if err != nil {
-		return nil, fmt.Errorf("render %q: %w", clip(s, 80), err)
-	}
-	if len(t.parts) == 1 && t.parts[0].prog != nil {
-		v, err := run(t.parts[0].prog, vars)
-		if err != nil {
-			return nil, fmt.Errorf("render %q: %w", clip(s, 80), err)
-		}
-		if isUndef(v) {
-			return nil, nil
-		}
-		return v, nil
-	}
-	var b strings.Builder
-	for _, p := range t.parts {
-		if p.prog == nil {
-			b.WriteString(p.text)
-			continue
-		}
-		v, err := run(p.prog, vars)
-		if err != nil {
-			return nil, fmt.Errorf("render %q: %w", clip(s, 80), err)
-		}
-		b.WriteString(toString(v))
-	}
-	return b.String(), nil
+	return newScope(vars).render(s, true)
 }
 
-// RenderString is Render with the result turned into text (lists and maps as JSON).
+// singleVar is "{{ name }}" and nothing else: Ansible hands such a variable's number, boolean
+// or None over as it is, without templating.
+var singleVar = regexp.MustCompile(`^\{\{\s*(\w*)\s*\}\}$`)
+
+// asIs is the value of a template that is one variable holding a number, a boolean or None.
+func (s *scope) asIs(src string) (any, bool) {
+	m := singleVar.FindStringSubmatch(src)
+	if m == nil {
+		return nil, false
+	}
+	v, ok := s.vars[m[1]]
+	if !ok {
+		return nil, false
+	}
+	switch v.(type) {
+	case nil, bool, int, float64:
+		return v, true
+	}
+	return nil, false
+}
+
+// RenderString renders s as text, as the template module and names do: nothing is converted.
 func RenderString(s string, vars map[string]any) (string, error) {
-	v, err := Render(s, vars)
+	if !isTemplate(s) {
+		return s, nil
+	}
+	v, err := newScope(vars).render(s, false)
 	if err != nil {
 		return "", err
 	}
-	return toString(v), nil
+	return v.(string), nil
 }
 
-// RenderValue renders every string inside v (a module's arguments: maps and lists nest).
+// RenderFile renders the text of a template file, as the template module does: like
+// RenderString, but the backslashes in string literals are read as written (Ansible doubles
+// them only in a playbook's own strings).
+func RenderFile(s string, vars map[string]any) (string, error) {
+	if !isTemplate(s) {
+		return s, nil
+	}
+	c, err := parseFile(s)
+	if err != nil {
+		return "", fmt.Errorf("template: %w", err)
+	}
+	v, err := newScope(vars).run(c, s, false)
+	if err != nil {
+		return "", err
+	}
+	return v.(string), nil
+}
+
+// RenderValue renders every string inside v (a module's arguments: maps and lists nest). A value
+// without templates comes back as it is, not copied. A map entry or list item that renders to
+// omit is left out.
 func RenderValue(v any, vars map[string]any) (any, error) {
-	switch v := v.(type) {
+	if !hasTemplate(v) {
+		return v, nil
+	}
+	return newScope(vars).renderValue(v)
+}
+
+func (s *scope) renderValue(v any) (any, error) {
+	switch x := v.(type) {
 	case string:
-		return Render(v, vars)
+		if !isTemplate(x) {
+			return x, nil
+		}
+		return s.render(x, true)
 	case map[string]any:
-		out := make(map[string]any, len(v))
-		for k, e := range v {
-			r, err := RenderValue(e, vars)
+		if !hasTemplate(x) {
+			return x, nil
+		}
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			r, err := s.renderValue(e)
 			if err != nil {
 				return nil, err
 			}
-			out[k] = r
+			if r != Omit {
+				out[k] = r
+			}
 		}
 		return out, nil
 	case []any:
-		out := make([]any, len(v))
-		for i, e := range v {
-			r, err := RenderValue(e, vars)
+		if !hasTemplate(x) {
+			return x, nil
+		}
+		out := make([]any, 0, len(x))
+		for _, e := range x {
+			r, err := s.renderValue(e)
 			if err != nil {
 				return nil, err
 			}
-			out[i] = r
+			if r != Omit {
+				out = append(out, r)
+			}
 		}
 		return out, nil
 	}
 	return v, nil
 }
 
-// Cond evaluates a condition (when, failed_when, changed_when, until, assert's that). It is an
-// expression without braces, as in Ansible; a condition written as "{{ x }}" is accepted too.
-// The result must be a boolean, or a string Ansible's bool filter knows ("yes", "false"...).
-func Cond(expr string, vars map[string]any) (bool, error) {
-	var v any
-	var err error
-	if t := strings.TrimSpace(expr); strings.HasPrefix(t, "{{") {
-		v, err = Render(t, vars)
-	} else {
-		var p *vm.Program
-		if p, err = compileExpr(expr); err == nil {
-			v, err = run(p, vars)
+// hasTemplate reports whether v or anything inside it holds Jinja.
+func hasTemplate(v any) bool {
+	switch x := v.(type) {
+	case string:
+		return isTemplate(x)
+	case map[string]any:
+		for _, e := range x {
+			if hasTemplate(e) {
+				return true
+			}
 		}
-		if err != nil {
-			err = fmt.Errorf("condition %q: %w", clip(expr, 80), err)
+	case []any:
+		for _, e := range x {
+			if hasTemplate(e) {
+				return true
+			}
 		}
 	}
+	return false
+}
+
+// render evaluates the template src in this scope; native applies Ansible's conversion of the
+// result (see Render), otherwise the result is text.
+func (s *scope) render(src string, native bool) (any, error) {
+	if native && strings.HasPrefix(src, "{{") {
+		if v, ok := s.asIs(src); ok {
+			return v, nil
+		}
+	}
+	c, err := parse(src)
+	if err != nil {
+		return nil, fmt.Errorf("template %q: %w", clip(src, 80), err)
+	}
+	return s.run(c, src, native)
+}
+
+// run evaluates a parsed template; src is its text, for messages.
+func (s *scope) run(c *compiled, src string, native bool) (out any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, fmt.Errorf("template %q: cannot evaluate: %v", clip(src, 80), r)
+		}
+	}()
+	ctx := s.bind(c.names)
+	if c.expr != nil {
+		v, err := evalOutput(c, ctx)
+		if err != nil {
+			return nil, renderErr(src, err)
+		}
+		if native {
+			return nativeOne(v), nil
+		}
+		return pyStr(v), nil
+	}
+	var b bytes.Buffer
+	if c.plain {
+		err = renderPlain(c, ctx, &b)
+	} else {
+		err = exec.NewRenderer(envWith(ctx), &b, jcfg, sourceLoader(""), c.tmpl).Execute()
+	}
+	if err != nil {
+		return nil, renderErr(src, err)
+	}
+	out = keepNewlines(src, b.String())
+	if native {
+		return literal(out.(string)), nil
+	}
+	return out, nil
+}
+
+func envWith(ctx *exec.Context) *exec.Environment {
+	return &exec.Environment{Context: ctx, Filters: jenv.Filters, Tests: jenv.Tests,
+		ControlStructures: jenv.ControlStructures, Methods: jenv.Methods}
+}
+
+// evalEnv is an evaluator and its environment in one allocation: conditions run per host and
+// task, so each allocation counts.
+type evalEnv struct {
+	e   exec.Evaluator
+	env exec.Environment
+}
+
+func evaluator(ctx *exec.Context) *exec.Evaluator {
+	ee := &evalEnv{env: exec.Environment{Context: ctx, Filters: jenv.Filters, Tests: jenv.Tests,
+		ControlStructures: jenv.ControlStructures, Methods: jenv.Methods}}
+	ee.e = exec.Evaluator{Config: jcfg, Environment: &ee.env, Loader: sourceLoader("")}
+	return &ee.e
+}
+
+// evalOutput evaluates the one {{ }} of c to a Go value.
+func evalOutput(c *compiled, ctx *exec.Context) (any, error) {
+	return evalNode(evaluator(ctx), c.expr)
+}
+
+// evalNode evaluates one {{ }} (with its inline if/else) to a Go value.
+func evalNode(e *exec.Evaluator, n *nodes.Output) (any, error) {
+	expr := n.Expression
+	if n.Condition != nil {
+		cond := e.Eval(n.Condition)
+		if cond.IsError() {
+			return nil, cond
+		}
+		if !cond.IsTrue() {
+			if n.Alternative == nil {
+				return nil, nil
+			}
+			expr = n.Alternative
+		}
+	}
+	v := e.Eval(expr)
+	if v.IsError() {
+		return nil, v
+	}
+	if t, ok := v.Interface().(text); ok {
+		return t, nil
+	}
+	return toGo(v), nil
+}
+
+// renderPlain renders text and {{ }} (no statements) with Python's str() of each value, as
+// Ansible's templating does; whitespace control follows gonja's renderer.
+func renderPlain(c *compiled, ctx *exec.Context, w io.Writer) error {
+	e := evaluator(ctx)
+	for _, n := range c.tmpl.Root().Nodes {
+		switch n := n.(type) {
+		case *nodes.Data:
+			io.WriteString(w, dataText(n))
+		case *nodes.Output:
+			v, err := evalNode(e, n)
+			if err != nil {
+				return err
+			}
+			io.WriteString(w, pyStr(v))
+		}
+	}
+	return nil
+}
+
+func dataText(n *nodes.Data) string {
+	out := n.Data.Val
+	if n.RemoveFirstLineReturn {
+		out = strings.TrimPrefix(strings.TrimPrefix(out, "\r\n"), "\n")
+	}
+	if n.Trim.Left {
+		out = strings.TrimLeft(out, " \r\n\t")
+	}
+	if n.Trim.Right {
+		out = strings.TrimRight(out, " \r\n\t")
+	}
+	if n.RemoveTrailingWhiteSpaceFromLastLine {
+		if i := strings.LastIndex(out, "\n"); i >= 0 {
+			out = out[:i+1] + strings.TrimRight(out[i+1:], " \t\r")
+		} else {
+			out = strings.TrimRight(out, " \t\r")
+		}
+	}
+	return out
+}
+
+// keepNewlines gives out as many newlines at its end as src has, as Ansible does (trim_blocks
+// eats the one after a closing statement).
+func keepNewlines(src, out string) string {
+	want := len(src) - len(strings.TrimRight(src, "\n"))
+	if have := len(out) - len(strings.TrimRight(out, "\n")); have < want {
+		out += strings.Repeat("\n", want-have)
+	}
+	return out
+}
+
+// nativeOne is Ansible's conversion of a template that is one expression: None is the empty
+// string, a list, dict or boolean stays one, anything else becomes text (and text that reads as
+// a list, dict or boolean becomes one).
+func nativeOne(v any) any {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case bool, []any, map[string]any:
+		return x
+	case string:
+		return literal(x)
+	case text:
+		return string(x)
+	}
+	return pyStr(v)
+}
+
+// renderErr turns gonja's chain of wrapped errors into one message: an undefined variable is
+// an *UndefinedError naming it.
+func renderErr(src string, err error) error {
+	if u, ok := undefinedOf(exec.AsValue(err)); ok {
+		return u.err()
+	}
+	var fe *filterError
+	if errors.As(err, &fe) {
+		return fmt.Errorf("template %q: %w", clip(src, 80), fe)
+	}
+	msg := strings.TrimPrefix(err.Error(), "unable to execute template: ")
+	return fmt.Errorf("template %q: %s", clip(src, 80), msg)
+}
+
+// Cond evaluates a condition (when, failed_when, changed_when, until, assert's that) as Ansible
+// does: an expression without braces, whose Python truth is the answer. A condition written as
+// a template ("{{ x }}") is rendered first, and a text result is evaluated as an expression.
+func Cond(expr string, vars map[string]any) (bool, error) {
+	t := strings.TrimSpace(expr)
+	if t == "" {
+		return false, errors.New("empty condition")
+	}
+	s := newScope(vars)
+	if isTemplate(t) {
+		v, err := s.render(t, true)
+		if err != nil {
+			return false, err
+		}
+		str, ok := v.(string)
+		if !ok || str == "" {
+			return truth(v), nil
+		}
+		t = str
+	}
+	if b, ok := boolWord(t); ok {
+		if _, isVar := vars[t]; !isVar {
+			return b, nil
+		}
+	}
+	v, err := s.value(t)
 	if err != nil {
 		return false, err
 	}
-	switch v := v.(type) {
-	case bool:
-		return v, nil
-	case nil, undefined:
-		return false, nil
-	case string:
-		switch strings.ToLower(strings.TrimSpace(v)) {
-		case "true", "yes", "on", "1":
-			return true, nil
-		case "false", "no", "off", "0", "":
-			return false, nil
-		}
-		return false, fmt.Errorf("condition %q gave the string %q, not a boolean", clip(expr, 80), clip(v, 40))
-	}
-	return truthy(v), nil
+	return truth(v), nil
 }
 
-// parseTemplate splits s into text and compiled expressions, cached by s.
-func parseTemplate(s string) (*template, error) {
-	if c, ok := templates.Load(s); ok {
-		if err, isErr := c.(error); isErr {
-			return nil, err
-		}
-		return c.(*template), nil
+// value evaluates one expression (the inside of {{ }}) to its Go value.
+func (s *scope) value(expr string) (out any, err error) {
+	c, err := parseCond(expr)
+	if err == nil && c.expr == nil {
+		err = errors.New("not one expression")
 	}
-	t, err := parseUncached(s)
-	if programCount.Load() < maxCached {
-		programCount.Add(1)
-		if err != nil {
-			templates.Store(s, err)
-		} else {
-			templates.Store(s, t)
-		}
+	if err != nil {
+		return nil, fmt.Errorf("condition %q: %w", clip(expr, 80), err)
 	}
-	return t, err
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, fmt.Errorf("condition %q: cannot evaluate: %v", clip(expr, 80), r)
+		}
+	}()
+	v, err := evalOutput(c, s.bind(c.names))
+	if err != nil {
+		return nil, renderErr(expr, err)
+	}
+	return v, nil
 }
 
-func parseUncached(s string) (*template, error) {
-	t := &template{}
-	for s != "" {
-		i := strings.Index(s, "{{")
-		if j := strings.Index(s, "{%"); j >= 0 && (i < 0 || j < i) {
-			return nil, errors.New("Jinja statements ({% %}) are not supported; use loop, when or an expression")
-		}
-		if i < 0 {
-			t.parts = append(t.parts, part{text: s})
-			break
-		}
-		if i > 0 {
-			t.parts = append(t.parts, part{text: s[:i]})
-		}
-		end, err := exprEnd(s, i+2)
-		if err != nil {
-			return nil, err
-		}
-		src := s[i+2 : end]
-		p, err := compileExpr(src)
-		if err != nil {
-			return nil, err
-		}
-		t.parts = append(t.parts, part{src: src, prog: p})
-		s = s[end+2:]
+// boolWord reads the words YAML 1.1 (Ansible's YAML) takes for a boolean.
+func boolWord(s string) (bool, bool) {
+	if len(s) > 5 {
+		return false, false
 	}
-	return t, nil
+	switch strings.ToLower(s) {
+	case "true", "yes", "on":
+		return true, true
+	case "false", "no", "off":
+		return false, true
+	}
+	return false, false
 }
 
-// exprEnd finds the "}}" closing an expression that starts at i, skipping string literals and
-// the braces of map literals inside it.
-func exprEnd(s string, i int) (int, error) {
-	depth := 0
-	for j := i; j < len(s); j++ {
-		switch c := s[j]; {
-		case c == '\'' || c == '"' || c == '`':
-			end, err := scanString(s, j)
-			if err != nil {
-				return 0, err
-			}
-			j = end - 1
-		case c == '{':
-			depth++
-		case c == '}' && depth > 0:
-			depth--
-		case c == '}' && strings.HasPrefix(s[j:], "}}"):
-			return j, nil
-		}
+// checkCond parses a condition without evaluating it, for the loader.
+func checkCond(expr string) error {
+	t := strings.TrimSpace(expr)
+	switch {
+	case t == "":
+		return errors.New("empty condition")
+	case isTemplate(t):
+		_, err := parse(t)
+		return err
 	}
-	return 0, errors.New(`"{{" without its closing "}}"`)
-}
-
-// toString is how a value reads inside text: null as empty, lists and maps as JSON.
-func toString(v any) string {
-	switch v := v.(type) {
-	case nil, undefined:
-		return ""
-	case string:
-		return v
-	case []byte:
-		return string(v)
-	case bool:
-		return strconv.FormatBool(v)
-	case int:
-		return strconv.Itoa(v)
-	case int64:
-		return strconv.FormatInt(v, 10)
-	case float64:
-		return strconv.FormatFloat(v, 'f', -1, 64)
-	case fmt.Stringer:
-		return v.String()
+	if _, ok := boolWord(t); ok {
+		return nil
 	}
-	if b, err := json.Marshal(v); err == nil && (len(b) > 0 && (b[0] == '[' || b[0] == '{')) {
-		return string(b)
+	c, err := parseCond(t)
+	if err == nil && c.expr == nil {
+		err = errors.New("not one expression")
 	}
-	return fmt.Sprint(v)
+	return err
 }

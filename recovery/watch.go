@@ -13,7 +13,7 @@ import (
 // WatchStore is what the watch loop and its status page use of state.Store.
 type WatchStore interface {
 	AuditStore
-	AuditLock(ctx context.Context) (release func(), ok bool, err error)
+	AuditLock(ctx context.Context) (*state.AuditHold, error)
 	Upgrades(ctx context.Context) ([]state.Upgrade, error)
 	Events(ctx context.Context, cluster string, limit int) ([]state.Event, error)
 }
@@ -43,24 +43,26 @@ const recentActions = 50
 
 // Run audits until ctx is cancelled (then it returns nil after the pass in progress), or once
 // when once is set. While another process holds the audit lock it logs that it waits and tries
-// again every interval, taking over when the holder dies. With once, a held lock is a conflict.
+// again every interval, taking over when the holder dies; a lock lost while held (its lease not
+// renewed in time) stops the audit and the watcher waits again. With once, a held lock is a
+// conflict.
 func (w *Watcher) Run(ctx context.Context, once bool) error {
 	interval := w.interval()
 	waiting := false
 	for {
-		release, ok, err := w.Store.AuditLock(ctx)
+		hold, err := w.Store.AuditLock(ctx)
 		if ctx.Err() != nil {
-			if ok {
-				release()
+			if hold != nil {
+				hold.Release()
 			}
 			return nil
 		}
 		switch {
 		case err != nil:
 			return fmt.Errorf("take the audit lock: %w", err)
-		case !ok && once:
+		case hold == nil && once:
 			return fmt.Errorf("another kupgrade watch holds the audit lock of this database and audits every cluster: %w", state.ErrConflict)
-		case !ok:
+		case hold == nil:
 			if !waiting {
 				w.log().Info("another kupgrade watch holds the audit lock; waiting to take over", "retry_every", interval)
 			}
@@ -72,16 +74,39 @@ func (w *Watcher) Run(ctx context.Context, once bool) error {
 		}
 		w.log().Info("holding the audit lock: auditing every cluster", "interval", interval, "stale_after", w.Options.StaleAfter)
 		w.setHolding(true)
-		err = w.loop(ctx, once)
+		lost, err := w.audit(ctx, hold, once)
 		w.setHolding(false)
-		release()
-		return err
+		hold.Release()
+		if !lost {
+			return err
+		}
+		w.log().Warn("lost the audit lock: stopped auditing; waiting to take it again", "retry_every", interval)
+		waiting = true
 	}
 }
 
-// loop runs a pass, then another every interval, while the lock is held.
+// audit runs loop until ctx is cancelled or the hold is lost (lost is then true).
+func (w *Watcher) audit(ctx context.Context, hold *state.AuditHold, once bool) (lost bool, err error) {
+	actx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-hold.Lost:
+			cancel()
+		case <-actx.Done():
+		}
+	}()
+	err = w.loop(actx, once)
+	return ctx.Err() == nil && actx.Err() != nil, err
+}
+
+// loop runs a pass, then another every interval, while the lock is held. A pass starts only
+// while ctx is live.
 func (w *Watcher) loop(ctx context.Context, once bool) error {
 	for {
+		if ctx.Err() != nil {
+			return nil
+		}
 		_, err := w.Pass(ctx)
 		if once {
 			return err

@@ -30,9 +30,9 @@ func eventually(t *testing.T, what string, cond func() bool) {
 // A second watcher on the same SQLite file is told, waits, and takes over when the first goes.
 func TestWatcherWaitsForTheAuditLockAndTakesOver(t *testing.T) {
 	f := stuckSecondMaster(t, -time.Second)
-	release, ok, err := f.st.AuditLock(t.Context())
-	if err != nil || !ok {
-		t.Fatalf("first watcher's lock: %v, %v", ok, err)
+	first, err := f.st.AuditLock(t.Context())
+	if err != nil || first == nil {
+		t.Fatalf("first watcher's lock: %v, %v", first, err)
 	}
 	second, err := sqlite.Open(t.Context(), f.path, state.WithClock(f.clk.Now))
 	if err != nil {
@@ -55,17 +55,57 @@ func TestWatcherWaitsForTheAuditLockAndTakesOver(t *testing.T) {
 	if u := f.upgrade(t, "default"); u.State != state.UpgradingSecondMaster {
 		t.Fatalf("state %s while waiting: a waiting watcher audited", u.State)
 	}
-	release() // the first watcher dies
+	first.Release() // the first watcher dies
 	eventually(t, "the takeover's pass", func() bool { return f.upgrade(t, "default").State == state.UpgradingSecondMasterFailed })
 	cancel()
 	if err := <-done; err != nil {
 		t.Errorf("Run after cancel: %v, want nil (graceful shutdown)", err)
 	}
-	rel, ok, err := f.st.AuditLock(t.Context())
-	if err != nil || !ok {
+	again, err := f.st.AuditLock(t.Context())
+	if err != nil || again == nil {
 		t.Fatalf("the stopped watcher kept the audit lock (%v)", err)
 	}
-	rel()
+	again.Release()
+}
+
+// losable hands out holds whose loss the test decides, counting the locks taken.
+type losable struct {
+	recovery.WatchStore
+	mu    sync.Mutex
+	lost  chan struct{}
+	taken int
+}
+
+func (l *losable) AuditLock(context.Context) (*state.AuditHold, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.taken++
+	l.lost = make(chan struct{})
+	return state.NewAuditHold(func() {}, l.lost), nil
+}
+
+func (l *losable) lose() { l.mu.Lock(); defer l.mu.Unlock(); close(l.lost) }
+
+func (l *losable) count() int { l.mu.Lock(); defer l.mu.Unlock(); return l.taken }
+
+// A watcher whose lock is lost (its lease not renewed in time) stops auditing, says so, and
+// takes the lock again before it audits again.
+func TestWatcherStopsWhenItLosesTheAuditLock(t *testing.T) {
+	f := stuckSecondMaster(t, -time.Second)
+	st := &losable{WatchStore: f.st}
+	var logs syncLog
+	w := &recovery.Watcher{Store: st, Interval: 10 * time.Millisecond, Log: slog.New(slog.NewTextHandler(&logs, nil))}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx, false) }()
+	eventually(t, "the first pass", func() bool { return f.upgrade(t, "default").State == state.UpgradingSecondMasterFailed })
+	st.lose()
+	eventually(t, "the lost-lock message", func() bool { return strings.Contains(logs.String(), "lost the audit lock") })
+	eventually(t, "the lock taken again", func() bool { return st.count() == 2 })
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("Run after cancel: %v, want nil", err)
+	}
 }
 
 func get(t *testing.T, h http.Handler, path string) string {

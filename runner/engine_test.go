@@ -168,7 +168,7 @@ func TestConditionsRetriesAndIgnoreErrors(t *testing.T) {
     - name: failed_when on output
       shell: echo all good; exit 3
       register: out
-      failed_when: stdout contains 'bad'
+      failed_when: "'bad' in stdout"
       changed_when: rc == 3
     - name: ignored
       command: "false"
@@ -187,7 +187,7 @@ func TestConditionsRetriesAndIgnoreErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e, _ := rec.find("h1", "report"); e.Msg != "3 3 false 2" {
+	if e, _ := rec.find("h1", "report"); e.Msg != "3 3 False 2" {
 		t.Errorf("report = %q, want attempts 3, rc 3 not failed, 2 attempts for retries: 1", e.Msg)
 	}
 	if e, _ := rec.find("h1", "failed_when on output"); e.Event != runner.EventTaskChanged {
@@ -336,12 +336,79 @@ func TestGatherFacts(t *testing.T) {
   tasks:
     - name: show
       set_fact:
-        summary: "{{ ansible_kernel != '' && ansible_architecture != '' && ansible_hostname != '' && ansible_facts.os_family == ansible_os_family }}"
+        summary: "{{ ansible_kernel != '' and ansible_architecture != '' and ansible_hostname != '' and ansible_facts.os_family == ansible_os_family }}"
 `, runner.PlayOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := recap.Registered["h1"]["summary"]; got != true {
 		t.Errorf("facts incomplete: summary = %v, registered %v", got, recap.Registered["h1"])
+	}
+}
+
+// TestLazyPlayVarsAndOmit: play vars use each other in any order (rendered when read, as in
+// Ansible), a self-reference fails clearly, and an argument rendering to omit is left out.
+func TestLazyPlayVarsAndOmit(t *testing.T) {
+	for range 5 { // map order varies from run to run
+		recap, err, rec := run(t, &runnertest.LocalDialer{}, "all:\n  hosts:\n    h1:\n      ip: 10.0.0.1\n", `- hosts: all
+  gather_facts: false
+  vars:
+    url: "{{ scheme }}://{{ endpoint }}"
+    endpoint: "{{ ip }}:{{ port }}"
+    scheme: https
+    port: 6443
+    self_a: "{{ self_b }}"
+    self_b: "{{ self_a }}"
+  tasks:
+    - name: show
+      debug: {msg: "{{ url }}"}
+    - name: facts
+      set_fact:
+        kept: "{{ port }}"
+        dropped: "{{ nothing | default(omit) }}"
+    - name: loop
+      debug: {msg: "{{ self_a }}"}
+      ignore_errors: true
+`, runner.PlayOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e, _ := rec.find("h1", "show"); e.Msg != "https://10.0.0.1:6443" {
+			t.Fatalf("url = %q", e.Msg)
+		}
+		facts := recap.Registered["h1"]
+		if _, ok := facts["dropped"]; ok || facts["kept"] != 6443 {
+			t.Errorf("set_fact with omit registered %v", facts)
+		}
+		if e, _ := rec.find("h1", "loop"); !strings.Contains(e.Msg, "recursive loop detected in template: self_a -> self_b -> self_a") {
+			t.Errorf("self-reference: %q", e.Msg)
+		}
+	}
+}
+
+// TestUndefinedNamesVariableAndTask: an undefined variable fails the task with Ansible's
+// message and the task's file:line.
+func TestUndefinedNamesVariableAndTask(t *testing.T) {
+	_, _, rec := run(t, &runnertest.LocalDialer{}, "all:\n  hosts:\n    h1:\n", `- hosts: all
+  gather_facts: false
+  tasks:
+    - name: cond
+      debug: {msg: hi}
+      when: kube_version is version('1.29', '>=')
+      ignore_errors: true
+    - name: arg
+      debug: {msg: "{{ missing_thing.sub }}"}
+      ignore_errors: true
+    - name: soft
+      debug: {msg: "{{ missing_thing.sub | default('fine') }}"}
+`, runner.PlayOptions{})
+	for task, want := range map[string]string{
+		"cond": `site.yml:4:7: when "kube_version is version('1.29', '>=')": 'kube_version' is undefined`,
+		"arg":  `site.yml:8:7: arguments: 'missing_thing' is undefined`,
+		"soft": "fine",
+	} {
+		if e, _ := rec.find("h1", task); !strings.HasSuffix(e.Msg, want) {
+			t.Errorf("%s: %q, want it to end with %q", task, e.Msg, want)
+		}
 	}
 }

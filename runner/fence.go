@@ -18,11 +18,15 @@ import (
 //     on a file descriptor the command inherits, so it ends with the command (and whatever the
 //     command leaves running with that descriptor), even when the caller or its SSH connection
 //     dies first;
+//   - before it waits, a command announces its Key and Generation in Dir/fence.gen ("key
+//     generation", raised, never lowered, under a lock of its own held for an instant), so that
+//     a command of an older generation still waiting for the lock (its kupgrade killed, or its
+//     lease lost while it waited) learns that a newer operation wants the host;
 //   - a command waits up to Wait for the lock, then is refused, naming who holds it;
 //   - holding the lock, it reads the stamp Dir/fence that the last fenced command left ("key
-//     generation owner start command") and is refused when the stamp has the same Key and a
-//     higher Generation: a newer operation owns the host. Otherwise it writes its own stamp
-//     (atomically) and runs. A different Key (another upgrade) is accepted.
+//     generation owner start command") and the announcement, and is refused when either has the
+//     same Key and a higher Generation: a newer operation owns or wants the host. Otherwise it
+//     writes its own stamp (atomically) and runs. A different Key (another upgrade) is accepted.
 //
 // A refused command never runs: the task fails with the fence's message, and the host error
 // wraps ErrFenced. Neither failed_when nor ignore_errors turns that into a success.
@@ -61,9 +65,16 @@ const fenceScript = `d=$1 w=$2 k=$3 g=$4 o=$5 l=$6
 shift 6
 r() { echo "kupgrade fence: $*" >&2; exit 75; }
 stamp() { sk= sg= so= st= sl=; [ -f "$d/fence" ] && read -r sk sg so st sl < "$d/fence"; }
+announced() { ak= ag=; [ -f "$d/fence.gen" ] && read -r ak ag < "$d/fence.gen"; }
 command -v flock >/dev/null 2>&1 || r "flock (util-linux) is missing on this host: no command runs unfenced"
 mkdir -p -m 700 "$d" 2>/dev/null || r "cannot create $d"
 touch "$d/fence.lock" 2>/dev/null || r "cannot open $d/fence.lock"
+exec 8>>"$d/fence.gen.lock" && flock 8 || r "cannot lock $d/fence.gen.lock"
+announced
+if [ "$ak" != "$k" ] || [ "$g" -gt "$ag" ] 2>/dev/null; then
+  printf "%s %s\n" "$k" "$g" > "$d/fence.gen.tmp" && mv -f "$d/fence.gen.tmp" "$d/fence.gen" || r "cannot write $d/fence.gen"
+fi
+exec 8>&-
 exec 9>>"$d/fence.lock"
 if ! flock -w "$w" 9; then
   stamp
@@ -72,6 +83,10 @@ fi
 stamp
 if [ "$sk" = "$k" ] && [ "$sg" -gt "$g" ] 2>/dev/null; then
   r "a newer operation (generation $sg, owner $so) owns this host: this kupgrade (generation $g, owner $o) lost its lease and must not start new work"
+fi
+announced
+if [ "$ak" = "$k" ] && [ "$ag" -gt "$g" ] 2>/dev/null; then
+  r "a newer operation (generation $ag) is waiting for this host: this kupgrade (generation $g, owner $o) lost its lease and must not start new work"
 fi
 printf "%s %s %s %s %s\n" "$k" "$g" "$o" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$l" > "$d/fence.tmp" && mv -f "$d/fence.tmp" "$d/fence" || r "cannot write $d/fence"
 exec "$@"`

@@ -188,6 +188,41 @@ func TestFenceRefusesOlderGeneration(t *testing.T) {
 	}
 }
 
+// A command still waiting for the fence when a newer generation of its operation comes (its
+// kupgrade was killed, or lost its lease, while it waited) never runs once the lock frees, even
+// though the newer command gave up waiting before it and so never stamped the fence.
+func TestFenceRefusesAStaleWaiter(t *testing.T) {
+	dir := t.TempDir()
+	f := runner.Fence{Key: "u1", Generation: 1, Owner: "first", Wait: time.Minute, Dir: filepath.Join(dir, "fence")}
+	holder := playFenced(t, blocker(dir, "a"), f)
+	waitFile(t, dir+"/started-a")
+	f.Owner = "killed" // same generation: the operation whose kupgrade then dies
+	stale := playFenced(t, "touch "+dir+"/stale-ran", f)
+	time.Sleep(300 * time.Millisecond) // the stale command is waiting for the lock by now
+	f.Generation, f.Owner, f.Wait = 2, "retry", 0
+	newer := playFenced(t, "touch "+dir+"/newer-ran", f)
+	if err := newer.wait(t); !errors.Is(err, runner.ErrFenced) {
+		t.Fatalf("newer generation with no wait while the host is busy: %v, want a busy refusal", err)
+	}
+	if err := os.WriteFile(dir+"/release", nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := holder.wait(t); err != nil {
+		t.Fatalf("holder: %v", err)
+	}
+	err := stale.wait(t)
+	if !errors.Is(err, runner.ErrFenced) || !strings.Contains(err.Error(), "newer operation (generation 2) is waiting") {
+		t.Fatalf("stale waiter: play error %v, want a refusal naming generation 2", err)
+	}
+	if _, statErr := os.Stat(dir + "/stale-ran"); statErr == nil {
+		t.Error("the stale command ran after the newer generation had come")
+	}
+	f.Wait = time.Minute
+	if err := playFenced(t, "touch "+dir+"/newer-ran", f).wait(t); err != nil {
+		t.Fatalf("newer generation once the host is free: %v", err)
+	}
+}
+
 // Commands that do not run as root are not fenced: the fence's folder is root's.
 func TestFenceOnlyForRoot(t *testing.T) {
 	dir := t.TempDir()

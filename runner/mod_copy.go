@@ -79,7 +79,7 @@ func modTemplate(ctx context.Context, m *modCtx, args map[string]any) (map[strin
 	if err != nil {
 		return failure("template: " + err.Error()), nil
 	}
-	out, err := playbooks.RenderString(string(raw), m.h.vars)
+	out, err := playbooks.RenderFile(string(raw), m.h.vars)
 	if err != nil {
 		return failure(fmt.Sprintf("template %s: %v", src, err)), nil
 	}

@@ -169,7 +169,7 @@ func TestWaitForAndAssert(t *testing.T) {
     - {name: never, wait_for: {path: `+dir+`/nothing, timeout: 1, sleep: 1}, ignore_errors: true, register: never}
     - name: assert
       assert:
-        that: [1 + 1 == 2, "inventory_hostname startsWith 'h'"]
+        that: [1 + 1 == 2, "inventory_hostname.startswith('h')"]
     - name: assert fails
       assert:
         that: inventory_hostname == 'other'

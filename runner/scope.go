@@ -11,21 +11,17 @@ import (
 )
 
 // scopeLayers adds to a host's play scope, over the play vars, what Ansible ranks above them:
-// vars_files, then the play's role vars; and renders the role defaults that nothing overrode.
-// Extra vars keep the last word.
+// vars_files, then the play's role vars, kept as written like play vars (rendered when read);
+// and the facts and registered results of earlier plays. Extra vars keep the last word.
 func (e *playExec) scopeLayers(p *playbooks.Play, h *hostState, v map[string]any) error {
 	for _, cands := range p.VarsFiles {
 		vals, err := e.varsFile(cands, v)
 		if err != nil {
 			return fmt.Errorf("%s: vars_files: %w", h.name, err)
 		}
-		if err := e.setRendered(v, vals); err != nil {
-			return fmt.Errorf("%s: vars_files: %w", h.name, err)
-		}
+		e.setRaw(v, vals)
 	}
-	if err := e.setRendered(v, p.RoleVars); err != nil {
-		return fmt.Errorf("%s: role vars: %w", h.name, err)
-	}
+	e.setRaw(v, p.RoleVars)
 	// set_fact values and registered results outlive their play, as in Ansible.
 	for k, x := range e.kept[h.name] {
 		if _, extra := e.po.ExtraVars[k]; !extra {
@@ -33,16 +29,15 @@ func (e *playExec) scopeLayers(p *playbooks.Play, h *hostState, v map[string]any
 			h.facts[k] = true
 		}
 	}
-	for k, x := range p.RoleDefaults {
-		if s, ok := v[k].(string); ok && s == x && strings.Contains(s, "{{") {
-			r, err := render(x, v)
-			if err != nil {
-				return fmt.Errorf("%s: role defaults: %s: %w", h.name, k, err)
-			}
-			v[k] = r
+	return nil
+}
+
+func (e *playExec) setRaw(v, vals map[string]any) {
+	for k, x := range vals {
+		if _, extra := e.po.ExtraVars[k]; !extra {
+			v[k] = x
 		}
 	}
-	return nil
 }
 
 // keep saves what a host set during the play (facts, registered results) for the next plays.
@@ -60,11 +55,6 @@ func (e *playExec) keep(h *hostState) {
 			kept[k] = v
 		}
 	}
-}
-
-// setRendered renders vals with v and sets them in v, except extra vars.
-func (e *playExec) setRendered(v, vals map[string]any) error {
-	return e.renderEach(vals, v, func(string) bool { return true }, func(k string, x any) { v[k] = x })
 }
 
 // renderEach renders the vals that ok accepts and no extra var overrides, and gives each to

@@ -31,12 +31,14 @@ func (e *playExec) runTask(ctx context.Context, h *hostState, t *ctask) {
 		}
 	}
 	mark := len(h.stack)
+	// Block vars, then the task's own, pushed as written and rendered when read, as play vars
+	// are: they may use each other and the loop's item. set_fact, include params and extra
+	// vars outrank both.
 	for _, vars := range t.vars {
-		// Block vars, then the task's own: set_fact, include params and extra vars outrank both.
-		if err := e.pushEach(h, vars, false, func(k string) bool { return !h.facts[k] && h.strong[k] == 0 }); err != nil {
-			e.finish(h, t, failure("task vars: "+err.Error()), nil, start)
-			h.pop(mark)
-			return
+		for k, v := range vars {
+			if _, extra := e.po.ExtraVars[k]; !extra && !h.facts[k] && h.strong[k] == 0 {
+				h.push(k, v)
+			}
 		}
 	}
 	if done := e.useConn(ctx, h, t, start); done != nil {
@@ -60,7 +62,7 @@ func (e *playExec) runTask(ctx context.Context, h *hostState, t *ctask) {
 func (e *playExec) runLoop(ctx context.Context, h *hostState, t *ctask) (map[string]any, error) {
 	lv, err := render(t.t.Loop, h.vars)
 	if err != nil {
-		return failure("loop: " + err.Error()), nil
+		return tmplFailure(t, "loop", err), nil
 	}
 	items, ok := loopItems(lv, t.t.LoopDict)
 	if !ok {
@@ -120,7 +122,7 @@ func (e *playExec) runOnce(ctx context.Context, h *hostState, t *ctask) (map[str
 	for _, c := range t.when {
 		ok, err := playbooks.Cond(c, h.vars)
 		if err != nil {
-			return failure(fmt.Sprintf("when %q: %v", c, err)), nil
+			return tmplFailure(t, fmt.Sprintf("when %q", c), err), nil
 		}
 		if !ok {
 			return map[string]any{"changed": false, "skipped": true, "skip_reason": "Conditional result was False",
@@ -134,7 +136,7 @@ func (e *playExec) runOnce(ctx context.Context, h *hostState, t *ctask) (map[str
 	if t.dynArgs {
 		a, err := render(args, h.vars)
 		if err != nil {
-			return failure(err.Error()), nil
+			return tmplFailure(t, "arguments", err), nil
 		}
 		args = a.(map[string]any)
 	}
@@ -162,7 +164,7 @@ func (e *playExec) runOnce(ctx context.Context, h *hostState, t *ctask) (map[str
 			return res, cause
 		}
 		if err := e.judge(h, t, res); err != nil {
-			return failure(err.Error()), nil
+			return tmplFailure(t, "", err), nil
 		}
 		if t.t.Until == "" {
 			return res, nil
@@ -170,7 +172,7 @@ func (e *playExec) runOnce(ctx context.Context, h *hostState, t *ctask) (map[str
 		res["attempts"] = attempt
 		done, err := e.cond(h, t, res, t.t.Until)
 		if err != nil {
-			return failure(fmt.Sprintf("until %q: %v", t.t.Until, err)), nil
+			return tmplFailure(t, fmt.Sprintf("until %q", t.t.Until), err), nil
 		}
 		if done {
 			res["failed"] = false

@@ -150,24 +150,22 @@ func (e *playExec) buildVars(p *playbooks.Play, hosts []*hostState) error {
 		for k, x := range e.po.ExtraVars {
 			v[k] = x
 		}
+		v[playbooks.DataKey] = h.facts
 		h.vars = v
-		// Play vars may refer to host vars and to each other, in file order of the map.
+		// Play vars are kept as written: a template in one is rendered when it is read, with
+		// the host's variables, so they may refer to each other in any order (Ansible's lazy
+		// templating). A play var never overrides an extra var.
 		for k, x := range p.Vars {
-			if _, ok := e.po.ExtraVars[k]; ok {
-				continue
+			if _, ok := e.po.ExtraVars[k]; !ok {
+				v[k] = x
 			}
-			r, err := render(x, v)
-			if err != nil {
-				return fmt.Errorf("%s: play vars: %s: %w", h.name, k, err)
-			}
-			v[k] = r
 		}
 		if err := e.scopeLayers(p, h, v); err != nil {
 			return err
 		}
 		h.pub = make(map[string]any, len(v))
 		for k, x := range v {
-			if k != "hostvars" && k != "groups" {
+			if k != "hostvars" && k != "groups" && k != playbooks.DataKey {
 				h.pub[k] = x
 			}
 		}
@@ -184,49 +182,16 @@ func toAnySlice(ss []string) []any {
 	return out
 }
 
-// render templates strings (recursively through maps and lists); values without "{{" are
-// returned as they are, without copying.
+// render templates strings (recursively through maps and lists, leaving out what renders to
+// omit); values without templates are returned as they are, without copying.
 func render(v any, vars map[string]any) (any, error) {
-	switch x := v.(type) {
-	case string:
-		if !strings.Contains(x, "{{") {
-			return x, nil
-		}
-		return playbooks.Render(x, vars)
-	case map[string]any:
-		if !hasTemplate(x) {
-			return x, nil
-		}
-		out := make(map[string]any, len(x))
-		for k, y := range x {
-			r, err := render(y, vars)
-			if err != nil {
-				return nil, err
-			}
-			out[k] = r
-		}
-		return out, nil
-	case []any:
-		if !hasTemplate(x) {
-			return x, nil
-		}
-		out := make([]any, len(x))
-		for i, y := range x {
-			r, err := render(y, vars)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = r
-		}
-		return out, nil
-	}
-	return v, nil
+	return playbooks.RenderValue(v, vars)
 }
 
 func hasTemplate(v any) bool {
 	switch x := v.(type) {
 	case string:
-		return strings.Contains(x, "{{")
+		return strings.Contains(x, "{{") || strings.Contains(x, "{%")
 	case map[string]any:
 		for _, y := range x {
 			if hasTemplate(y) {
@@ -248,7 +213,7 @@ func hasTemplate(v any) bool {
 func renderEnv(env map[string]string, vars map[string]any) (map[string]string, error) {
 	var out map[string]string
 	for k, v := range env {
-		if !strings.Contains(v, "{{") {
+		if !hasTemplate(v) {
 			continue
 		}
 		r, err := playbooks.RenderString(v, vars)
@@ -264,4 +229,18 @@ func renderEnv(env map[string]string, vars map[string]any) (map[string]string, e
 		return env, nil
 	}
 	return out, nil
+}
+
+// tmplFailure is the result of a task whose template or condition failed (an undefined
+// variable, most often): the message names the task's place in its playbook, as Ansible says
+// where "the error appears to be".
+func tmplFailure(t *ctask, what string, err error) map[string]any {
+	msg := err.Error()
+	if what != "" {
+		msg = what + ": " + msg
+	}
+	if t.t.File != "" && t.t.Line > 0 {
+		msg = fmt.Sprintf("%s:%d:%d: %s", t.t.File, t.t.Line, t.t.Column, msg)
+	}
+	return failure(msg)
 }

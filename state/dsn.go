@@ -8,7 +8,9 @@ import (
 )
 
 // DSN is a parsed --db value: sqlite:PATH, mysql://user:pass@host:port/db?params, or the
-// go-sql-driver form user:pass@tcp(host:port)/db?params.
+// go-sql-driver form user:pass@tcp(host:port)/db?params. Either MySQL form may name several
+// servers of one replicated cluster (Galera), separated by ',': mysql://u:p@db1,db2:3307/db or
+// u:p@tcp(db1:3306,db2:3306)/db; the store connects to the first that answers.
 //
 // In both MySQL forms the user name ends at the first ':' and the password runs to the last
 // '@' before the address, so a password may hold '/', '@', ':', '?', '(' or ')' as typed; in the
@@ -26,15 +28,24 @@ type DSN struct {
 	User     string // mysql
 	Password string // mysql; never printed (see Redacted)
 	Net      string // mysql: "tcp" or "unix"
-	Addr     string // mysql: host:port, or the socket path
+	Addr     string // mysql: host:port, several joined by ',' (see Addrs), or the socket path
 	Database string // mysql
 	Params   []Param
+}
+
+// Addrs are the servers the DSN names, in the order given: one, or several for a replicated
+// cluster (mysql://u:p@db1:3306,db2:3306,db3:3306/kupgrade), which state/mysql tries in turn.
+func (d DSN) Addrs() []string {
+	if d.Net != "tcp" {
+		return []string{d.Addr}
+	}
+	return strings.Split(d.Addr, ",")
 }
 
 // Param is one ?key=value of a MySQL DSN, in the order given.
 type Param struct{ Key, Value string }
 
-const dsnForms = "use sqlite:PATH, mysql://user:pass@host:port/db or user:pass@tcp(host:port)/db"
+const dsnForms = "use sqlite:PATH, mysql://user:pass@host:port[,host:port...]/db or user:pass@tcp(host:port)/db"
 
 // ParseDSN parses a --db value. A malformed one is ErrBadInput naming the column and the fix,
 // quoting the offending text only where it cannot be part of the password.
@@ -98,7 +109,7 @@ func parseMySQLURL(s string) (DSN, error) {
 	if authority == "" {
 		return DSN{}, dsnError(off+1, "missing the host (e.g. mysql://user:pass@127.0.0.1:3306/kupgrade)")
 	}
-	addr, err := hostPort(authority, off+1)
+	addr, err := hostPorts(authority, off+1)
 	if err != nil {
 		return DSN{}, err
 	}
@@ -188,7 +199,7 @@ func (d *DSN) setNetAddr(na string, col int) error {
 			d.Addr = "127.0.0.1:3306"
 			return nil
 		}
-		addr, err := hostPort(d.Addr, col+len("tcp("))
+		addr, err := hostPorts(d.Addr, col+len("tcp("))
 		d.Addr = addr
 		return err
 	case "unix":
@@ -198,6 +209,24 @@ func (d *DSN) setNetAddr(na string, col int) error {
 		return nil
 	}
 	return dsnError(col, "unknown network %q (use tcp(host:port) or unix(/path/to/socket))", d.Net)
+}
+
+// hostPorts checks a list of host[:port] separated by ',' (the servers of one Galera cluster,
+// say) and returns them, each with its port, joined by ','.
+func hostPorts(list string, col int) (string, error) {
+	var out []string
+	for hp := range strings.SplitSeq(list, ",") {
+		if hp == "" {
+			return "", dsnError(col, "empty host in the list of servers (write host:port,host:port)")
+		}
+		addr, err := hostPort(hp, col)
+		if err != nil {
+			return "", err
+		}
+		out = append(out, addr)
+		col += len(hp) + 1
+	}
+	return strings.Join(out, ","), nil
 }
 
 // hostPort checks host[:port] (IPv6 in brackets) and adds MySQL's default port.

@@ -26,6 +26,10 @@ func TestParseDSN(t *testing.T) {
 				Params: []Param{{"parseTime", "false"}}}},
 		{"root@unix(/run/mysqld/mysqld.sock)/kupgrade",
 			DSN{Driver: "mysql", User: "root", Net: "unix", Addr: "/run/mysqld/mysqld.sock", Database: "kupgrade"}},
+		{"mysql://kup:s3cret@db1:3306,db2,[::1]:3307/kupgrade", DSN{Driver: "mysql", User: "kup", Password: "s3cret", Net: "tcp",
+			Addr: "db1:3306,db2:3306,[::1]:3307", Database: "kupgrade"}},
+		{"kup:s3cret@tcp(db1:3306,db2:3306)/kupgrade", DSN{Driver: "mysql", User: "kup", Password: "s3cret", Net: "tcp",
+			Addr: "db1:3306,db2:3306", Database: "kupgrade"}},
 		{"kup:pw@/kupgrade", DSN{Driver: "mysql", User: "kup", Password: "pw", Net: "tcp", Addr: "127.0.0.1:3306", Database: "kupgrade"}},
 	}
 	for _, tc := range tests {
@@ -52,6 +56,9 @@ func TestParseDSNErrors(t *testing.T) {
 		{"kup:hunter2@tcp(db:3306/k", "missing ')'"},
 		{"kup:hunter2@udp(db:3306)/k", `unknown network "udp"`},
 		{"kup:hunter2@db", "column 1: not a DSN"},
+		{"mysql://kup:hunter2@db1:3306,,db3/k", "column 30: empty host in the list of servers"},
+		{"mysql://kup:hunter2@db1:3306,db2:0/k", `column 34: bad port "0"`},
+		{"kup:hunter2@tcp(db1,db 2)/k", `column 21: bad host "db 2"`},
 	}
 	for _, tc := range tests {
 		_, err := ParseDSN(tc.in)
@@ -64,12 +71,26 @@ func TestParseDSNErrors(t *testing.T) {
 	}
 }
 
+func TestAddrs(t *testing.T) {
+	for in, want := range map[string][]string{
+		"mysql://u:p@db1,db2:3307,db3/k": {"db1:3306", "db2:3307", "db3:3306"},
+		"mysql://u:p@db1/k":              {"db1:3306"},
+		"u@unix(/run/m,1.sock)/k":        {"/run/m,1.sock"},
+	} {
+		d, err := ParseDSN(in)
+		if err != nil || !reflect.DeepEqual(d.Addrs(), want) {
+			t.Errorf("ParseDSN(%q).Addrs() = %q, %v; want %q", in, d.Addrs(), err, want)
+		}
+	}
+}
+
 func TestRedacted(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"sqlite:k.db", "sqlite:k.db"},
 		{"mysql://kup:hunter2@db:3306/k?tls=true", "mysql://kup:***@db:3306/k?tls=true"},
 		{"kup:hunter2@tcp(127.0.0.1:3306)/k", "mysql://kup:***@127.0.0.1:3306/k"},
 		{"kup@unix(/run/m.sock)/k", "kup@unix(/run/m.sock)/k"},
+		{"kup:hunter2@tcp(db1,db2:3307)/k", "mysql://kup:***@db1:3306,db2:3307/k"},
 	}
 	for _, tc := range tests {
 		d, err := ParseDSN(tc.in)
@@ -85,7 +106,7 @@ func TestRedacted(t *testing.T) {
 // FuzzParseDSN: any input either parses or is ErrBadInput, never panics, and neither the error
 // nor the redacted form ever contains the password.
 func FuzzParseDSN(f *testing.F) {
-	for _, s := range []string{"sqlite:k.db", "mysql://u:p@h:1/d?a=b", "u:p@tcp(h:3306)/d?x=%41", "u@unix(/s)/d", ""} {
+	for _, s := range []string{"sqlite:k.db", "mysql://u:p@h:1/d?a=b", "u:p@tcp(h:3306)/d?x=%41", "u@unix(/s)/d", "mysql://u:p@a,b:2/d", ""} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -29,6 +29,18 @@ type Options struct {
 	// schema that is already up to date, so it answers while another process holds the write
 	// lock. Writes then fail. A missing or old schema is still created or migrated first.
 	ReadOnly bool
+	// AuditTTL is how long the single-auditor lock's lease lasts without a renewal where it is
+	// a row of the database (MySQL, Galera): a dead auditor is taken over after at most that
+	// long. Default: DefaultAuditTTL.
+	AuditTTL time.Duration
+}
+
+// DefaultAuditTTL is Options.AuditTTL when no WithAuditTTL is given.
+const DefaultAuditTTL = 30 * time.Second
+
+// WithAuditTTL sets the lease of the single-auditor lock (see Options.AuditTTL).
+func WithAuditTTL(d time.Duration) Option {
+	return func(o *Options) { o.AuditTTL = d }
 }
 
 // DefaultLockWait is Options.LockWait when no WithLockWait is given.
@@ -70,6 +82,9 @@ func NewOptions(opts ...Option) Options {
 	}
 	if o.Log == nil {
 		o.Log = slog.Default()
+	}
+	if o.AuditTTL <= 0 {
+		o.AuditTTL = DefaultAuditTTL
 	}
 	if o.LockWait <= 0 {
 		o.LockWait = DefaultLockWait

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 	"time"
 )
 
@@ -115,6 +116,25 @@ type BadRow struct {
 	Err     error // one *RowError, or several joined
 }
 
+// AuditHold is the single-auditor lock, held. Lost is closed when the lock goes without Release
+// (its lease could not be renewed in time, and another process may hold it now): the holder
+// must stop auditing. A lock that cannot be lost while the process lives (SQLite's lock file)
+// has a Lost that is never closed.
+type AuditHold struct {
+	Lost    <-chan struct{}
+	release func()
+	once    sync.Once
+}
+
+// NewAuditHold is the hold a store returns: release gives the lock back, lost is closed when it
+// is lost (nil for never).
+func NewAuditHold(release func(), lost <-chan struct{}) *AuditHold {
+	return &AuditHold{Lost: lost, release: release}
+}
+
+// Release gives the lock back; releasing twice is harmless.
+func (h *AuditHold) Release() { h.once.Do(h.release) }
+
 // Store persists upgrades. Implementations: state/sqlite, state/mysql. All methods are safe for
 // concurrent use by many goroutines and many processes sharing the database.
 type Store interface {
@@ -156,10 +176,11 @@ type Store interface {
 	// first.
 	Events(ctx context.Context, cluster string, limit int) ([]Event, error)
 
-	// AuditLock takes the single-auditor lock without waiting. ok is false when another process
-	// holds it; release gives it back. (MySQL: GET_LOCK on a dedicated connection; SQLite: an
+	// AuditLock takes the single-auditor lock without waiting: nil (and no error) when another
+	// process holds it. (MySQL and MariaDB, Galera included: a row of kupgrade_lock with a lease
+	// on the database's clock, renewed while held and taken over once it expires; SQLite: an
 	// exclusive lock file beside the database.)
-	AuditLock(ctx context.Context) (release func(), ok bool, err error)
+	AuditLock(ctx context.Context) (*AuditHold, error)
 
 	// Now is the store's clock (UTC); tests replace it.
 	Now() time.Time

@@ -104,7 +104,9 @@ func (w *Workflow) execute(ctx context.Context, o *op) error {
 		}
 	}
 	err = w.finish(ctx, o, failed, before)
-	if lost := k.Stop(); lost != nil && err != nil {
+	// A renewal racing the final write that released the lease finds it gone: that is no loss
+	// when every outcome was recorded.
+	if lost := k.Stop(); lost != nil && err != nil && !allRecorded(err) {
 		// Someone else failed or took over the operation: its outcome stands, ours was refused.
 		return &StepError{Step: o.step.Name, Host: o.label(), State: o.step.Running,
 			Cause: fmt.Errorf("%w (this run's outcome was not recorded over it: %v)", lost, err), Retry: "kupgrade upgrade show"}
@@ -224,4 +226,20 @@ func (w *Workflow) failHosts(ctx context.Context, o *op, hosts []*inventory.Host
 			KeepLease: i < len(hosts)-1, Evidence: &recovery.Evidence{Step: o.step.Name, Host: h.Name, Error: cause.Error()},
 		})
 	}
+}
+
+// allRecorded reports whether err (finish's, a join of one error per host) holds only failures
+// that the store recorded.
+func allRecorded(err error) bool {
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	for _, e := range errs {
+		var se *StepError
+		if !errors.As(e, &se) || !se.Recorded {
+			return false
+		}
+	}
+	return true
 }

@@ -441,3 +441,52 @@ func TestIPv6HostNamesInABatch(t *testing.T) {
 		t.Errorf("the two IPv6 workers did not run as one batch: %v", f.c.played())
 	}
 }
+
+// A renewal that runs just after the final write released the lease finds it gone: the run must
+// still report its recorded failure (exit 1), not an outcome "not recorded" (exit 6). The kill
+// campaign saw this race.
+func TestRenewalAfterTheReleaseIsNoLoss(t *testing.T) {
+	f := newFixture(t)
+	f.at(t, state.UpgradedFirstMaster)
+	f.w.LeaseTTL = 60 * time.Millisecond // a renewal every 20 ms
+	rs := &renewAfterRelease{Store: f.st}
+	f.w.Store = rs
+	f.c.onPlay = func(ctx context.Context, name, limit string) (*runner.Recap, error, bool) {
+		r := failed("controller-1", 1, "error execution phase addon: boom\n")
+		return r, r.Err(), true
+	}
+	err := f.w.ControlPlane(t.Context(), "controller-1")
+	if rs.conflicts.Load() == 0 {
+		t.Fatal("no renewal ran after the release: the race was not reproduced")
+	}
+	var se *upgrade.StepError
+	if !errors.As(err, &se) || !se.Recorded || !errors.Is(err, upgrade.ErrFailed) || errors.Is(err, upgrade.ErrNotRecorded) {
+		t.Fatalf("err = %v, want the recorded failure", err)
+	}
+	f.wantState(t, state.UpgradingSecondMasterFailed)
+}
+
+// renewAfterRelease holds a write that leaves a failed state until a lease renewal has run after
+// it, and counts the renewals that found the lease gone.
+type renewAfterRelease struct {
+	state.Store
+	conflicts atomic.Int32
+}
+
+func (s *renewAfterRelease) Apply(ctx context.Context, c state.Change) (state.Upgrade, error) {
+	u, err := s.Store.Apply(ctx, c)
+	if err == nil && u.State.Failed() {
+		for deadline := time.Now().Add(5 * time.Second); s.conflicts.Load() == 0 && time.Now().Before(deadline); {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	return u, err
+}
+
+func (s *renewAfterRelease) RenewLease(ctx context.Context, cluster, owner string, ttl time.Duration) (state.Lease, error) {
+	l, err := s.Store.RenewLease(ctx, cluster, owner, ttl)
+	if errors.Is(err, state.ErrConflict) {
+		s.conflicts.Add(1)
+	}
+	return l, err
+}

@@ -16,7 +16,7 @@ import (
 
 // Globals are the global flags of CLI.md.
 type Globals struct {
-	DB                string        `name:"db" env:"KUPGRADE_DB" default:"sqlite:kupgrade.db" help:"State store: sqlite:PATH or mysql://user:pass@host:port/db."`
+	DB                string        `name:"db" env:"KUPGRADE_DB" default:"sqlite:kupgrade.db" help:"State store: sqlite:PATH or mysql://user:pass@host:port/db (a Galera cluster: mysql://user:pass@db1,db2,db3/db)."`
 	DBFile            string        `name:"db-file" type:"path" help:"Read the DSN from this file (keeps a password off the command line)."`
 	Inventory         []string      `short:"i" env:"KUPGRADE_INVENTORY" default:"inventory.yml" type:"path" sep:"none" help:"Ansible inventory: a YAML or INI file, or a folder of them; repeat -i to merge several, later ones winning."`
 	Cluster           string        `env:"KUPGRADE_CLUSTER" help:"Cluster name (default: kupgrade_cluster of the inventory, else 'default')."`

@@ -59,7 +59,9 @@
 // # Global flags
 //
 //	--db DSN                  state store (default sqlite:kupgrade.db): sqlite:PATH,
-//	                          mysql://user:pass@host:port/db?params, or user:pass@tcp(host:port)/db
+//	                          mysql://user:pass@host:port/db?params, or user:pass@tcp(host:port)/db;
+//	                          several servers of one Galera cluster: mysql://u:p@db1,db2,db3/db
+//	                          (a new connection goes to the first that answers)
 //	--db-file FILE            read the DSN from FILE (keeps the password off the command line)
 //	-i, --inventory FILE      Ansible YAML inventory (default inventory.yml)
 //	--cluster NAME            cluster (default: kupgrade_cluster of the inventory, else default)

@@ -59,6 +59,8 @@ func TestMainNeverPrintsTheDSNPassword(t *testing.T) {
 		"kup:hunter2/x@tcp(127.0.0.1:1)",        // no database: the parser goes wrong
 		"u:hunter2@tcp(127.0.0.1:1)/k?tls=hunter2",
 		"mysql://u:hunter2%zz@127.0.0.1:1/k",
+		"mysql://u:hunter2/x@127.0.0.1:1,127.0.0.1:2,127.0.0.1:3/k", // every server refuses: each is named
+		"mysql://u:hunter2@127.0.0.1:1,,127.0.0.1:3/k",              // an empty host in the list
 	}
 	for _, dsn := range dsns {
 		file := filepath.Join(dir, "dsn")

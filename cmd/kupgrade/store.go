@@ -91,7 +91,9 @@ func (a *app) Reader(ctx context.Context) (state.Store, error) {
 
 // storeOptions are the options every store of this process is opened with.
 func (a *app) storeOptions() []state.Option {
-	opts := []state.Option{state.WithLog(a.log)}
+	// The audit lock's lease (MySQL) lasts as long as an operation's: a dead watcher is taken
+	// over as soon as a dead runner is noticed.
+	opts := []state.Option{state.WithLog(a.log), state.WithAuditTTL(a.g.LeaseTTL)}
 	if off := a.g.ClockOffset; off != 0 {
 		opts = append(opts, state.WithWallClock(func() time.Time { return time.Now().Add(off) }))
 	}

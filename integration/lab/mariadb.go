@@ -23,6 +23,7 @@ type MariaDB struct {
 	Port      int // on 127.0.0.1
 	pool      *dockertest.Pool
 	container string
+	galera    bool // a node of a Galera cluster: ready means synced (wsrep_ready=ON)
 }
 
 // DSN is the go-sql-driver DSN of the kupgrade database.
@@ -65,26 +66,11 @@ func UpMariaDB(ctx context.Context, expire time.Duration, log io.Writer) (*Maria
 	if expire > 0 {
 		labels[labelExpires] = strconv.FormatInt(time.Now().Add(expire).Unix(), 10)
 	}
-	// A port of our choosing, so that the server keeps it across Stop and Start.
-	if m.Port, err = freePort(); err != nil {
+	env := []string{"LAB_DB_USER=" + m.User, "LAB_DB_PASSWORD=" + m.Password}
+	if err := m.run(ctx, image, labels, "", "/usr/local/sbin/kupgrade-lab-mariadb", env, expire); err != nil {
+		_ = m.Purge(context.WithoutCancel(ctx))
 		return nil, err
 	}
-	repo, tag, _ := strings.Cut(image, ":")
-	res, err := pool.RunWithOptions(&dockertest.RunOptions{
-		Name: m.Name, Hostname: "mariadb", Repository: repo, Tag: tag, Labels: labels,
-		Cmd:          []string{"/usr/local/sbin/kupgrade-lab-mariadb"},
-		Env:          []string{"LAB_DB_USER=" + m.User, "LAB_DB_PASSWORD=" + m.Password},
-		ExposedPorts: []string{"3306/tcp"},
-		PortBindings: map[docker.Port][]docker.PortBinding{"3306/tcp": {{HostIP: "127.0.0.1", HostPort: strconv.Itoa(m.Port)}}},
-	}, func(hc *docker.HostConfig) { hc.PublishAllPorts = false })
-	if err != nil {
-		_ = m.Purge(context.WithoutCancel(ctx))
-		return nil, fmt.Errorf("start mariadb: %w", err)
-	}
-	if expire > 0 {
-		_ = res.Expire(uint(expire.Seconds()))
-	}
-	m.container = res.Container.ID
 	if err := m.waitReady(ctx); err != nil {
 		_ = m.Purge(context.WithoutCancel(ctx))
 		return nil, fmt.Errorf("wait for mariadb: %w", err)
@@ -92,7 +78,35 @@ func UpMariaDB(ctx context.Context, expire time.Duration, log io.Writer) (*Maria
 	return m, nil
 }
 
-// waitReady returns once `SELECT 1` succeeds through the DSN.
+// run starts the server's container (on network when not ""), its port 3306 published on a
+// port of 127.0.0.1 of our choosing, so that the server keeps it across Stop and Start.
+func (m *MariaDB) run(ctx context.Context, image string, labels map[string]string, network, cmd string, env []string, expire time.Duration) error {
+	var err error
+	if m.Port, err = freePort(); err != nil {
+		return err
+	}
+	repo, tag, _ := strings.Cut(image, ":")
+	hostname := "mariadb"
+	if network != "" {
+		hostname = m.Name // the Galera nodes find each other by name
+	}
+	res, err := m.pool.RunWithOptions(&dockertest.RunOptions{
+		Name: m.Name, Hostname: hostname, Repository: repo, Tag: tag, Labels: labels, NetworkID: network,
+		Cmd: []string{cmd}, Env: env, ExposedPorts: []string{"3306/tcp"},
+		PortBindings: map[docker.Port][]docker.PortBinding{"3306/tcp": {{HostIP: "127.0.0.1", HostPort: strconv.Itoa(m.Port)}}},
+	}, func(hc *docker.HostConfig) { hc.PublishAllPorts = false })
+	if err != nil {
+		return fmt.Errorf("start %s: %w", m.Name, err)
+	}
+	if expire > 0 {
+		_ = res.Expire(uint(expire.Seconds()))
+	}
+	m.container = res.Container.ID
+	return nil
+}
+
+// waitReady returns once `SELECT 1` succeeds through the DSN; a Galera node, once it is synced
+// with its cluster and takes queries (wsrep_ready=ON).
 func (m *MariaDB) waitReady(ctx context.Context) error {
 	m.pool.MaxWait = 90 * time.Second
 	err := m.pool.Retry(func() error {
@@ -104,8 +118,18 @@ func (m *MariaDB) waitReady(ctx context.Context) error {
 			return err
 		}
 		defer db.Close()
-		var one int
-		return db.QueryRowContext(ctx, "SELECT 1").Scan(&one)
+		if !m.galera {
+			var one int
+			return db.QueryRowContext(ctx, "SELECT 1").Scan(&one)
+		}
+		var name, ready string
+		if err := db.QueryRowContext(ctx, "SHOW STATUS LIKE 'wsrep_ready'").Scan(&name, &ready); err != nil {
+			return err
+		}
+		if ready != "ON" {
+			return fmt.Errorf("%s: wsrep_ready=%s", m.Name, ready)
+		}
+		return nil
 	})
 	if err == nil {
 		err = ctx.Err()

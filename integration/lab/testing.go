@@ -72,3 +72,13 @@ func Down(ctx context.Context, dir string) (string, error) {
 	}
 	return st.Name, nil
 }
+
+// RequireGalera skips t unless KUPGRADE_GALERA=1 or KUPGRADE_FULL=1: a Galera cluster takes
+// about half a minute to start, and its tests some minutes (`make test-galera`).
+func RequireGalera(t testing.TB) {
+	t.Helper()
+	if os.Getenv("KUPGRADE_GALERA") != "1" && os.Getenv("KUPGRADE_FULL") != "1" {
+		t.Skip("Galera tests run with KUPGRADE_GALERA=1 or KUPGRADE_FULL=1 (make test-galera)")
+	}
+	RequireDocker(t)
+}

@@ -38,9 +38,7 @@ func config(d state.DSN, log *slog.Logger) (*driver.Config, error) {
 			return nil, fmt.Errorf("%w: --db %s: %s", state.ErrBadInput, d.Redacted(), scrub(err.Error(), d.Password))
 		}
 	}
-	given := func(key string) bool {
-		return slices.ContainsFunc(d.Params, func(p state.Param) bool { return p.Key == key })
-	}
+	given := func(key string) bool { return given(d, key) }
 	if !given("timeout") {
 		cfg.Timeout = dialTimeout
 	}
@@ -61,6 +59,11 @@ func config(d state.DSN, log *slog.Logger) (*driver.Config, error) {
 	// One round trip per statement instead of prepare, execute, close.
 	cfg.InterpolateParams = true
 	return cfg, nil
+}
+
+// given reports whether the DSN sets the parameter key.
+func given(d state.DSN, key string) bool {
+	return slices.ContainsFunc(d.Params, func(p state.Param) bool { return p.Key == key })
 }
 
 // driverLog sends the driver's diagnostics (a connection dropped, a bad packet), which it would

@@ -2,14 +2,13 @@ package mysql
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
 	"fmt"
-	"sync"
+	"os"
 	"time"
-
-	"github.com/kupgrade/kupgrade/state/sqlstore"
 )
 
 // lockName scopes a GET_LOCK name to the database: locks are server-wide, and one server may
@@ -42,7 +41,8 @@ func releaseLock(conn *sql.Conn, name string) {
 	_, _ = conn.ExecContext(ctx, "DO RELEASE_LOCK(?)", name)
 }
 
-// migrateLock makes processes that open the same new database migrate one after the other.
+// migrateLock makes processes that open the same new database migrate one after the other (one
+// server: GET_LOCK; Galera, where GET_LOCK holds on one node only: rowMigrateLock).
 func migrateLock(ctx context.Context, conn *sql.Conn) (func(), error) {
 	var db string
 	if err := conn.QueryRowContext(ctx, "SELECT DATABASE()").Scan(&db); err != nil {
@@ -69,49 +69,46 @@ const (
 	migrateSlice = 10 * time.Second
 )
 
-// keepalive is how often the audit lock's idle connection is used, so that the server's
-// wait_timeout never closes it (which would drop the lock without anyone noticing).
-const keepalive = time.Minute
-
-// auditLocker is AuditLock on MySQL: GET_LOCK without waiting on a connection taken out of the
-// pool for as long as the lock is held. The server releases the lock if the process dies.
-func auditLocker(db *sql.DB, database string) sqlstore.AuditLocker {
-	name := lockName("audit", database)
-	return func(ctx context.Context) (func(), bool, error) {
-		conn, err := db.Conn(ctx)
-		if err != nil {
-			return nil, false, fmt.Errorf("audit lock: %w", err)
-		}
-		ok, err := getLock(ctx, conn, name, 0)
-		if err != nil || !ok {
-			conn.Close()
-			return nil, false, err
-		}
-		stop := make(chan struct{})
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			t := time.NewTicker(keepalive)
-			defer t.Stop()
-			for {
-				select {
-				case <-stop:
-					return
-				case <-t.C:
-					pctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-					_ = conn.PingContext(pctx) // a dead connection shows at the next audit write
-					cancel()
-				}
-			}
-		}()
-		var once sync.Once
-		return func() {
-			once.Do(func() {
-				close(stop)
-				<-done
-				releaseLock(conn, name)
-				conn.Close()
-			})
-		}, true, nil
+// rowMigrateLock is migrateLock on a Galera cluster: the row of schema_migrations whose version
+// is 0 (no migration's), inserted by the process that migrates and deleted when it is done.
+// Two inserts on two nodes cannot both commit (the second finds the row, or loses the
+// certification), so one process migrates at a time across the cluster. A row left by a
+// process that died while migrating is removed once it is older than migrateWait.
+func rowMigrateLock(ctx context.Context, conn *sql.Conn) (func(), error) {
+	if _, err := conn.ExecContext(ctx, dialect.MigrationsTable); err != nil {
+		return nil, fmt.Errorf("create schema_migrations: %w", err)
 	}
+	holder := "migrating: " + holderName()
+	deadline := time.Now().Add(migrateWait)
+	for {
+		_, err := conn.ExecContext(ctx, "INSERT INTO schema_migrations (version, name, applied_at) VALUES (0, ?, UTC_TIMESTAMP(6))", holder)
+		if err == nil {
+			return func() {
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				_, _ = conn.ExecContext(ctx, "DELETE FROM schema_migrations WHERE version = 0 AND name = ?", holder)
+			}, nil
+		}
+		if n := number(err); n != errDupEntry && n != errLockDeadlock {
+			return nil, fmt.Errorf("take the migration lock: %w", err)
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("another process has been migrating for %s (row version 0 of schema_migrations)", migrateWait)
+		}
+		_, _ = conn.ExecContext(ctx, "DELETE FROM schema_migrations WHERE version = 0 AND applied_at < UTC_TIMESTAMP(6) - INTERVAL ? SECOND",
+			int(migrateWait.Seconds()))
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
+// holderName names this store in a lock row: host, pid and a random suffix.
+func holderName() string {
+	host, _ := os.Hostname()
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return fmt.Sprintf("%s:%d:%s", host, os.Getpid(), hex.EncodeToString(b))
 }

@@ -3,10 +3,16 @@ package mysql
 import (
 	"context"
 	"database/sql"
+	sqldriver "database/sql/driver"
 	"embed"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"log/slog"
+	"net"
+	"strings"
+	"syscall"
 	"time"
 
 	driver "github.com/go-sql-driver/mysql"
@@ -23,6 +29,11 @@ const (
 	errDupEntry     = 1062
 	errLockWait     = 1205
 	errLockDeadlock = 1213
+	// errNotReady: a Galera node out of service refused the statement, which did nothing
+	// (WSREP has not yet prepared node for application use).
+	errNotReady = 1047
+	// errUnknownVariable: MySQL, which has no wsrep_on.
+	errUnknownVariable = 1193
 )
 
 func number(err error) uint16 {
@@ -31,6 +42,27 @@ func number(err error) uint16 {
 		return e.Number
 	}
 	return 0
+}
+
+// lostConn reports an error that means the connection to the server was lost or could not be
+// made (the server died, restarted, or stopped answering): a transaction cut before its COMMIT
+// was rolled back by the server, and runs again on a new connection (through the failover).
+func lostConn(err error) bool {
+	var ne net.Error
+	return errors.Is(err, sqldriver.ErrBadConn) || errors.Is(err, driver.ErrInvalidConn) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &ne) ||
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
+}
+
+// retryable: the server aborted the transaction (a deadlock, Galera's certification), a lock
+// wait timed out, or a Galera node refused it before it did anything (on the next run the
+// failover connects to another node).
+func retryable(err error) bool {
+	switch number(err) {
+	case errLockDeadlock, errLockWait, errNotReady:
+		return true
+	}
+	return false
 }
 
 var dialect = func() *sqlstore.Dialect {
@@ -51,8 +83,9 @@ var dialect = func() *sqlstore.Dialect {
 			personality = VALUES(personality),
 			control_plane_version = COALESCE(VALUES(control_plane_version), control_plane_version),
 			kubelet_version = COALESCE(VALUES(kubelet_version), kubelet_version)`,
-		Retryable:   func(err error) bool { n := number(err); return n == errLockDeadlock || n == errLockWait },
+		Retryable:   retryable,
 		Duplicate:   func(err error) bool { return number(err) == errDupEntry },
+		Lost:        lostConn,
 		MigrateLock: migrateLock,
 	}
 }()
@@ -60,6 +93,8 @@ var dialect = func() *sqlstore.Dialect {
 // Store is the MySQL state.Store.
 type Store struct {
 	*sqlstore.Store
+	// Galera is true when the server is a node of a Galera cluster (wsrep_on).
+	Galera bool
 }
 
 // Open connects to the database d names (parsed once by state.ParseDSN) and migrates it when
@@ -74,7 +109,18 @@ func Open(ctx context.Context, d state.DSN, opts ...state.Option) (*Store, error
 	if err != nil {
 		return nil, err
 	}
-	conn, err := driver.NewConnector(cfg)
+	galera, start, err := isGalera(ctx, cfg, d, o.Log)
+	if err != nil {
+		return nil, fmt.Errorf("open mysql %s: %w", d.Redacted(), err)
+	}
+	if galera && !given(d, "wsrep_sync_wait") {
+		// A statement sees every write the cluster committed before it, whichever node wrote it:
+		// `upgrade show` on node 2 right after `upgrade start` on node 1 sees the upgrade, and
+		// an UPDATE outside a transaction (SetVersions) finds its row. 7: reads and BEGIN (1),
+		// UPDATE and DELETE (2), INSERT and REPLACE (4).
+		cfg.Params = withParam(cfg.Params, "wsrep_sync_wait", "7")
+	}
+	conn, err := connector(cfg, d, start, o.Log)
 	if err != nil {
 		return nil, fmt.Errorf("%w: open mysql %s: %w", state.ErrBadInput, d.Redacted(), err)
 	}
@@ -86,10 +132,62 @@ func Open(ctx context.Context, d state.DSN, opts ...state.Option) (*Store, error
 		db.Close()
 		return nil, fmt.Errorf("open mysql %s: %w", d.Redacted(), err)
 	}
-	s, err := sqlstore.New(ctx, db, dialect, auditLocker(db, d.Database), opts...)
+	d0 := dialect
+	if galera {
+		// GET_LOCK holds on one node only: migrations take a row the cluster replicates.
+		g := *dialect
+		g.MigrateLock = rowMigrateLock
+		d0 = &g
+	}
+	s, err := sqlstore.New(ctx, db, d0, nil, opts...)
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open mysql %s: %w", d.Redacted(), err)
 	}
-	return &Store{Store: s}, nil
+	return &Store{Store: s, Galera: galera}, nil
+}
+
+// connector is go-sql-driver's for a DSN naming one server, the failover for several, starting
+// with the start-th server.
+func connector(cfg *driver.Config, d state.DSN, start int, log *slog.Logger) (sqldriver.Connector, error) {
+	if addrs := d.Addrs(); len(addrs) > 1 {
+		f, err := newFailover(cfg, addrs, log)
+		if err != nil {
+			return nil, err
+		}
+		f.cur.Store(int64(start))
+		return f, nil
+	}
+	return driver.NewConnector(cfg)
+}
+
+// isGalera asks a server of the DSN whether it is a Galera node (wsrep_on); MySQL, which has no
+// such variable, is not. It also returns the server that answered, for the store to start with.
+func isGalera(ctx context.Context, cfg *driver.Config, d state.DSN, log *slog.Logger) (galera bool, server int, err error) {
+	conn, err := connector(cfg, d, 0, log)
+	if err != nil {
+		return false, 0, fmt.Errorf("%w: %w", state.ErrBadInput, err)
+	}
+	db := sql.OpenDB(conn)
+	defer db.Close()
+	var on sql.NullString
+	err = db.QueryRowContext(ctx, "SELECT @@wsrep_on").Scan(&on)
+	if f, ok := conn.(*failover); ok {
+		server = int(f.cur.Load())
+	}
+	if number(err) == errUnknownVariable {
+		return false, server, nil
+	}
+	if err != nil {
+		return false, 0, err
+	}
+	return on.String == "1" || strings.EqualFold(on.String, "ON"), server, nil
+}
+
+func withParam(params map[string]string, key, value string) map[string]string {
+	if params == nil {
+		params = map[string]string{}
+	}
+	params[key] = value
+	return params
 }

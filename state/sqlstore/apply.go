@@ -16,18 +16,20 @@ func (s *Store) Apply(ctx context.Context, c state.Change) (state.Upgrade, error
 		return state.Upgrade{}, err
 	}
 	var out state.Upgrade
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	var ev state.Event // the attempt's event: its row is the receipt of a commit
+	err := s.inTxChecked(ctx, func(tx *sql.Tx) error {
 		var err error
-		out, err = s.applyTx(ctx, tx, c)
+		out, err = s.applyTx(ctx, tx, c, &ev)
 		return err
-	})
+	}, func(ctx context.Context) (bool, error) { return s.hasEvent(ctx, ev) })
 	if err != nil {
 		return state.Upgrade{}, fmt.Errorf("apply %s -> %s: %w", c.From(), c.To(), err)
 	}
 	return out, nil
 }
 
-func (s *Store) applyTx(ctx context.Context, tx *sql.Tx, c state.Change) (state.Upgrade, error) {
+// applyTx applies c in tx; *written is set to the event it writes (its receipt).
+func (s *Store) applyTx(ctx context.Context, tx *sql.Tx, c state.Change, written *state.Event) (state.Upgrade, error) {
 	now, err := s.txNow(ctx, tx)
 	if err != nil {
 		return state.Upgrade{}, err
@@ -87,6 +89,7 @@ func (s *Store) applyTx(ctx context.Context, tx *sql.Tx, c state.Change) (state.
 	if err := s.applyLease(ctx, tx, c, lease, now); err != nil {
 		return u, err
 	}
+	*written = ev
 	return u, insertEvent(ctx, tx, ev)
 }
 

@@ -26,6 +26,23 @@ func insertEvent(ctx context.Context, tx *sql.Tx, e state.Event) error {
 	return nil
 }
 
+// hasEvent reports whether e, the event a transaction wrote, is in the log: the receipt of a
+// commit whose answer was lost. Its time is the database's, to the microsecond, read in that
+// transaction; with its cluster, states, actor and reason it names one write.
+func (s *Store) hasEvent(ctx context.Context, e state.Event) (bool, error) {
+	if e.Cluster == "" {
+		return false, nil // the attempt wrote no event: it stopped before
+	}
+	var n int
+	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM kube_upgrade_event WHERE cluster = ? AND created_at = ?
+		AND COALESCE(to_state, '') = ? AND COALESCE(from_state, '') = ? AND actor = ? AND reason = ?`,
+		e.Cluster, fmtTime(e.CreatedAt), string(e.ToState), string(e.FromState), e.Actor, e.Reason).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("read the event log: %w", err)
+	}
+	return n > 0, nil
+}
+
 // AddEvent appends an event that changes no state: evidence found after the outcome it belongs
 // to was recorded. Its upgrade_uuid, states and time are the store's: the upgrade's current
 // state (from = to), and now on the database's clock.

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/kupgrade/kupgrade/state"
@@ -33,17 +35,21 @@ type Dialect struct {
 	// NowSQL selects the database's current UTC time with microseconds (MySQL:
 	// UTC_TIMESTAMP(6); SQLite: strftime with %f), the one clock leases are judged on.
 	NowSQL string
-	// MigrateLock serialises migrations between processes on conn (MySQL: GET_LOCK); nil when
-	// the migration's own transaction does (SQLite).
+	// MigrateLock serialises migrations between processes on conn (MySQL: GET_LOCK; Galera: a
+	// row of schema_migrations); nil when the migration's own transaction does (SQLite).
 	MigrateLock func(ctx context.Context, conn *sql.Conn) (unlock func(), err error)
+	// Lost reports an error that means the connection was lost (a server that died or
+	// restarted); nil when that cannot happen (SQLite).
+	Lost func(error) bool
 	// LockErr, when set, turns an error that means another process held the database's write
 	// lock for the whole wait into the error callers see (SQLite: ErrConflict naming the file);
 	// any other error comes back unchanged.
 	LockErr func(error) error
 }
 
-// AuditLocker is the store's single-auditor lock (see state.Store.AuditLock).
-type AuditLocker func(ctx context.Context) (release func(), ok bool, err error)
+// AuditLocker is the store's single-auditor lock (see state.Store.AuditLock); nil given to New
+// is the replicated lease row of kupgrade_lock (see leaseLock).
+type AuditLocker func(ctx context.Context) (*state.AuditHold, error)
 
 // Store implements state.Store over a *sql.DB.
 type Store struct {
@@ -53,6 +59,9 @@ type Store struct {
 	dbc    *dbClock
 	wall   func() time.Time // the machine's clock: Now's last resort, never a judge
 	locker AuditLocker
+	// Retries counts the transactions run again (see inTx).
+	Retries Retries
+	log     *slog.Logger
 }
 
 var _ state.Store = (*Store)(nil)
@@ -62,7 +71,10 @@ var _ state.Store = (*Store)(nil)
 // owns db: Close closes it.
 func New(ctx context.Context, db *sql.DB, d *Dialect, locker AuditLocker, opts ...state.Option) (*Store, error) {
 	o := state.NewOptions(opts...)
-	s := &Store{db: db, d: d, clock: o.Clock, dbc: &dbClock{query: d.NowSQL}, wall: o.WallClock, locker: locker}
+	s := &Store{db: db, d: d, clock: o.Clock, dbc: &dbClock{query: d.NowSQL}, wall: o.WallClock, locker: locker, log: o.Log}
+	if locker == nil {
+		s.locker = s.leaseLocker(auditLockName, o.AuditTTL, o.Log)
+	}
 	if n, err := Pending(ctx, db, d); err == nil && n == 0 {
 		return s, nil
 	}
@@ -84,21 +96,75 @@ func (s *Store) lockErr(err error) error {
 func (s *Store) Close() error { return s.db.Close() }
 
 // AuditLock takes the single-auditor lock without waiting.
-func (s *Store) AuditLock(ctx context.Context) (func(), bool, error) { return s.locker(ctx) }
+func (s *Store) AuditLock(ctx context.Context) (*state.AuditHold, error) { return s.locker(ctx) }
 
-// maxAttempts bounds the re-runs of a transaction the database aborted to break a deadlock.
+// maxAttempts bounds the re-runs of a transaction the database aborted to break a deadlock, or
+// that Galera's certification refused at commit, or whose connection was lost before COMMIT.
 const maxAttempts = 5
 
+// errCommitUnknown: the connection was lost while COMMIT was on its way, so nobody can tell from
+// here whether the transaction was committed. Running it again could do it twice; a caller
+// that can tell from the database (inTxChecked) finds out instead.
+var errCommitUnknown = errors.New("the connection to the database was lost during COMMIT; the transaction may have been committed")
+
 // inTx runs fn in a transaction, commits when it returns nil, and runs it again when the
-// database aborted it for a reason that is not ours (deadlock, busy).
+// database aborted it for a reason that is not ours (deadlock, Galera's certification, busy)
+// or the connection was lost before COMMIT: each run reads afresh, so a compare-and-set that
+// finds the state changed by then is refused as usual, never retried.
 func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	return s.inTxChecked(ctx, fn, nil)
+}
+
+// inTxChecked is inTx with, for a commit whose outcome is unknown (errCommitUnknown), a way to
+// find out: committed reads the database (on a new connection, through the failover) and
+// reports whether the transaction's writes are there. nil: the error is returned as it is.
+func (s *Store) inTxChecked(ctx context.Context, fn func(tx *sql.Tx) error, committed func(ctx context.Context) (bool, error)) error {
 	var err error
 	for attempt := 0; attempt < maxAttempts; attempt++ {
-		if err = s.tryTx(ctx, fn); err == nil || !s.d.Retryable(err) || ctx.Err() != nil {
+		err = s.tryTx(ctx, fn)
+		if errors.Is(err, errCommitUnknown) && committed != nil {
+			done, cerr := committed(ctx)
+			if cerr != nil {
+				return errors.Join(err, fmt.Errorf("find out whether it was: %w", cerr))
+			}
+			if done {
+				s.Retries.CommitsFound.Add(1)
+				s.log.Warn("the connection was lost during COMMIT; the transaction was committed", "err", err)
+				return nil
+			}
+			s.Retries.Lost.Add(1)
+			s.log.Warn("the connection was lost during COMMIT; the transaction was not committed: running it again", "err", err)
+			continue // not committed: safe to run again
+		}
+		if err == nil || ctx.Err() != nil {
 			break
+		}
+		switch {
+		case s.d.Retryable(err):
+			s.Retries.Aborted.Add(1)
+			s.log.Debug("the database aborted a transaction (a deadlock, or Galera's certification): running it again", "err", err)
+		case s.lost(err) && !errors.Is(err, errCommitUnknown):
+			s.Retries.Lost.Add(1)
+			s.log.Debug("the connection was lost before COMMIT: running the transaction again", "err", err)
+			time.Sleep(time.Duration(attempt+1) * 100 * time.Millisecond) // the failover's next server
+		default:
+			return s.lockErr(err)
 		}
 	}
 	return s.lockErr(err)
+}
+
+// lost reports an error that means the connection was lost (the dialect's Lost).
+func (s *Store) lost(err error) bool { return s.d.Lost != nil && s.d.Lost(err) }
+
+// Retries counts the transactions a Store ran again, for tests and benchmarks.
+type Retries struct {
+	// Aborted: the database aborted them (a deadlock; on Galera, a certification failure).
+	Aborted atomic.Int64
+	// Lost: their connection was lost before COMMIT, or during it and they were not committed.
+	Lost atomic.Int64
+	// CommitsFound: their connection was lost during COMMIT and they were committed after all.
+	CommitsFound atomic.Int64
 }
 
 func (s *Store) tryTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
@@ -112,6 +178,9 @@ func (s *Store) tryTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 		return err
 	}
 	if err := tx.Commit(); err != nil {
+		if s.lost(err) {
+			return fmt.Errorf("commit: %w: %w", errCommitUnknown, err)
+		}
 		return fmt.Errorf("commit: %w", err)
 	}
 	return nil

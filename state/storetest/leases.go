@@ -123,18 +123,23 @@ func testInFlight(t *testing.T, b Backend) {
 func testAuditLock(t *testing.T, b Backend) {
 	ctx := t.Context()
 	s1, s2 := b.Open(t), b.Open(t)
-	release1, ok, err := s1.AuditLock(ctx)
-	if err != nil || !ok {
-		t.Fatalf("first AuditLock: ok=%v, %v", ok, err)
+	hold1, err := s1.AuditLock(ctx)
+	if err != nil || hold1 == nil {
+		t.Fatalf("first AuditLock: %v, %v", hold1, err)
 	}
-	if _, ok, err := s2.AuditLock(ctx); err != nil || ok {
-		t.Fatalf("second store's AuditLock while the first holds it: ok=%v, %v; want false", ok, err)
+	if hold, err := s2.AuditLock(ctx); err != nil || hold != nil {
+		t.Fatalf("second store's AuditLock while the first holds it: %v, %v; want nil", hold, err)
 	}
-	release1()
-	release1() // releasing twice is harmless
-	release2, ok, err := s2.AuditLock(ctx)
-	if err != nil || !ok {
-		t.Fatalf("AuditLock after release: ok=%v, %v", ok, err)
+	hold1.Release()
+	hold1.Release() // releasing twice is harmless
+	select {
+	case <-hold1.Lost:
+		t.Fatalf("a released lock reports itself lost")
+	default:
 	}
-	release2()
+	hold2, err := s2.AuditLock(ctx)
+	if err != nil || hold2 == nil {
+		t.Fatalf("AuditLock after release: %v, %v", hold2, err)
+	}
+	hold2.Release()
 }

@@ -8,6 +8,9 @@
 //	kupgrade-lab exec NODE -- COMMAND...                 run a command on a node as root
 //	kupgrade-lab mariadb up [--dir lab]                  prints the DSN, writes lab/mariadb.dsn
 //	kupgrade-lab mariadb down [--dir lab]
+//	kupgrade-lab galera up [--dir lab]                   prints the DSN of 3 nodes, writes lab/galera.dsn
+//	kupgrade-lab galera stop|start N [--dir lab]         kill node N (1-3), or start it and wait until synced
+//	kupgrade-lab galera down [--dir lab]
 package main
 
 import (
@@ -31,6 +34,7 @@ type cli struct {
 	Fault   faultCmd   `cmd:"" help:"Inject a fault into a node's simulated kubeadm, or clear it."`
 	Exec    execCmd    `cmd:"" help:"Run a command on a node as root (docker exec)."`
 	Mariadb mariadbCmd `cmd:"" help:"Start or stop MariaDB for the MySQL store."`
+	Galera  galeraCmd  `cmd:"" help:"Start or stop a 3-node MariaDB Galera cluster, or one of its nodes."`
 }
 
 func main() {

@@ -1,0 +1,407 @@
+package playbooks
+
+import (
+	"encoding/base64"
+	"fmt"
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/nikolalohinski/gonja/v2/exec"
+)
+
+// filterError is a filter's own complaint about its input.
+type filterError struct{ msg string }
+
+func (e *filterError) Error() string { return e.msg }
+
+func fail(format string, a ...any) *exec.Value {
+	return exec.AsValue(&filterError{fmt.Sprintf(format, a...)})
+}
+
+// filter is an Ansible filter on plain Go values: in is the input, args the positional
+// arguments, kw the keyword ones.
+type filter func(in any, args []any, kw map[string]any) (any, error)
+
+// lift makes a gonja filter of f: an undefined or failed input goes through untouched (so it
+// fails where it is used), the values are plain Go on both sides.
+func lift(name string, f filter) exec.FilterFunction {
+	return func(_ *exec.Evaluator, in *exec.Value, p *exec.VarArgs) *exec.Value {
+		if in.IsError() {
+			return in
+		}
+		args := make([]any, len(p.Args))
+		for i, a := range p.Args {
+			if a.IsError() {
+				return a
+			}
+			args[i] = toGo(a)
+		}
+		kw := make(map[string]any, len(p.KwArgs))
+		for k, a := range p.KwArgs {
+			kw[k] = toGo(a)
+		}
+		out, err := f(toGo(in), args, kw)
+		if err != nil {
+			return fail("%s: %v", name, err)
+		}
+		return exec.AsValue(out)
+	}
+}
+
+// arg is the i-th positional argument, or the keyword one, or def.
+func arg(args []any, kw map[string]any, i int, name string, def any) any {
+	if i < len(args) {
+		return args[i]
+	}
+	if v, ok := kw[name]; ok {
+		return v
+	}
+	return def
+}
+
+func ansibleFilters() map[string]exec.FilterFunction {
+	m := map[string]exec.FilterFunction{
+		"default": filterDefault, "d": filterDefault, "mandatory": filterMandatory,
+		"__defer": filterDefer, "__ifelse": filterIfElse, "__is": filterIs, "__isnot": filterIsNot,
+	}
+	for name, f := range map[string]filter{
+		"bool": fBool, "int": fInt, "float": fFloat, "string": fString, "lower": fLower,
+		"upper": fUpper, "split": fSplit, "ternary": fTernary, "quote": fQuote,
+		"basename": fBasename, "dirname": fDirname, "b64encode": fB64Encode,
+		"b64decode": fB64Decode, "regex_replace": fRegexReplace, "regex_search": fRegexSearch,
+		"regex_findall": fRegexFindall, "regex_escape": fRegexEscape, "type_debug": fTypeDebug,
+		"format": fFormat, "splitext": fSplitext, "hash": fHash, "checksum": fHashOf("sha1"),
+		"sha1": fHashOf("sha1"), "md5": fHashOf("md5"), "to_json": fToJSON, "to_nice_json": fToNiceJSON,
+		"from_json": fFromJSON, "to_yaml": fToYAML, "to_nice_yaml": fToNiceYAML,
+		"from_yaml": fFromYAML, "reverse": fReverse, "from_yaml_all": fFromYAMLAll, "path_join": fPathJoin,
+	} {
+		m[name] = lift(name, f)
+	}
+	for name, f := range opFilters() {
+		m[name] = lift(name, f)
+	}
+	for name, f := range listFilters() {
+		m[name] = lift(name, f)
+	}
+	return m
+}
+
+// filterDefault is default(value=”, boolean=false): the value when the input is undefined
+// (or, with boolean, false in Python's sense). None is a value, as in Ansible.
+func filterDefault(_ *exec.Evaluator, in *exec.Value, p *exec.VarArgs) *exec.Value {
+	def := exec.AsValue("")
+	if len(p.Args) > 0 {
+		def = p.Args[0]
+	} else if v, ok := p.KwArgs["default_value"]; ok {
+		def = v
+	}
+	boolean := len(p.Args) > 1 && p.Args[1].IsTrue()
+	if v, ok := p.KwArgs["boolean"]; ok {
+		boolean = v.IsTrue()
+	}
+	if isUndefined(in) {
+		return def
+	}
+	if in.IsError() {
+		return in
+	}
+	if boolean && !truth(toGo(in)) {
+		return def
+	}
+	return in
+}
+
+func filterMandatory(_ *exec.Evaluator, in *exec.Value, p *exec.VarArgs) *exec.Value {
+	if u, ok := undefinedOf(in); ok {
+		if len(p.Args) > 0 {
+			return fail("%s", p.Args[0].String())
+		}
+		return fail("Mandatory variable '%s' not defined.", u.Name)
+	}
+	return in
+}
+
+// toBool is Ansible's bool filter.
+func toBool(v any) any {
+	switch x := v.(type) {
+	case nil, bool:
+		return x
+	case string:
+		switch strings.ToLower(x) {
+		case "yes", "on", "1", "true":
+			return true
+		}
+		return false
+	case int:
+		return x == 1
+	case float64:
+		return x == 1
+	}
+	return false
+}
+
+func fBool(in any, _ []any, _ map[string]any) (any, error) { return toBool(in), nil }
+
+// fInt is Jinja's int(default=0, base=10).
+func fInt(in any, args []any, kw map[string]any) (any, error) {
+	def := arg(args, kw, 0, "default", 0)
+	base, _ := arg(args, kw, 1, "base", 10).(int)
+	switch x := in.(type) {
+	case int:
+		return x, nil
+	case bool:
+		if x {
+			return 1, nil
+		}
+		return 0, nil
+	case float64:
+		return int(x), nil
+	case string:
+		s := strings.ReplaceAll(strings.TrimSpace(x), "_", "")
+		if base != 10 {
+			s = strings.TrimPrefix(strings.TrimPrefix(strings.ToLower(s), "0x"), "0o")
+		}
+		if n, err := strconv.ParseInt(s, base, 64); err == nil {
+			return int(n), nil
+		}
+		if f, err := strconv.ParseFloat(s, 64); err == nil {
+			return int(f), nil
+		}
+	}
+	return def, nil
+}
+
+func fFloat(in any, args []any, kw map[string]any) (any, error) {
+	def := arg(args, kw, 0, "default", 0.0)
+	switch x := in.(type) {
+	case int:
+		return float64(x), nil
+	case float64:
+		return x, nil
+	case bool:
+		if x {
+			return 1.0, nil
+		}
+		return 0.0, nil
+	case string:
+		if f, err := strconv.ParseFloat(strings.TrimSpace(x), 64); err == nil {
+			return f, nil
+		}
+	}
+	return def, nil
+}
+
+// str is Python's str(): unlike text in a template, None is "None".
+func str(v any) string {
+	if v == nil {
+		return "None"
+	}
+	return pyStr(v)
+}
+
+func fString(in any, _ []any, _ map[string]any) (any, error) { return text(str(in)), nil }
+func fLower(in any, _ []any, _ map[string]any) (any, error)  { return strings.ToLower(str(in)), nil }
+func fUpper(in any, _ []any, _ map[string]any) (any, error)  { return strings.ToUpper(str(in)), nil }
+
+// fSplit is Python's str.split(sep=None, maxsplit=-1).
+func fSplit(in any, args []any, kw map[string]any) (any, error) {
+	s := str(in)
+	sep := arg(args, kw, 0, "sep", nil)
+	n, _ := arg(args, kw, 1, "maxsplit", -1).(int)
+	var parts []string
+	if sep == nil {
+		parts = strings.Fields(s)
+		if n >= 0 && len(parts) > n+1 {
+			parts = append(parts[:n], strings.Join(parts[n:], " "))
+		}
+	} else {
+		if n >= 0 {
+			n++
+		}
+		parts = strings.SplitN(s, str(sep), n)
+	}
+	return strList(parts), nil
+}
+
+func strList(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+func fTernary(in any, args []any, kw map[string]any) (any, error) {
+	t, f := arg(args, kw, 0, "true_val", nil), arg(args, kw, 1, "false_val", nil)
+	if none := arg(args, kw, 2, "none_val", nil); in == nil && none != nil {
+		return none, nil
+	}
+	if truth(in) {
+		return t, nil
+	}
+	return f, nil
+}
+
+// fBasename and fDirname are Python's os.path.basename and dirname ("a/b/" -> "" and "a/b").
+func fBasename(in any, _ []any, _ map[string]any) (any, error) {
+	s := str(in)
+	return s[strings.LastIndex(s, "/")+1:], nil
+}
+
+func fDirname(in any, _ []any, _ map[string]any) (any, error) {
+	s := str(in)
+	head := s[:strings.LastIndex(s, "/")+1]
+	if strings.Trim(head, "/") != "" {
+		head = strings.TrimRight(head, "/")
+	}
+	return head, nil
+}
+
+func fPathJoin(in any, _ []any, _ map[string]any) (any, error) {
+	parts, ok := in.([]any)
+	if !ok {
+		return str(in), nil
+	}
+	out := ""
+	for _, p := range parts {
+		s := str(p)
+		if strings.HasPrefix(s, "/") || out == "" {
+			out = s
+		} else if strings.HasSuffix(out, "/") {
+			out += s
+		} else {
+			out += "/" + s
+		}
+	}
+	return out, nil
+}
+
+func fSplitext(in any, _ []any, _ map[string]any) (any, error) {
+	s := str(in)
+	ext := path.Ext(s)
+	if ext == s || strings.HasPrefix(path.Base(s), ext) {
+		ext = ""
+	}
+	return []any{strings.TrimSuffix(s, ext), ext}, nil
+}
+
+func fB64Encode(in any, _ []any, _ map[string]any) (any, error) {
+	return base64.StdEncoding.EncodeToString([]byte(str(in))), nil
+}
+
+func fB64Decode(in any, _ []any, _ map[string]any) (any, error) {
+	b, err := base64.StdEncoding.DecodeString(str(in))
+	if err != nil {
+		return nil, err
+	}
+	return string(b), nil
+}
+
+func fTypeDebug(in any, _ []any, _ map[string]any) (any, error) {
+	switch in.(type) {
+	case nil:
+		return "NoneType", nil
+	case bool:
+		return "bool", nil
+	case int:
+		return "int", nil
+	case float64:
+		return "float", nil
+	case string:
+		return "str", nil
+	case []any:
+		return "list", nil
+	case map[string]any:
+		return "dict", nil
+	}
+	return fmt.Sprintf("%T", in), nil
+}
+
+// pyRegexp compiles a Python regular expression: (?P<name>) is Go's syntax too; flags come from
+// the ignorecase and multiline arguments.
+func pyRegexp(pattern any, kw map[string]any) (*regexp.Regexp, error) {
+	flags := ""
+	if truth(kw["ignorecase"]) {
+		flags += "i"
+	}
+	if truth(kw["multiline"]) {
+		flags += "m"
+	}
+	p := str(pattern)
+	if flags != "" {
+		p = "(?" + flags + ")" + p
+	}
+	return regexp.Compile(p)
+}
+
+var pythonGroup = regexp.MustCompile(`\\(\d+)|\\g<(\w+)>`)
+
+func fRegexReplace(in any, args []any, kw map[string]any) (any, error) {
+	re, err := pyRegexp(arg(args, kw, 0, "pattern", ""), kw)
+	if err != nil {
+		return nil, err
+	}
+	repl := str(arg(args, kw, 1, "replacement", ""))
+	repl = strings.ReplaceAll(repl, "$", "$$")
+	repl = pythonGroup.ReplaceAllString(repl, `$${$1$2}`)
+	return re.ReplaceAllString(str(in), repl), nil
+}
+
+// fRegexSearch is regex_search(pattern, *groups): the match, or the listed groups ('\\1',
+// '\\g<name>'), or None.
+func fRegexSearch(in any, args []any, kw map[string]any) (any, error) {
+	re, err := pyRegexp(arg(args, kw, 0, "pattern", ""), kw)
+	if err != nil {
+		return nil, err
+	}
+	m := re.FindStringSubmatchIndex(str(in))
+	if m == nil {
+		return nil, nil
+	}
+	s := str(in)
+	if len(args) <= 1 {
+		return s[m[0]:m[1]], nil
+	}
+	var out []any
+	for _, g := range args[1:] {
+		ref := pythonGroup.FindStringSubmatch(str(g))
+		if ref == nil {
+			return nil, fmt.Errorf("unknown group %q", str(g))
+		}
+		i := re.SubexpIndex(ref[2])
+		if ref[1] != "" {
+			i, _ = strconv.Atoi(ref[1])
+		}
+		if i < 0 || 2*i+1 >= len(m) || m[2*i] < 0 {
+			out = append(out, nil)
+			continue
+		}
+		out = append(out, s[m[2*i]:m[2*i+1]])
+	}
+	return out, nil
+}
+
+func fRegexFindall(in any, args []any, kw map[string]any) (any, error) {
+	re, err := pyRegexp(arg(args, kw, 0, "pattern", ""), kw)
+	if err != nil {
+		return nil, err
+	}
+	out := []any{}
+	for _, m := range re.FindAllStringSubmatch(str(in), -1) {
+		switch len(m) {
+		case 1:
+			out = append(out, m[0])
+		case 2:
+			out = append(out, m[1])
+		default:
+			out = append(out, strList(m[1:]))
+		}
+	}
+	return out, nil
+}
+
+func fRegexEscape(in any, _ []any, _ map[string]any) (any, error) {
+	return regexp.QuoteMeta(str(in)), nil
+}

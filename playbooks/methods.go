@@ -1,0 +1,92 @@
+package playbooks
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/nikolalohinski/gonja/v2/builtins"
+	"github.com/nikolalohinski/gonja/v2/exec"
+)
+
+// gonjaStrMethods are the Python str methods gonja implements; strMethods keeps them and
+// replaces those whose arguments differ from Python's.
+var gonjaStrMethods = []string{"capitalize", "capwords", "casefold", "center", "count", "encode",
+	"endswith", "expandtabs", "find", "format", "format_map", "isalnum", "isalpha", "isascii",
+	"isdecimal", "isdigit", "islower", "isnumeric", "isprintable", "isspace", "istitle", "isupper",
+	"join", "ljust", "lower", "lstrip", "partition", "removeprefix", "removesuffix", "rfind",
+	"rjust", "rpartition", "rsplit", "rstrip", "splitlines", "startswith", "strip", "swapcase",
+	"title", "upper", "zfill"}
+
+func methods() exec.Methods {
+	m := map[string]exec.Method[string]{}
+	for _, name := range gonjaStrMethods {
+		if f, ok := builtins.Methods.Str.Get(name); ok {
+			m[name] = f
+		}
+	}
+	m["replace"] = func(self string, _ *exec.Value, a *exec.VarArgs) (any, error) {
+		args := goArgs(a)
+		if len(args) < 2 {
+			return nil, &filterError{"replace() takes at least 2 arguments"}
+		}
+		n := -1
+		if len(args) > 2 {
+			n, _ = args[2].(int)
+		}
+		return strings.Replace(self, str(args[0]), str(args[1]), n), nil
+	}
+	m["split"] = func(self string, _ *exec.Value, a *exec.VarArgs) (any, error) {
+		return fSplit(self, goArgs(a), nil)
+	}
+	all := builtins.Methods
+	all.Str = exec.NewMethodSet(m)
+	return all
+}
+
+func goArgs(a *exec.VarArgs) []any {
+	out := make([]any, len(a.Args))
+	for i, v := range a.Args {
+		out[i] = toGo(v)
+	}
+	return out
+}
+
+// text is a filter's result that Ansible never turns into a list or dict (its
+// STRING_TYPE_FILTERS: string, to_json, to_yaml...), even when it reads as one.
+type text string
+
+var shellSafe = regexp.MustCompile(`^[\w@%+=:,./-]+$`)
+
+// fQuote is Python's shlex.quote.
+func fQuote(in any, _ []any, _ map[string]any) (any, error) {
+	s := str(in)
+	if in == nil {
+		s = ""
+	}
+	switch {
+	case s == "":
+		return "''", nil
+	case shellSafe.MatchString(s):
+		return s, nil
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'"'"'`) + "'", nil
+}
+
+func fReverse(in any, _ []any, _ map[string]any) (any, error) {
+	if s, ok := in.(string); ok {
+		r := []rune(s)
+		for i, j := 0, len(r)-1; i < j; i, j = i+1, j-1 {
+			r[i], r[j] = r[j], r[i]
+		}
+		return string(r), nil
+	}
+	l, err := listOf(in)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]any, len(l))
+	for i, e := range l {
+		out[len(l)-1-i] = e
+	}
+	return out, nil
+}

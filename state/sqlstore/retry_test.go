@@ -1,0 +1,74 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"testing"
+
+	_ "modernc.org/sqlite"
+
+	"github.com/kupgrade/kupgrade/state"
+)
+
+var (
+	errGone    = errors.New("connection reset by peer")  // what the dialect calls lost
+	errAborted = errors.New("deadlock found; try again") // what the dialect calls retryable
+)
+
+func retryStore(t *testing.T) *Store {
+	t.Helper()
+	db, err := sql.Open("sqlite", ":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	d := &Dialect{
+		Retryable: func(err error) bool { return errors.Is(err, errAborted) },
+		Lost:      func(err error) bool { return errors.Is(err, errGone) },
+	}
+	return &Store{db: db, d: d, log: slog.New(slog.DiscardHandler)}
+}
+
+// lostAtCommit is the error tryTx returns when COMMIT lost its answer.
+var lostAtCommit = fmt.Errorf("commit: %w: %w", errCommitUnknown, errGone)
+
+// Which failures a transaction is run again after, and which it never is: a lost connection
+// before COMMIT and an abort are retried; a COMMIT whose answer was lost is looked up, and run
+// again only when it was not committed; a refusal (a compare-and-set that found the state
+// changed) is returned at once.
+func TestInTxRetries(t *testing.T) {
+	tests := []struct {
+		name      string
+		errs      []error // fn's result, run after run; nil afterwards
+		committed func(context.Context) (bool, error)
+		runs      int
+		wantErr   error
+	}{
+		{"lost before commit", []error{errGone, errGone}, nil, 3, nil},
+		{"aborted by the database", []error{errAborted}, nil, 2, nil},
+		{"aborted every time", []error{errAborted, errAborted, errAborted, errAborted, errAborted, errAborted}, nil, maxAttempts, errAborted},
+		{"commit lost, it was committed", []error{lostAtCommit}, func(context.Context) (bool, error) { return true, nil }, 1, nil},
+		{"commit lost, it was not", []error{lostAtCommit}, func(context.Context) (bool, error) { return false, nil }, 2, nil},
+		{"commit lost, nobody can tell", []error{lostAtCommit}, nil, 1, errCommitUnknown},
+		{"state changed", []error{state.ErrConflict}, nil, 1, state.ErrConflict},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := retryStore(t)
+			runs := 0
+			err := s.inTxChecked(t.Context(), func(*sql.Tx) error {
+				runs++
+				if runs <= len(tc.errs) {
+					return tc.errs[runs-1]
+				}
+				return nil
+			}, tc.committed)
+			if runs != tc.runs || !errors.Is(err, tc.wantErr) || (tc.wantErr == nil && err != nil) {
+				t.Fatalf("ran %d times, returned %v; want %d runs and %v", runs, err, tc.runs, tc.wantErr)
+			}
+		})
+	}
+}
