@@ -103,18 +103,23 @@ all:
   hosts:
     h1: {kupgrade_personality: contoller}
 `}, `inventory.yml:4:32: unknown kupgrade_personality "contoller" of host "h1"; did you mean "controller"?`},
-		{"ProxyCommand", map[string]string{"inventory.yml": `
+		{"unsupported ssh option", map[string]string{"inventory.yml": `
 all:
   vars:
-    ansible_ssh_common_args: '-o ProxyCommand="ssh -W %h:%p bastion"'
+    ansible_ssh_common_args: '-o ServerAliveInterval=30 -o ForwardAgent=yes'
   hosts:
     h1:
-`}, `inventory.yml:4:30: ansible_ssh_common_args of host "h1": ProxyCommand is not supported, only ProxyJump; write -o ProxyJump=user@jump:port (several separated by commas)`},
+`}, `inventory.yml:4:30: ansible_ssh_common_args of host "h1": ssh option ForwardAgent=yes is not supported by kupgrade; ` + sshArgsFix},
+		{"unsupported ssh flag", map[string]string{"inventory.yml": `
+all:
+  hosts:
+    h1: {ansible_ssh_extra_args: -A}
+`}, `inventory.yml:4:34: ansible_ssh_extra_args of host "h1": ssh option -A is not supported by kupgrade; ` + sshArgsFix},
 		{"bad jump port", map[string]string{"inventory.yml": `
 all:
   hosts:
     h1: {ansible_ssh_common_args: -J jump:99999}
-`}, `inventory.yml:4:35: ansible_ssh_common_args of host "h1": jump host "jump:99999" has a bad port "99999"; write -o ProxyJump=user@jump:port (several separated by commas)`},
+`}, `inventory.yml:4:35: ansible_ssh_common_args of host "h1": jump host "jump:99999" has a bad port "99999"; ` + sshArgsFix},
 		{"become that is not a boolean", map[string]string{"inventory.yml": `
 all:
   vars: {ansible_become: maybe}

@@ -98,9 +98,10 @@ func TestProxyJump(t *testing.T) {
 		{"-Jops@j1", "", []string{"ops@j1"}},
 		{"-J ssh://ops@j1:2200", "", []string{"ops@j1:2200"}},
 		{"-J [2001:db8::1]:2200", "", []string{"[2001:db8::1]:2200"}},
-		{"-o ProxyJump=first -J second", "", []string{"second"}},
+		{"-o ProxyJump=first -J second", "", []string{"first"}}, // ssh keeps the first value
 		{"-o ProxyJump=none", "", nil},
-		{"-J common", "-J extra", []string{"extra"}},
+		{"-J common", "-J extra", []string{"common"}},   // Ansible passes the common args first
+		{`-o ProxyCommand="nc %h %p"`, "-J later", nil}, // the first of ProxyCommand and ProxyJump wins
 		{"-J common", "-o ServerAliveInterval=5", []string{"common"}},
 	}
 	for _, tt := range tests {

@@ -1,6 +1,7 @@
 package inventory
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -86,14 +87,39 @@ func (h *Host) Become() bool {
 // BecomeUser is ansible_become_user, else "" (root).
 func (h *Host) BecomeUser() string { return h.str("ansible_become_user") }
 
+// sshArgVars hold ssh arguments, in the order Ansible puts them on ssh's command line.
+var sshArgVars = []string{"ansible_ssh_args", "ansible_ssh_common_args", "ansible_ssh_extra_args"}
+
+// SSHOptions reads ansible_ssh_args, ansible_ssh_common_args and ansible_ssh_extra_args as ssh
+// would see them (Ansible passes them in that order, and ssh keeps the first value of an option).
+func (h *Host) SSHOptions() (SSHOptions, error) {
+	var o SSHOptions
+	for _, name := range sshArgVars {
+		if err := ParseSSHArgs(h.str(name), &o); err != nil {
+			return SSHOptions{}, fmt.Errorf("%s of host %q: %w", name, h.Name, err)
+		}
+	}
+	return o, nil
+}
+
 // ProxyJump lists the jump hosts, in order, from ProxyJump (or -J) in ansible_ssh_common_args or
 // ansible_ssh_extra_args, each as [user@]host[:port].
 func (h *Host) ProxyJump() []string {
-	jumps, _ := proxyJump(h.str("ansible_ssh_common_args"))
-	if extra, _ := proxyJump(h.str("ansible_ssh_extra_args")); extra != nil {
-		jumps = extra // ssh honours the last ProxyJump given; extra args come after common ones
+	o, _ := h.SSHOptions()
+	return o.ProxyJump
+}
+
+// PortSet tells whether ansible_port (or ansible_ssh_port) is set: only then does it win over
+// the port of an ssh_config, as with Ansible, which passes -o Port only when it is set.
+func (h *Host) PortSet() bool {
+	for _, n := range []string{"ansible_port", "ansible_ssh_port"} {
+		if v, ok := h.Vars[n]; ok {
+			if p, ok := asInt(v); ok && p > 0 && p < 65536 {
+				return true
+			}
+		}
 	}
-	return jumps
+	return false
 }
 
 // Personality is kupgrade_personality, else derived from the groups: controllers or

@@ -56,7 +56,7 @@ func asBool(v any) (bool, bool) {
 
 var textVars = []string{"ansible_host", "ansible_ssh_host", "ansible_user", "ansible_ssh_user",
 	"ansible_ssh_private_key_file", "ansible_private_key_file", "ansible_become_user",
-	"ansible_ssh_common_args", "ansible_ssh_extra_args", "kupgrade_personality"}
+	"ansible_ssh_args", "ansible_ssh_common_args", "ansible_ssh_extra_args", "kupgrade_personality"}
 
 // validateHostVars checks the variables kupgrade acts on, so that a typo fails at load time with
 // its place instead of sending kupgrade to port 22 or a direct connection.
@@ -95,17 +95,21 @@ func validateHostVars(host string, defs map[string]varDef) error {
 			return d.at.errorf(fix, "unknown kupgrade_personality %q of host %q", s, host)
 		}
 	}
-	for _, name := range []string{"ansible_ssh_common_args", "ansible_ssh_extra_args"} {
+	for _, name := range sshArgVars {
 		if d, ok := defs[name]; ok && d.val != nil {
 			s, _ := asString(d.val)
-			if _, err := proxyJump(s); err != nil {
-				return d.at.errorf("write -o ProxyJump=user@jump:port (several separated by commas)",
+			if err := ParseSSHArgs(s, &SSHOptions{}); err != nil {
+				return d.at.errorf(sshArgsFix,
 					"%s of host %q: %v", name, host, err)
 			}
 		}
 	}
 	return nil
 }
+
+// sshArgsFix is the fix of every error in ansible_ssh_common_args and ansible_ssh_extra_args.
+const sshArgsFix = "kupgrade honours -o ProxyJump, ProxyCommand, StrictHostKeyChecking, UserKnownHostsFile, " +
+	"IdentityFile, IdentitiesOnly, User, Port, HostName and -J, -i, -l, -p, -F (README: SSH)"
 
 func validateInventoryVars(defs map[string]varDef) error {
 	for _, name := range []string{"kupgrade_cluster", "kupgrade_known_hosts"} {

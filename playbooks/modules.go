@@ -29,20 +29,26 @@ type module struct {
 	freeForm  bool              // a plain string is the command (_raw_params)
 	anyNames  bool              // set_fact: any variable names
 	choices   map[string][]string
+	// unsupported are Ansible's arguments kupgrade does not implement: refused by name.
+	unsupported []string
 }
 
 var modules = map[string]*module{
 	"command": {
-		args:     map[string]argType{"_raw_params": tStr, "argv": tList, "chdir": tStr, "creates": tStr, "removes": tStr, "stdin": tStr},
+		args: map[string]argType{"_raw_params": tStr, "argv": tList, "chdir": tStr, "creates": tStr, "removes": tStr, "stdin": tStr,
+			"stdin_add_newline": tBool},
 		aliases:  map[string]string{"cmd": "_raw_params"},
 		oneOf:    [][]string{{"_raw_params", "argv"}},
 		freeForm: true, exclusive: [][]string{{"_raw_params", "argv"}},
+		unsupported: []string{"strip_empty_ends", "expand_argument_vars"},
 	},
 	"shell": {
-		args:     map[string]argType{"_raw_params": tStr, "chdir": tStr, "creates": tStr, "removes": tStr, "executable": tStr, "stdin": tStr},
-		aliases:  map[string]string{"cmd": "_raw_params"},
-		oneOf:    [][]string{{"_raw_params"}},
-		freeForm: true,
+		args: map[string]argType{"_raw_params": tStr, "chdir": tStr, "creates": tStr, "removes": tStr, "executable": tStr, "stdin": tStr,
+			"stdin_add_newline": tBool},
+		aliases:     map[string]string{"cmd": "_raw_params"},
+		oneOf:       [][]string{{"_raw_params"}},
+		freeForm:    true,
+		unsupported: []string{"strip_empty_ends"},
 	},
 	"copy": {
 		args:      map[string]argType{"src": tStr, "content": tStr, "dest": tStr, "mode": tStr, "owner": tStr, "group": tStr, "backup": tBool, "force": tBool, "remote_src": tBool},
@@ -68,7 +74,7 @@ var modules = map[string]*module{
 		args:    map[string]argType{"path": tStr, "state": tStr, "mode": tStr, "owner": tStr, "group": tStr, "recurse": tBool, "src": tStr, "force": tBool},
 		aliases: map[string]string{"dest": "path", "name": "path"},
 		oneOf:   [][]string{{"path"}},
-		choices: map[string][]string{"state": {"file", "directory", "absent", "touch", "link"}},
+		choices: map[string][]string{"state": {"file", "directory", "absent", "touch", "link", "hard"}},
 	},
 	"template": {
 		args:  map[string]argType{"src": tStr, "dest": tStr, "mode": tStr, "owner": tStr, "group": tStr, "backup": tBool, "force": tBool},
@@ -85,11 +91,96 @@ var modules = map[string]*module{
 		args:      map[string]argType{"msg": tAny, "var": tStr, "verbosity": tInt},
 		exclusive: [][]string{{"msg", "var"}},
 	},
-	"set_fact":       {anyNames: true, args: map[string]argType{"cacheable": tBool}},
-	"fail":           {args: map[string]argType{"msg": tStr}},
-	"assert":         {args: map[string]argType{"that": tList, "fail_msg": tStr, "msg": tStr, "success_msg": tStr, "quiet": tBool}, oneOf: [][]string{{"that"}}},
-	"ping":           {args: map[string]argType{"data": tStr}},
+	"set_fact": {anyNames: true, args: map[string]argType{"cacheable": tBool}},
+	"fail":     {args: map[string]argType{"msg": tStr}},
+	"assert":   {args: map[string]argType{"that": tList, "fail_msg": tStr, "msg": tStr, "success_msg": tStr, "quiet": tBool}, oneOf: [][]string{{"that"}}},
+	"ping":     {args: map[string]argType{"data": tStr}},
+	"lineinfile": {
+		args: withFileArgs(map[string]argType{"path": tStr, "state": tStr, "regexp": tStr, "search_string": tStr, "line": tStr,
+			"insertafter": tStr, "insertbefore": tStr, "backrefs": tBool, "create": tBool, "backup": tBool, "firstmatch": tBool, "validate": tStr}),
+		aliases:   map[string]string{"dest": "path", "destfile": "path", "name": "path", "regex": "regexp", "value": "line"},
+		oneOf:     [][]string{{"path"}},
+		exclusive: [][]string{{"insertbefore", "insertafter"}, {"regexp", "search_string"}, {"backrefs", "search_string"}},
+		choices:   map[string][]string{"state": {"present", "absent"}},
+	},
+	"blockinfile": {
+		args: withFileArgs(map[string]argType{"path": tStr, "state": tStr, "marker": tStr, "block": tStr, "insertafter": tStr,
+			"insertbefore": tStr, "create": tBool, "backup": tBool, "validate": tStr, "marker_begin": tStr, "marker_end": tStr}),
+		aliases:   map[string]string{"dest": "path", "destfile": "path", "name": "path", "content": "block"},
+		oneOf:     [][]string{{"path"}},
+		exclusive: [][]string{{"insertbefore", "insertafter"}},
+		choices:   map[string][]string{"state": {"present", "absent"}},
+	},
+	"replace": {
+		args: withFileArgs(map[string]argType{"path": tStr, "regexp": tStr, "replace": tStr, "after": tStr, "before": tStr,
+			"backup": tBool, "validate": tStr, "encoding": tStr}),
+		aliases: map[string]string{"dest": "path", "destfile": "path", "name": "path"},
+		oneOf:   [][]string{{"path"}, {"regexp"}},
+		choices: map[string][]string{"encoding": {"utf-8", "utf8"}},
+	},
+	"systemd":         systemdSpec,
+	"systemd_service": systemdSpec,
+	"service": {
+		args:        map[string]argType{"name": tStr, "state": tStr, "enabled": tBool, "use": tStr},
+		oneOf:       [][]string{{"name"}, {"state", "enabled"}},
+		choices:     map[string][]string{"state": {"started", "stopped", "restarted", "reloaded"}, "use": {"auto", "systemd", "sysvinit", "service"}},
+		unsupported: []string{"pattern", "runlevel", "arguments", "args", "sleep"},
+	},
+	"get_url": {
+		args: withFileArgs(map[string]argType{"url": tStr, "dest": tStr, "checksum": tStr, "force": tBool, "backup": tBool,
+			"headers": tAny, "timeout": tInt, "validate_certs": tBool, "url_username": tStr, "url_password": tStr}),
+		aliases:     map[string]string{"username": "url_username", "password": "url_password"},
+		oneOf:       [][]string{{"url"}, {"dest"}},
+		unsupported: []string{"tmp_dest", "unredirected_headers", "decompress", "ciphers", "use_netrc", "use_proxy", "use_gssapi", "client_cert", "client_key", "http_agent", "force_basic_auth", "sha256sum"},
+	},
+	"uri": {
+		args: map[string]argType{"url": tStr, "method": tStr, "body": tAny, "body_format": tStr, "headers": tAny, "status_code": tAny,
+			"return_content": tBool, "validate_certs": tBool, "timeout": tInt, "url_username": tStr, "url_password": tStr,
+			"force_basic_auth": tBool, "follow_redirects": tStr, "creates": tStr, "removes": tStr},
+		aliases:     map[string]string{"user": "url_username", "password": "url_password"},
+		oneOf:       [][]string{{"url"}},
+		choices:     map[string][]string{"body_format": {"raw", "json", "form-urlencoded"}, "follow_redirects": {"all", "safe", "none", "yes", "no", "urllib2"}},
+		unsupported: []string{"dest", "src", "remote_src", "unix_socket", "ca_path", "client_cert", "client_key", "use_proxy", "use_gssapi", "unredirected_headers", "decompress", "ciphers", "use_netrc", "http_agent", "mode", "owner", "group"},
+	},
+	"apt": {
+		args: map[string]argType{"name": tList, "state": tStr, "update_cache": tBool, "cache_valid_time": tInt, "install_recommends": tBool,
+			"purge": tBool, "autoremove": tBool, "default_release": tStr, "dpkg_options": tStr},
+		aliases: map[string]string{"package": "name", "pkg": "name", "update-cache": "update_cache", "install-recommends": "install_recommends",
+			"default-release": "default_release"},
+		oneOf:   [][]string{{"name", "update_cache", "cache_valid_time"}},
+		choices: map[string][]string{"state": {"present", "absent", "latest", "installed", "removed"}},
+		unsupported: []string{"deb", "upgrade", "only_upgrade", "allow_unauthenticated", "allow_downgrade", "allow_change_held_packages",
+			"autoclean", "clean", "force", "force_apt_get", "lock_timeout", "policy_rc_d", "fail_on_autoremove"},
+	},
+	"package": {
+		args:    map[string]argType{"name": tList, "state": tStr, "use": tStr},
+		oneOf:   [][]string{{"name"}, {"state"}},
+		choices: map[string][]string{"state": {"present", "absent", "latest", "installed", "removed"}},
+	},
+	"unarchive": {
+		args: withFileArgs(map[string]argType{"src": tStr, "dest": tStr, "remote_src": tBool, "creates": tStr, "list_files": tBool,
+			"extra_opts": tList, "exclude": tList, "validate_certs": tBool}),
+		oneOf:       [][]string{{"src"}, {"dest"}},
+		unsupported: []string{"copy", "keep_newer", "include", "decrypt", "io_buffer_size", "attributes"},
+	},
 	"kubelet_config": {args: map[string]argType{"compare_to": tAny, "target": tStr, "root": tStr}},
+}
+
+var systemdSpec = &module{
+	args: map[string]argType{"name": tStr, "state": tStr, "enabled": tBool, "force": tBool, "masked": tBool,
+		"daemon_reload": tBool, "daemon_reexec": tBool, "scope": tStr, "no_block": tBool},
+	aliases: map[string]string{"service": "name", "unit": "name", "daemon-reload": "daemon_reload", "daemon-reexec": "daemon_reexec"},
+	oneOf:   [][]string{{"state", "enabled", "masked", "daemon_reload", "daemon_reexec"}},
+	choices: map[string][]string{"state": {"started", "stopped", "restarted", "reloaded"}, "scope": {"system", "user", "global"}},
+}
+
+// withFileArgs adds the file attributes kupgrade sets (mode, owner, group) to a module's
+// arguments; Ansible's others (seuser, attributes...) stay unknown, so they are refused.
+func withFileArgs(args map[string]argType) map[string]argType {
+	for _, k := range []string{"mode", "owner", "group"} {
+		args[k] = tStr
+	}
+	return args
 }
 
 // moduleNames lists the modules, sorted, for messages and suggestions.
@@ -129,6 +220,9 @@ func (m *module) checkArgs(name string, args map[string]any) (string, string) {
 	for _, k := range slices.Sorted(maps.Keys(args)) {
 		t, known := m.args[k]
 		if !known {
+			if slices.Contains(m.unsupported, k) {
+				return k, fmt.Sprintf("%s: argument %q is not supported by kupgrade", name, k)
+			}
 			if m.anyNames {
 				if !namePattern.MatchString(k) {
 					return k, fmt.Sprintf("set_fact: %q is not a valid variable name", k)

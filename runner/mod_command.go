@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/kupgrade/kupgrade/internal/shellword"
@@ -31,7 +32,47 @@ func modCommand(ctx context.Context, m *modCtx, args map[string]any) (map[string
 	if len(argv) == 0 {
 		return failure("command: no command given"), nil
 	}
-	return runCommand(ctx, m, args, "exec "+shellword.Join(argv), commandLabel(argv))
+	prelude, words := hostWords(argv)
+	return runCommand(ctx, m, args, prelude+"exec "+strings.Join(words, " "), commandLabel(argv))
+}
+
+// envRef is what Python's os.path.expandvars replaces: $NAME or ${NAME}.
+var envRef = regexp.MustCompile(`\$([A-Za-z_][A-Za-z0-9_]*|\{[A-Za-z_][A-Za-z0-9_]*\})`)
+
+// hostWords are the command module's arguments as shell words that the host expands as
+// Ansible's command module expands each argument (expandvars, then expanduser): $NAME and
+// ${NAME} become the variable's value when it is set and stay as written when not; a leading
+// ~ or ~/ becomes $HOME. Nothing else is expanded: no globs, no word splitting. prelude sets the
+// variables the words use.
+func hostWords(argv []string) (string, []string) {
+	var prelude strings.Builder
+	words := make([]string, len(argv))
+	n := 0
+	for i, a := range argv {
+		if !strings.Contains(a, "$") && !strings.HasPrefix(a, "~") {
+			words[i] = quote(a)
+			continue
+		}
+		var b strings.Builder
+		if a == "~" || strings.HasPrefix(a, "~/") {
+			b.WriteString(`"$HOME"`)
+			a = a[1:]
+		}
+		last := 0
+		for _, loc := range envRef.FindAllStringIndex(a, -1) {
+			b.WriteString(quote(a[last:loc[0]]))
+			name := strings.Trim(a[loc[0]+1:loc[1]], "{}")
+			fmt.Fprintf(&prelude, "if [ \"${%s+x}\" ]; then k%d=$%s; else k%d=%s; fi\n", name, n, name, n, quote(a[loc[0]:loc[1]]))
+			fmt.Fprintf(&b, `"$k%d"`, n)
+			n++
+			last = loc[1]
+		}
+		if last < len(a) {
+			b.WriteString(quote(a[last:]))
+		}
+		words[i] = b.String()
+	}
+	return prelude.String(), words
 }
 
 func modShell(ctx context.Context, m *modCtx, args map[string]any) (map[string]any, error) {
@@ -57,13 +98,13 @@ func runCommand(ctx context.Context, m *modCtx, args map[string]any, script, lab
 	}
 	var b strings.Builder
 	if p := argStr(args, "creates"); p != "" {
-		fmt.Fprintf(&b, "if [ -e %s ]; then echo %s; exit 0; fi\n", quote(p), skipMark)
+		fmt.Fprintf(&b, "if [ -e %s ]; then echo %s; exit 0; fi\n", hostPath(p), skipMark)
 	}
 	if p := argStr(args, "removes"); p != "" {
-		fmt.Fprintf(&b, "if [ ! -e %s ]; then echo %s; exit 0; fi\n", quote(p), skipMark)
+		fmt.Fprintf(&b, "if [ ! -e %s ]; then echo %s; exit 0; fi\n", hostPath(p), skipMark)
 	}
 	if d := argStr(args, "chdir"); d != "" {
-		fmt.Fprintf(&b, "cd %s || exit 1\n", quote(d))
+		fmt.Fprintf(&b, "cd %s || exit 1\n", hostPath(d))
 	}
 	if b.Len() > 0 {
 		b.WriteString(script)

@@ -6,67 +6,39 @@ import (
 	"strings"
 )
 
-// modFile sets a path's state (file, directory, absent, touch) and attributes in one command
-// that prints whether it changed anything; in check mode the same script only looks.
+// modFile sets a path's state (file, directory, absent, touch, link, hard) and attributes in
+// one command that prints whether it changed anything; in check mode the same script only
+// looks. The states' rules and messages are those of ansible-core's file module.
 func modFile(ctx context.Context, m *modCtx, args map[string]any) (map[string]any, error) {
 	p := argStr(args, "path")
 	if p == "" {
-		p = argStr(args, "dest")
-	}
-	if p == "" {
-		p = argStr(args, "name")
-	}
-	if p == "" {
 		return failure("file: path is required"), nil
 	}
-	state := argStr(args, "state")
+	// Without state, Ansible keeps the path's current kind (a folder stays one) and only sets
+	// attributes; state: file insists on a file.
+	state, explicit := argStr(args, "state"), args["state"] != nil
 	if state == "" {
 		state = "file"
 	}
-	mode, symbolic, hasMode, err := argMode(args, "mode")
+	attrs, err := readAttrArgs(args)
 	if err != nil {
 		return failure("file: " + err.Error()), nil
 	}
-	dry := "false"
-	if m.check {
-		dry = "true"
+	src := argStr(args, "src")
+	if (state == "link" || state == "hard") && src == "" {
+		return failure(fmt.Sprintf("src is required for creating new %ss", map[string]string{"link": "symlink", "hard": "hardlink"}[state])), nil
+	}
+	body, ok := fileStateScripts[state]
+	if !ok {
+		return failure(fmt.Sprintf("file: unsupported state %q (file, directory, absent, touch, link, hard)", state)), nil
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "p=%s; c=0; dry=%s\n", hostPath(p), dry)
-	switch state {
-	case "directory":
-		b.WriteString(`if [ ! -d "$p" ]; then
-  if [ -e "$p" ]; then echo "$p exists and is not a directory" >&2; exit 1; fi
-  $dry || mkdir -p -- "$p" || exit 1; c=1
-fi
-`)
-	case "absent":
-		b.WriteString(`if [ -e "$p" ] || [ -h "$p" ]; then $dry || rm -rf -- "$p" || exit 1; c=1; fi
-echo "changed=$c"; exit 0
-`)
-	case "touch":
-		b.WriteString(`$dry || touch -- "$p" || exit 1; c=1
-`)
-	case "file":
-		b.WriteString(`if [ ! -e "$p" ]; then echo "file $p is absent, cannot continue" >&2; exit 1; fi
-`)
-	default:
-		return failure(fmt.Sprintf("file: unsupported state %q (file, directory, absent, touch)", state)), nil
-	}
-	if hasMode {
-		if symbolic != "" {
-			fmt.Fprintf(&b, `if [ -e "$p" ] && ! $dry; then o=$(stat -c %%a "$p"); chmod %s "$p" || exit 1; [ "$(stat -c %%a "$p")" = "$o" ] || c=1; fi
-`, quote(symbolic))
-		} else {
-			fmt.Fprintf(&b, `if [ ! -e "$p" ] || [ "$(stat -c %%a "$p")" != %s ]; then $dry || chmod %s "$p" || exit 1; c=1; fi
-`, modeText(mode), modeText(mode))
-		}
-	}
-	for _, a := range []struct{ key, fmt, cmd string }{{"owner", "%U", "chown"}, {"group", "%G", "chgrp"}} {
-		if v := argStr(args, a.key); v != "" {
-			fmt.Fprintf(&b, `if [ ! -e "$p" ] || [ "$(stat -c %s "$p")" != %s ]; then $dry || %s %s "$p" || exit 1; c=1; fi
-`, a.fmt, quote(v), a.cmd, quote(v))
-		}
+	fmt.Fprintf(&b, "p=%s; s=%s; c=0; dry=%t; force=%t; explicit=%t\n%s%s", hostPath(p), hostPath(src), m.check,
+		argBool(args, "force", false), explicit, prevState, body)
+	if state == "directory" && argBool(args, "recurse", false) {
+		b.WriteString(recurseAttrs(attrs))
+	} else {
+		b.WriteString(attrs.script("c"))
 	}
 	b.WriteString(`echo "changed=$c"`)
 	out, err := m.runPlain(ctx, b.String())
@@ -76,9 +48,108 @@ echo "changed=$c"; exit 0
 	if out.rc != 0 {
 		r := commandFailure("file "+p, out)
 		r["msg"] = lastLine(out.stderr)
+		r["path"] = p
 		return r, nil
 	}
-	return map[string]any{"changed": strings.Contains(out.stdout, "changed=1"), "path": p, "state": state}, nil
+	res := map[string]any{"changed": strings.Contains(out.stdout, "changed=1"), "path": p, "state": state}
+	if st := markedState(out.stdout); st != "" {
+		res["state"] = st
+	}
+	if state == "link" || state == "hard" {
+		res["dest"], res["src"] = p, src
+	}
+	return res, nil
+}
+
+// markedState is the kind the file state found ("state=directory"), "" when it printed none.
+func markedState(out string) string {
+	for l := range strings.SplitSeq(out, "\n") {
+		if st, ok := strings.CutPrefix(l, "state="); ok {
+			return st
+		}
+	}
+	return ""
+}
+
+// prevState is Ansible's get_state: absent, link, directory, hard (a file of several links) or file.
+const prevState = `if [ -h "$p" ]; then ps=link; elif [ -d "$p" ]; then ps=directory; elif [ -e "$p" ]; then ps=file; [ "$(stat -c %h -- "$p")" -gt 1 ] && ps=hard; else ps=absent; fi
+`
+
+var fileStateScripts = map[string]string{
+	"directory": `case $ps in absent) c=1; $dry || mkdir -p -- "$p" || exit 1;; directory) ;;
+  link) [ -d "$p" ] || { echo "$p already exists as a link" >&2; exit 1; };;
+  *) echo "$p already exists as a $ps" >&2; exit 1;; esac
+`,
+	"absent": `if [ $ps != absent ]; then $dry || rm -rf -- "$p" || exit 1; c=1; fi
+echo "changed=$c"; exit 0
+`,
+	"touch": `$dry || touch -- "$p" || exit 1; c=1
+`,
+	"file": `if [ $ps = link ] && [ -f "$p" ]; then :
+elif [ $ps = absent ] || { $explicit && [ $ps != file ] && [ $ps != hard ]; }; then echo "file ($p) is $ps, cannot continue" >&2; exit 1; fi
+echo "state=$ps"
+`,
+	"link": `case "$s" in /*) a=$s;; *) if [ $ps = directory ]; then a="$p/$s"; else a="$(dirname -- "$p")/$s"; fi;; esac
+if ! $force && [ ! -e "$a" ]; then echo "src file does not exist, use \"force=yes\" if you really want to create the link: $a" >&2; exit 1; fi
+case $ps in
+directory) $force || { echo "refusing to convert from directory to symlink for $p" >&2; exit 1; }
+  [ -z "$(ls -A -- "$p")" ] || { echo "the directory $p is not empty, refusing to convert it" >&2; exit 1; };;
+file|hard) $force || { echo "refusing to convert from $ps to symlink for $p" >&2; exit 1; };;
+esac
+if [ $ps != link ] || [ "$(readlink -- "$p")" != "$s" ]; then c=1
+  if ! $dry && [ $ps = absent ]; then ln -s -- "$s" "$p" || exit 1
+  elif ! $dry; then t="$(dirname -- "$p")/.kupgrade.$$.tmp"
+    if [ $ps = directory ]; then rmdir -- "$p" || exit 1; fi
+    ln -s -- "$s" "$t" && mv -Tf -- "$t" "$p" || { rm -f -- "$t"; exit 1; }
+  fi
+fi
+[ -e "$p" ] || { echo "changed=$c"; exit 0; }
+`,
+	"hard": `[ -e "$s" ] || { echo "src does not exist" >&2; exit 1; }
+case $ps in
+absent) c=1;;
+link) [ "$(readlink -- "$p")" = "$s" ] || c=1;;
+directory) echo "Cannot link, directory exists at destination" >&2; exit 1;;
+*) if [ "$(stat -L -c %d:%i -- "$p")" != "$(stat -L -c %d:%i -- "$s")" ]; then c=1
+    $force || { if [ $ps = hard ]; then echo "Cannot link, different hard link exists at destination" >&2; else echo "Cannot link, file exists at destination" >&2; fi; exit 1; }
+  fi;;
+esac
+if [ $c = 1 ] && ! $dry; then
+  if [ $ps = absent ]; then ln -- "$s" "$p" || exit 1
+  else t="$(dirname -- "$p")/.kupgrade.$$.tmp"; ln -- "$s" "$t" && mv -f -- "$t" "$p" || { rm -f -- "$t"; exit 1; }; fi
+fi
+`,
+}
+
+// recurseAttrs sets mode, owner and group on "$p" and everything below it (directory with
+// recurse): it compares a listing of every entry's attributes before and after; in check mode
+// find says whether any entry differs.
+func recurseAttrs(a attrArgs) string {
+	if !a.any() {
+		return ""
+	}
+	var look, set []string
+	if a.mode != "" {
+		look = append(look, "! -perm "+a.mode)
+		set = append(set, "chmod -R "+a.mode+` -- "$p"`)
+	} else if a.symbolic != "" {
+		set = append(set, "chmod -R "+quote(a.symbolic)+` -- "$p"`)
+	}
+	for _, x := range []struct{ v, test, cmd string }{{a.owner, "-user", "chown"}, {a.group, "-group", "chgrp"}} {
+		if x.v != "" {
+			look = append(look, "! "+x.test+" "+quote(x.v))
+			set = append(set, x.cmd+" -R "+quote(x.v)+` -- "$p"`)
+		}
+	}
+	snap := `$(find "$p" -exec stat -c '%a %U %G' {} + | cksum)`
+	s := "if $dry; then\n"
+	if len(look) > 0 {
+		s += `  [ -z "$(find "$p" \( ` + strings.Join(look, " -o ") + ` \) -print | head -n 1)" ] || c=1` + "\n"
+	} else {
+		s += "  :\n"
+	}
+	s += "else\n  o=" + snap + "\n  " + strings.Join(set, " && ") + " || exit 1\n  [ \"" + snap + "\" = \"$o\" ] || c=1\nfi\n"
+	return s
 }
 
 // hostPath is p as a shell word with a leading ~ expanded on the host, as Ansible expands it

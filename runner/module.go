@@ -35,6 +35,21 @@ func init() {
 		"assert":   modAssert,
 		"setup":    modSetup,
 		"ping":     modPing,
+
+		"lineinfile":  modLineInFile,
+		"blockinfile": modBlockInFile,
+		"replace":     modReplace,
+
+		"service":         modService,
+		"systemd":         modSystemd,
+		"systemd_service": modSystemd,
+
+		"get_url": modGetURL,
+		"uri":     modURI,
+		"apt":     modApt,
+		"package": modPackage,
+
+		"unarchive": modUnarchive,
 	}
 }
 

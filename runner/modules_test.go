@@ -122,19 +122,23 @@ func TestCommandModule(t *testing.T) {
   gather_facts: false
   tasks:
     - name: words
-      command: printf "%s|" 'a b' "c\"d" e\ f $HOME ;
+      command: printf "%s|" 'a b' "c\"d" e\ f $HOME x$HOME ${HOME}y ~ ~/x a~ $NOPE_UNSET ;
       register: words
     - {command: "pwd", args: {chdir: `+dir+`}, register: pwd}
     - {command: "false", args: {creates: `+dir+`/exists}, register: created}
     - {command: "false", args: {removes: `+dir+`/nope}, register: removed}
     - {command: "cat", args: {stdin: fed}, register: fed}
     - {shell: "echo out; echo err >&2; exit 0", register: sh}
+    - {shell: "wc -c", args: {stdin: abc, stdin_add_newline: false}, register: nonl}
+    - {shell: "wc -c", args: {stdin: abc}, register: nl}
+    - {command: "cat ~/nothing-here", args: {chdir: "~"}, register: tilde, ignore_errors: true}
 `, runner.PlayOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := reg(t, recap, "h1", "words")["stdout"]; got != `a b|c"d|e f|$HOME|;|` {
-		t.Errorf("command words = %q: no shell expansion, shell quoting rules", got)
+	h := os.Getenv("HOME")
+	if got, want := reg(t, recap, "h1", "words")["stdout"], `a b|c"d|e f|`+h+`|x`+h+`|`+h+`y|`+h+`|`+h+`/x|a~|$NOPE_UNSET|;|`; got != want {
+		t.Errorf("command words = %q, want %q: shell quoting rules; $VAR and ~ expanded as Ansible does, nothing else", got, want)
 	}
 	if got := reg(t, recap, "h1", "pwd")["stdout"]; got != dir {
 		t.Errorf("chdir: pwd = %v", got)
@@ -146,6 +150,12 @@ func TestCommandModule(t *testing.T) {
 	}
 	if got := reg(t, recap, "h1", "fed")["stdout"]; got != "fed" {
 		t.Errorf("stdin: %v", got)
+	}
+	if a, b := reg(t, recap, "h1", "nonl")["stdout"], reg(t, recap, "h1", "nl")["stdout"]; a != "3" || b != "4" {
+		t.Errorf("stdin_add_newline: false sends %v bytes, the default %v; want 3 and 4", a, b)
+	}
+	if e := reg(t, recap, "h1", "tilde")["stderr"].(string); !strings.Contains(e, "nothing-here") {
+		t.Errorf("chdir ~: %v", e)
 	}
 	sh := reg(t, recap, "h1", "sh")
 	if sh["stdout"] != "out" || sh["stderr"] != "err" || len(sh["stdout_lines"].([]any)) != 1 {

@@ -54,7 +54,9 @@ func withBecome(script string, become bool, user string) string {
 // passes the signal on to everything the script started, with KILL for what is left once the
 // script has ended or a second has passed. The login user's own kill cannot reach the root
 // processes the script starts, and sudo signals only the guard; its process group is sudo's
-// own, or the pty session's with use_pty, so kill 0 reaches the script's children too.
+// own, or the pty session's with use_pty, so kill 0 reaches the script's children too. The
+// script's stdin is the guard's through fd 3: dash gives a background command /dev/null even
+// when it says <&0, so command's stdin and the content the edit modules send would be lost.
 const becomeGuard = `z() { trap "" TERM INT HUP; kill -TERM 0; n=0; ` +
 	`while [ $n -lt 10 ] && kill -0 $c 2>/dev/null; do sleep 0.1 2>/dev/null || { sleep 1; n=9; }; n=$((n+1)); done; ` +
-	`kill -KILL 0; }; trap z TERM INT HUP; sh -c "$1" <&0 & c=$!; wait $c`
+	`kill -KILL 0; }; trap z TERM INT HUP; exec 3<&0; sh -c "$1" <&3 3<&- & c=$!; wait $c`

@@ -140,7 +140,7 @@ func (e *playExec) buildVars(p *playbooks.Play, hosts []*hostState) error {
 		}
 		v["inventory_hostname"] = h.name
 		v["inventory_hostname_short"], _, _ = strings.Cut(h.name, ".")
-		v["group_names"] = toAnySlice(h.host.Groups)
+		v["group_names"] = groupNames(h.host.Groups)
 		v["groups"] = groups
 		v["hostvars"] = hostvars
 		v["ansible_play_hosts"] = playHosts
@@ -243,4 +243,15 @@ func tmplFailure(t *ctask, what string, err error) map[string]any {
 		msg = fmt.Sprintf("%s:%d:%d: %s", t.t.File, t.t.Line, t.t.Column, msg)
 	}
 	return failure(msg)
+}
+
+// groupNames is Ansible's group_names: the host's groups, sorted, without "all".
+func groupNames(groups []string) []any {
+	out := make([]any, 0, len(groups))
+	for _, g := range groups {
+		if g != "all" {
+			out = append(out, g)
+		}
+	}
+	return out
 }

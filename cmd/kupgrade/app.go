@@ -20,7 +20,7 @@ type Globals struct {
 	DBFile            string        `name:"db-file" type:"path" help:"Read the DSN from this file (keeps a password off the command line)."`
 	Inventory         []string      `short:"i" env:"KUPGRADE_INVENTORY" default:"inventory.yml" type:"path" sep:"none" help:"Ansible inventory: a YAML or INI file, or a folder of them; repeat -i to merge several, later ones winning."`
 	Cluster           string        `env:"KUPGRADE_CLUSTER" help:"Cluster name (default: kupgrade_cluster of the inventory, else 'default')."`
-	KnownHosts        string        `name:"known-hosts" env:"KUPGRADE_KNOWN_HOSTS" type:"path" help:"known_hosts to verify host keys against (default ~/.ssh/known_hosts)."`
+	KnownHosts        string        `name:"known-hosts" env:"KUPGRADE_KNOWN_HOSTS" type:"path" help:"known_hosts to verify host keys against (default: kupgrade_known_hosts, else ssh_config's UserKnownHostsFile, else ~/.ssh/known_hosts); a host's -o UserKnownHostsFile wins."`
 	AcceptNewHostKeys bool          `name:"accept-new-host-keys" help:"Trust and record keys of hosts not yet known; a changed key is still refused."`
 	Output            string        `short:"o" enum:"table,json" default:"table" help:"Output: table or json."`
 	LogLevel          string        `name:"log-level" enum:"debug,info,warn,error" default:"info" help:"Diagnostics level (stderr)."`

@@ -19,16 +19,16 @@ func (d dialer) Dial(ctx context.Context, h *inventory.Host) (runner.Conn, error
 	return d.d.Dial(ctx, h)
 }
 
-// knownHosts is --known-hosts, else the inventory's kupgrade_known_hosts, else ~/.ssh/known_hosts.
+// knownHosts is --known-hosts, else the inventory's kupgrade_known_hosts, else "": then a host's
+// ssh_config (UserKnownHostsFile) or ~/.ssh/known_hosts applies.
 func (a *app) knownHosts(inv *inventory.Inventory) string {
 	if a.g.KnownHosts != "" {
 		return a.g.KnownHosts
 	}
-	if inv != nil && inv.KnownHosts() != "" {
+	if inv != nil {
 		return inv.KnownHosts()
 	}
-	home, _ := os.UserHomeDir()
-	return home + "/.ssh/known_hosts"
+	return ""
 }
 
 // reporter prints events for people (a line per task result) or as JSON Lines. One per process:

@@ -2,7 +2,7 @@
 // side in one run, on N real OpenSSH servers on 127.0.0.1 (issue 3, "Performance";
 // design/PERFORMANCE.md).
 //
-//	go run ./integration/bench -n 5,20,50 -ansible-n 5,20
+//	go run ./integration/bench -n 5,20,50,200 -ansible-n 5,20
 //
 // For each N it starts N sshd processes (/usr/sbin/sshd -D -e -f CONFIG, each with its own
 // folder, config and ed25519 host key, on a free port), writes one inventory, known_hosts,
@@ -30,6 +30,11 @@
 // plus, for ansible, the CPU time (from /proc) of the ControlPersist masters its ssh leaves
 // behind, which are then ended so every run starts cold. The in-process clients count
 // getrusage(self).
+//
+// N = 200 is 200 sshd processes: the servers allow 1000 unauthenticated connections at once
+// (MaxStartups), each takes a free port of its own, and the benchmark lifts its soft limit of
+// open files to the hard one for itself and the tools it starts (refusing to start when the hard
+// limit is below about 8 per server).
 //
 // A run that fails (exit status, or a host not ok in the recap) prints FAILED and its output.
 // Last, it uploads 64 MiB to one server with sshconn (on a new connection, then reused) and

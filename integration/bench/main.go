@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"os/user"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -74,6 +75,9 @@ func parseNs(s string) ([]int, error) {
 func run(ctx context.Context, o options, out, log io.Writer) error {
 	if _, err := os.Stat(sshdPath); err != nil {
 		return fmt.Errorf("%s missing: apt-get install -y openssh-server", sshdPath)
+	}
+	if err := raiseFileLimit(slices.Max(append(o.ns, 1))); err != nil {
+		return err
 	}
 	dir, err := os.MkdirTemp("", "kupgrade-bench-")
 	if err != nil {

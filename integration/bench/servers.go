@@ -186,3 +186,26 @@ func writePrivateKey(path string, key ed25519.PrivateKey) error {
 	}
 	return nil
 }
+
+// raiseFileLimit lifts the soft limit of open files to the hard one for this process and, since
+// it is set explicitly, for the tools it starts (Go restores the original soft limit for child
+// processes unless the program sets it itself): at N = 200, ansible-playbook's forks and their
+// ssh masters alone pass a soft limit of 1024. It fails when even the hard limit is too low for
+// n servers.
+func raiseFileLimit(n int) error {
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		return fmt.Errorf("read the open files limit: %w", err)
+	}
+	need := uint64(8*n + 256) // per host: a client connection, an sshd pipe, ansible's fork and ssh master
+	if lim.Max < need {
+		return fmt.Errorf("%d servers need about %d open files, but the hard limit is %d: raise it (ulimit -Hn, or LimitNOFILE) or measure a smaller N", n, need, lim.Max)
+	}
+	if lim.Cur < lim.Max {
+		lim.Cur = lim.Max
+		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+			return fmt.Errorf("raise the open files limit to %d: %w", lim.Max, err)
+		}
+	}
+	return nil
+}

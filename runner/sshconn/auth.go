@@ -1,12 +1,14 @@
 package sshconn
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"golang.org/x/crypto/ssh"
@@ -23,19 +25,27 @@ type keyCache struct {
 	signers map[string]ssh.Signer // parsed (and decrypted) keys by path
 }
 
-// keyFiles returns the key files to offer: the configured one, else the default ones present.
-func keyFiles(configured string) ([]string, error) {
-	if configured != "" {
-		if _, err := os.Stat(configured); err != nil {
-			return nil, fmt.Errorf("read private key %s: %w", configured, err)
+// keyFiles returns the key files to offer: those of ks that exist (a missing one the inventory
+// or its ssh args named is an error; one from ssh_config is skipped, as ssh does), else the
+// default ones present.
+func keyFiles(ks keySet) ([]string, error) {
+	var files []string
+	for i, f := range ks.files {
+		if _, err := os.Stat(f); err != nil {
+			if i < ks.required {
+				return nil, fmt.Errorf("read private key %s: %w", f, err)
+			}
+			continue
 		}
-		return []string{configured}, nil
+		files = append(files, f)
+	}
+	if len(ks.files) > 0 {
+		return files, nil
 	}
 	home, err := os.UserHomeDir()
 	if err != nil {
 		return nil, nil
 	}
-	var files []string
 	for _, name := range defaultKeys {
 		p := filepath.Join(home, ".ssh", name)
 		if _, err := os.Stat(p); err == nil {
@@ -167,33 +177,50 @@ func (l *lazySigner) decrypt() (ssh.AlgorithmSigner, error) {
 
 // authMethods builds the methods for one hop: agent keys first, then key files. The agent
 // connection is returned so the caller can close it once the handshake is over.
-func (d *Dialer) authMethods(keyFile string) ([]ssh.AuthMethod, io.Closer, error) {
-	var signers []ssh.Signer
+func (d *Dialer) authMethods(ks keySet) ([]ssh.AuthMethod, io.Closer, error) {
 	var closer io.Closer
+	var fromAgent []ssh.Signer
 	if sock := os.Getenv("SSH_AUTH_SOCK"); d.Agent && sock != "" {
 		if conn, err := net.Dial("unix", sock); err == nil {
 			closer = conn
 			if s, err := agent.NewClient(conn).Signers(); err == nil {
-				signers = append(signers, s...)
+				fromAgent = s
 			}
 		}
 	}
-	files, err := keyFiles(keyFile)
+	files, err := keyFiles(ks)
 	if err != nil {
 		return nil, closer, err
 	}
-	for _, f := range files {
+	var fromFiles []ssh.Signer
+	for i, f := range files {
 		s, err := d.signer(f)
 		if err != nil {
-			if keyFile != "" { // the inventory named this key: its failure is the answer
+			if i < ks.required { // the inventory named this key: its failure is the answer
 				return nil, closer, err
 			}
 			continue // a broken default key must not hide the agent or the next key
 		}
-		signers = append(signers, s)
+		fromFiles = append(fromFiles, s)
 	}
+	if ks.only {
+		fromAgent = slices.DeleteFunc(fromAgent, func(a ssh.Signer) bool { return !amongKeys(a, fromFiles) })
+	}
+	signers := append(fromAgent, fromFiles...)
 	if len(signers) == 0 {
 		return nil, closer, errors.New("no keys to offer: set ansible_ssh_private_key_file, add ~/.ssh/id_ed25519, or run ssh-agent")
 	}
 	return []ssh.AuthMethod{ssh.PublicKeys(signers...)}, closer, nil
+}
+
+// amongKeys tells whether s holds the public key of one of keys (IdentitiesOnly lets the agent
+// sign only with the keys the files name).
+func amongKeys(s ssh.Signer, keys []ssh.Signer) bool {
+	pub := s.PublicKey().Marshal()
+	for _, k := range keys {
+		if bytes.Equal(k.PublicKey().Marshal(), pub) {
+			return true
+		}
+	}
+	return false
 }

@@ -154,18 +154,25 @@ func TestAgentAuth(t *testing.T) {
 	t.Setenv("HOME", t.TempDir()) // no default key files to fall back on
 	h := srv.Host("node")
 	delete(h.Vars, "ansible_ssh_private_key_file")
+	otherKey := sshtest.NewServer(t).KeyFile // a key srv does not accept
 	tests := []struct {
 		name   string
 		agent  bool
+		args   string // ansible_ssh_common_args
 		wantOK bool
 	}{
 		{name: "agent used", agent: true, wantOK: true},
 		{name: "agent off", agent: false, wantOK: false},
+		{name: "agent used besides a key file", agent: true, args: "-i " + otherKey, wantOK: true},
+		// IdentitiesOnly: only the agent's keys that are among the key files may be offered.
+		{name: "IdentitiesOnly hides other agent keys", agent: true, args: "-o IdentitiesOnly=yes -i " + otherKey, wantOK: false},
+		{name: "IdentitiesOnly keeps the agent's copy of a key file", agent: true, args: "-o IdentitiesOnly=yes -i " + srv.KeyFile, wantOK: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			d := srv.Dialer()
 			d.Agent = tt.agent
+			h.Vars["ansible_ssh_common_args"] = tt.args
 			c, err := d.Dial(t.Context(), h)
 			if (err == nil) != tt.wantOK {
 				t.Fatalf("Dial error = %v, want success %v", err, tt.wantOK)

@@ -8,26 +8,30 @@ import (
 	"golang.org/x/crypto/ssh/knownhosts"
 )
 
-func TestParseJump(t *testing.T) {
+func TestSplitJump(t *testing.T) {
+	type parts struct {
+		user, host string
+		port       int
+	}
 	tests := []struct {
 		spec    string
-		want    hop
+		want    parts
 		wantErr bool
 	}{
-		{spec: "bastion", want: hop{user: "me", addr: "bastion:22"}},
-		{spec: "ops@bastion:2222", want: hop{user: "ops", addr: "bastion:2222"}},
-		{spec: "ops@10.0.0.1", want: hop{user: "ops", addr: "10.0.0.1:22"}},
-		{spec: "[fe80::1]:2200", want: hop{user: "me", addr: "[fe80::1]:2200"}},
-		{spec: "[fe80::1]", want: hop{user: "me", addr: "[fe80::1]:22"}},
-		{spec: "a@b@host:22", want: hop{user: "a@b", addr: "host:22"}},
+		{spec: "bastion", want: parts{host: "bastion"}},
+		{spec: "ops@bastion:2222", want: parts{"ops", "bastion", 2222}},
+		{spec: "ops@10.0.0.1", want: parts{"ops", "10.0.0.1", 0}},
+		{spec: "[fe80::1]:2200", want: parts{"", "fe80::1", 2200}},
+		{spec: "[fe80::1]", want: parts{host: "fe80::1"}},
+		{spec: "a@b@host:22", want: parts{"a@b", "host", 22}},
 		{spec: "host:99999", wantErr: true},
 		{spec: "ops@", wantErr: true},
 		{spec: "@host", wantErr: true},
 	}
 	for _, tt := range tests {
-		got, err := parseJump(tt.spec, "me")
-		if (err != nil) != tt.wantErr || got != tt.want {
-			t.Errorf("parseJump(%q) = %+v, %v; want %+v, error %v", tt.spec, got, err, tt.want, tt.wantErr)
+		u, h, p, err := splitJump(tt.spec)
+		if got := (parts{u, h, p}); (err != nil) != tt.wantErr || !tt.wantErr && got != tt.want {
+			t.Errorf("splitJump(%q) = %+v, %v; want %+v, error %v", tt.spec, got, err, tt.want, tt.wantErr)
 		}
 	}
 }

@@ -12,9 +12,14 @@
 //     a fork and one or two execs, not a session of its own; the agent is kept for the next
 //     command, and commands run at once get an agent each. Commands with stdin, and every command
 //     on a host whose shell does not start the agent, get a session each under a wrapper.
-//   - Host keys are checked against a known_hosts file. An unknown key is refused unless
-//     Dialer.AcceptNew is set (then it is appended, under a file lock, in OpenSSH's format);
-//     a changed key is always refused. Jump hosts are checked the same way.
+//   - A host is reached as Ansible's ssh connection reaches it: the inventory's connection
+//     variables, then its ssh args (ansible_ssh_args, _common_args, _extra_args), then
+//     ssh_config (kevinburke/ssh_config), then the defaults; ProxyJump chains and a ProxyCommand
+//     (its stdin and stdout as the connection) lead to it.
+//   - Host keys are checked against known_hosts files. An unknown key is refused unless
+//     Dialer.AcceptNew is set or the host's settings say StrictHostKeyChecking=accept-new (then
+//     it is appended, under a file lock, in OpenSSH's format); a changed key is refused unless
+//     they say StrictHostKeyChecking=no. Jump hosts are checked the same way.
 //   - Authentication uses ssh-agent and key files; an encrypted key asks Dialer.Passphrase
 //     once per file, and only when the server is willing to accept that key.
 //   - A cancelled or timed-out Run leaves nothing running on the host: the remote command runs

@@ -6,11 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -21,20 +21,91 @@ import (
 // appendMu serialises appends within this process; flock covers other processes.
 var appendMu sync.Mutex
 
-// hostKeys checks one hop's host key against the known_hosts file at path.
+// Host key checking modes, as ssh's StrictHostKeyChecking.
+const (
+	strictYes       = "yes"        // an unknown key is refused
+	strictAcceptNew = "accept-new" // an unknown key is recorded and trusted
+	strictNo        = "no"         // also a changed key is let through (not recorded)
+)
+
+// hostKeys checks one hop's host key against its known_hosts files.
 type hostKeys struct {
-	path      string
-	acceptNew bool
+	paths []string         // the files checked; an unknown key is recorded in the first
+	mode  string           // strictYes, strictAcceptNew or strictNo
+	cache *knownHostsCache // the Dialer's; nil parses every time
+}
+
+// path is the file new keys go to, named in messages.
+func (k hostKeys) path() string { return k.paths[0] }
+
+// parse reads the known_hosts files that exist; (nil, nil) when none does.
+func (k hostKeys) parse() (ssh.HostKeyCallback, error) {
+	var files []string
+	var stamp []string // size and modification time of each file: the cache entry's validity
+	for _, p := range k.paths {
+		if fi, err := os.Stat(p); err == nil {
+			files = append(files, p)
+			stamp = append(stamp, fmt.Sprintf("%d/%d", fi.Size(), fi.ModTime().UnixNano()))
+		}
+	}
+	if len(files) == 0 {
+		return nil, nil
+	}
+	key, at := strings.Join(files, "\x00"), strings.Join(stamp, " ")
+	if cb := k.cache.get(key, at); cb != nil {
+		return cb, nil
+	}
+	cb, err := knownhosts.New(files...)
+	if err != nil {
+		return nil, fmt.Errorf("read known_hosts %s: %w", strings.Join(files, " "), err)
+	}
+	k.cache.put(key, at, cb)
+	return cb, nil
+}
+
+// knownHostsCache keeps the parsed known_hosts files of a Dialer. Every dial checks a key
+// against them, twice; parsing a file of N lines for each of N hosts grew as N² (at N = 200 it
+// was most of the CPU kupgrade spent connecting). An entry serves while its files keep their
+// size and modification time, so a key recorded meanwhile is seen.
+type knownHostsCache struct {
+	mu      sync.Mutex
+	entries map[string]knownHostsEntry
+}
+
+type knownHostsEntry struct {
+	stamp string
+	cb    ssh.HostKeyCallback // knownhosts' callback only reads its database: safe to share
+}
+
+func (c *knownHostsCache) get(key, stamp string) ssh.HostKeyCallback {
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.entries[key]; ok && e.stamp == stamp {
+		return e.cb
+	}
+	return nil
+}
+
+func (c *knownHostsCache) put(key, stamp string, cb ssh.HostKeyCallback) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.entries == nil {
+		c.entries = map[string]knownHostsEntry{}
+	}
+	c.entries[key] = knownHostsEntry{stamp: stamp, cb: cb}
 }
 
 // known returns the keys recorded for addr ("host:port"); a missing file knows nothing.
 func (k hostKeys) known(addr string) ([]knownhosts.KnownKey, error) {
-	cb, err := knownhosts.New(k.path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read known_hosts %s: %w", k.path, err)
+	cb, err := k.parse()
+	if cb == nil {
+		return nil, err
 	}
 	// Asking about a key nobody has makes knownhosts list every key it holds for addr.
 	probe, _ := ssh.NewPublicKey(ed25519.PublicKey(make([]byte, ed25519.PublicKeySize)))
@@ -42,7 +113,7 @@ func (k hostKeys) known(addr string) ([]knownhosts.KnownKey, error) {
 	if err := cb(addr, probeAddr(addr), probe); errors.As(err, &ke) {
 		return ke.Want, nil
 	} else if err != nil {
-		return nil, fmt.Errorf("read known_hosts %s: %w", k.path, err)
+		return nil, fmt.Errorf("read known_hosts %s: %w", k.path(), err)
 	}
 	return nil, nil
 }
@@ -99,12 +170,15 @@ func (k hostKeys) callback(host string) ssh.HostKeyCallback {
 		}
 		var ke *knownhosts.KeyError
 		switch {
+		case errors.As(err, &ke) && len(ke.Want) > 0 && k.mode == strictNo:
+			return nil // StrictHostKeyChecking=no: ssh connects too (and records nothing)
 		case errors.As(err, &ke) && len(ke.Want) > 0:
-			return &Error{Host: host, Addr: addr, Class: HostKey, Err: changedKey(addr, k.path, key, ke)}
-		case errors.As(err, &ke) && !k.acceptNew:
+			return &Error{Host: host, Addr: addr, Class: HostKey, Err: changedKey(addr, key, ke)}
+		case errors.As(err, &ke) && k.mode == strictYes:
 			return &Error{Host: host, Addr: addr, Class: HostKey, Err: fmt.Errorf(
 				"unknown host key %s %s (not in %s): check it, then add it with `ssh-keyscan -p PORT HOST >> %s` "+
-					"or run again with --accept-new-host-keys", key.Type(), ssh.FingerprintSHA256(key), k.path, k.path)}
+					"or run again with --accept-new-host-keys", key.Type(), ssh.FingerprintSHA256(key),
+				strings.Join(k.paths, " "), k.path())}
 		case errors.As(err, &ke):
 			if err := k.record(addr, remote, key); err != nil {
 				return &Error{Host: host, Addr: addr, Class: HostKey, Err: err}
@@ -116,17 +190,17 @@ func (k hostKeys) callback(host string) ssh.HostKeyCallback {
 }
 
 func (k hostKeys) check(addr string, remote net.Addr, key ssh.PublicKey) error {
-	cb, err := knownhosts.New(k.path)
-	if errors.Is(err, fs.ErrNotExist) {
+	cb, err := k.parse()
+	if cb == nil && err == nil {
 		return &knownhosts.KeyError{}
 	}
 	if err != nil {
-		return fmt.Errorf("read known_hosts %s: %w", k.path, err)
+		return err
 	}
 	return cb(addr, remote, key)
 }
 
-func changedKey(addr, path string, key ssh.PublicKey, ke *knownhosts.KeyError) error {
+func changedKey(addr string, key ssh.PublicKey, ke *knownhosts.KeyError) error {
 	w := ke.Want[0]
 	return fmt.Errorf("@@@ WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED @@@ %s presented %s %s but %s:%d "+
 		"records %s %s; someone may be intercepting the connection (or the host was reinstalled): "+
@@ -139,16 +213,19 @@ func changedKey(addr, path string, key ssh.PublicKey, ke *knownhosts.KeyError) e
 func (k hostKeys) record(addr string, remote net.Addr, key ssh.PublicKey) error {
 	appendMu.Lock()
 	defer appendMu.Unlock()
-	if err := os.MkdirAll(filepath.Dir(k.path), 0o700); err != nil {
+	if k.path() == os.DevNull {
+		return nil // UserKnownHostsFile=/dev/null: trusted for this connection, recorded nowhere
+	}
+	if err := os.MkdirAll(filepath.Dir(k.path()), 0o700); err != nil {
 		return fmt.Errorf("create known_hosts folder: %w", err)
 	}
-	f, err := os.OpenFile(k.path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
+	f, err := os.OpenFile(k.path(), os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return fmt.Errorf("open known_hosts: %w", err)
 	}
 	defer f.Close()
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		return fmt.Errorf("lock known_hosts %s: %w", k.path, err)
+		return fmt.Errorf("lock known_hosts %s: %w", k.path(), err)
 	}
 	defer syscall.Flock(int(f.Fd()), syscall.LOCK_UN) //nolint:errcheck // released by Close anyway
 	var ke *knownhosts.KeyError
@@ -156,7 +233,7 @@ func (k hostKeys) record(addr string, remote net.Addr, key ssh.PublicKey) error 
 	case err == nil:
 		return nil
 	case errors.As(err, &ke) && len(ke.Want) > 0:
-		return changedKey(addr, k.path, key, ke)
+		return changedKey(addr, key, ke)
 	case !errors.As(err, &ke):
 		return err
 	}
@@ -169,7 +246,7 @@ func (k hostKeys) record(addr string, remote net.Addr, key ssh.PublicKey) error 
 		line = "\n" + line
 	}
 	if _, err := f.WriteString(line); err != nil {
-		return fmt.Errorf("append to known_hosts %s: %w", k.path, err)
+		return fmt.Errorf("append to known_hosts %s: %w", k.path(), err)
 	}
 	return nil
 }

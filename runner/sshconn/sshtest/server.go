@@ -169,10 +169,11 @@ func (s *Server) HostVia(name string, jumps ...*Server) *inventory.Host {
 	return h
 }
 
-// Dialer returns a dialer that trusts exactly KnownHosts and uses no ssh-agent.
+// Dialer returns a dialer that trusts exactly KnownHosts and uses no ssh-agent and no ssh_config.
 func (s *Server) Dialer() *sshconn.Dialer {
 	return &sshconn.Dialer{
 		KnownHosts:     s.KnownHosts,
+		SSHConfig:      sshconn.NoSSHConfig,
 		ConnectTimeout: 10 * time.Second,
 		Passphrase: func(keyFile string) ([]byte, error) {
 			return nil, fmt.Errorf("sshtest: no passphrase for %s", keyFile)
