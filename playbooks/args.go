@@ -2,7 +2,6 @@ package playbooks
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -32,6 +31,9 @@ func (d *decoder) moduleArgs(t *Task, mod, argsPair *pair, label string) error {
 			args[k], nodes[k] = s, v
 		}
 	default:
+		if t.Module == "set_fact" {
+			yaml11Bools(v, 0)
+		}
 		if err := d.argMap(v, mod.key+" of "+label, args, nodes); err != nil {
 			return err
 		}
@@ -46,9 +48,6 @@ func (d *decoder) moduleArgs(t *Task, mod, argsPair *pair, label string) error {
 				args[k], nodes[k] = v, extraNodes[k]
 			}
 		}
-	}
-	if err := d.unknownArgs(t.Module, m, args, nodes, mod.k, label); err != nil {
-		return err
 	}
 	if key, msg := m.checkArgs(t.Module, args); msg != "" {
 		at := nodes[key]
@@ -286,36 +285,4 @@ func (d *decoder) loopControl(t *Task, n *yaml.Node, where string) error {
 		}
 	}
 	return nil
-}
-
-// unknownArgs refuses an argument the module does not take, by its name, with a suggestion for
-// a typo.
-func (d *decoder) unknownArgs(name string, m *module, args map[string]any, nodes map[string]*yaml.Node, def *yaml.Node, label string) error {
-	key := unknownArg(m, args)
-	if key == "" {
-		return nil
-	}
-	at := nodes[key]
-	if at == nil {
-		at = def
-	}
-	if hint := suggest(key, m.argNames()); hint != "" {
-		return d.errAt(at, "%s: option %q is not supported by kupgrade%s in %s", name, key, hint, label)
-	}
-	return d.errAt(at, "%s: option %q is not supported by kupgrade in %s; it takes %s", name, key, label, strings.Join(m.argNames(), ", "))
-}
-
-// unknownArg returns the first argument (in sorted order) that m neither takes nor aliases.
-func unknownArg(m *module, args map[string]any) string {
-	if m.anyNames {
-		return ""
-	}
-	for _, k := range slices.Sorted(maps.Keys(args)) {
-		_, known := m.args[k]
-		_, alias := m.aliases[k]
-		if !known && !alias {
-			return k
-		}
-	}
-	return ""
 }

@@ -171,7 +171,6 @@ func (d *decoder) value(n *yaml.Node) (v any, err error) {
 			err = d.errAt(n, "cannot decode value: %v", r)
 		}
 	}()
-	yaml11Bools(n, 0)
 	if err := n.Decode(&v); err != nil {
 		return nil, d.errAt(n, "cannot decode value: %s", strings.TrimPrefix(err.Error(), "yaml: "))
 	}
@@ -180,7 +179,8 @@ func (d *decoder) value(n *yaml.Node) (v any, err error) {
 
 // yaml11Bools makes the plain scalars YAML 1.1 reads as booleans (yes, no, on, off in their
 // three spellings) booleans, as Ansible's YAML reader does: yaml.v3 reads YAML 1.2, where they
-// are strings, so `enabled: yes` would otherwise be the string "yes".
+// are strings, so `enabled: yes` would otherwise be the string "yes". It applies to variables
+// (vars, vars files, role defaults and vars, set_fact): module arguments take either.
 func yaml11Bools(n *yaml.Node, depth int) {
 	if n == nil || depth > 64 {
 		return
@@ -214,6 +214,7 @@ func (d *decoder) varMap(n *yaml.Node, what string) (map[string]any, error) {
 		if !namePattern.MatchString(p.key) {
 			return nil, d.errAt(p.k, "%q in %s is not a valid variable name", p.key, what)
 		}
+		yaml11Bools(p.v, 0)
 		if out[p.key], err = d.value(p.v); err != nil {
 			return nil, err
 		}
