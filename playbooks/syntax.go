@@ -40,8 +40,12 @@ func filterIfElse(_ *exec.Evaluator, in *exec.Value, p *exec.VarArgs) *exec.Valu
 	return v
 }
 
-// nestedIf is an inline if/else inside brackets, which gonja does not parse.
-var nestedIf = regexp.MustCompile(`[(\[][^()\[\]]*\bif\b[^()\[\]]*\belse\b`)
+// nestedIf is an inline if/else inside brackets (a dict's too), which gonja does not parse.
+var nestedIf = regexp.MustCompile(`[(\[{][^()\[\]{}]*\bif\b[^()\[\]{}]*\belse\b`)
+
+// trailingComma ends a list or dict literal with a comma, as Python and Jinja allow and gonja
+// does not: nestIfs drops it.
+var trailingComma = regexp.MustCompile(`,\s*[\]}]`)
 
 // testKwargs is a test called with keyword arguments (`is version('1.2', '<', strict=true)`),
 // which gonja does not parse either: nestIfs makes it a call of the __is or __isnot filter.
@@ -49,7 +53,7 @@ var testKwargs = regexp.MustCompile(`\bis\s+(?:not\s+)?[\w.]+\s*\([^)]*[^=!<>]=[
 
 // nestIfBlocks applies nestIfs to the code of every {{ }} and {% %} of s.
 func nestIfBlocks(s string) string {
-	if !nestedIf.MatchString(s) && !testKwargs.MatchString(s) {
+	if !nestedIf.MatchString(s) && !testKwargs.MatchString(s) && !trailingComma.MatchString(s) {
 		return s
 	}
 	var b strings.Builder
@@ -163,9 +167,12 @@ func rewriteToks(toks []token) string {
 			continue
 		}
 		end := closing(toks, i)
-		if t.kind == '{' {
-			b.WriteString(rewriteToks(toks[i+1 : end]))
-		} else {
+		switch t.kind {
+		case '{':
+			b.WriteString(rewriteDict(toks[i+1 : end]))
+		case '[':
+			b.WriteString(rewriteGroup(dropTrailingComma(toks[i+1 : end])))
+		default: // a call's arguments or a tuple: `(x,)` is a tuple, its comma stays
 			b.WriteString(rewriteGroup(toks[i+1 : end]))
 		}
 		if end < len(toks) {
@@ -243,6 +250,54 @@ func rewriteGroup(toks []token) string {
 		}
 	}
 	return b.String()
+}
+
+// dropTrailingComma drops the comma (and the blanks around it) that ends a list's or a dict's
+// items, if one does.
+func dropTrailingComma(toks []token) []token {
+	end := len(toks)
+	for end > 0 && toks[end-1].kind == 'o' && strings.TrimSpace(toks[end-1].text) == "" {
+		end--
+	}
+	if end > 0 && toks[end-1].kind == ',' {
+		return toks[:end-1]
+	}
+	return toks
+}
+
+// rewriteDict rewrites the entries of a dict literal: each value may be an inline if.
+func rewriteDict(toks []token) string {
+	toks = dropTrailingComma(toks)
+	var b strings.Builder
+	start := 0
+	for i := 0; i <= len(toks); i++ {
+		switch {
+		case i == len(toks) || toks[i].kind == ',':
+			b.WriteString(rewriteEntry(toks[start:i]))
+			if i < len(toks) {
+				b.WriteString(",")
+			}
+			start = i + 1
+		case toks[i].kind == '(' || toks[i].kind == '[' || toks[i].kind == '{':
+			i = closing(toks, i)
+		}
+	}
+	return b.String()
+}
+
+// rewriteEntry rewrites the value of one `key: value` entry of a dict literal.
+func rewriteEntry(toks []token) string {
+	for i := 0; i < len(toks); i++ {
+		switch {
+		case toks[i].kind == '(' || toks[i].kind == '[' || toks[i].kind == '{':
+			i = closing(toks, i)
+		case toks[i].kind == 'o' && strings.Contains(toks[i].text, ":"):
+			k := strings.Index(toks[i].text, ":")
+			value := append([]token{{toks[i].text[k+1:], 'o'}}, toks[i+1:]...)
+			return rewriteToks(toks[:i]) + toks[i].text[:k+1] + rewriteItem(value)
+		}
+	}
+	return rewriteToks(toks)
 }
 
 // rewriteItem rewrites one item `a if c else b` (b may hold another inline if); an item without
