@@ -31,6 +31,9 @@ func (d *decoder) moduleArgs(t *Task, mod, argsPair *pair, label string) error {
 			args[k], nodes[k] = s, v
 		}
 	default:
+		if t.Module == "set_fact" {
+			yaml11Bools(v, 0)
+		}
 		if err := d.argMap(v, mod.key+" of "+label, args, nodes); err != nil {
 			return err
 		}
@@ -248,22 +251,38 @@ func (d *decoder) loop(n *yaml.Node, where string) (any, error) {
 	return v, d.checkArgTemplates(r, v, where)
 }
 
-func (d *decoder) loopControl(n *yaml.Node, where string) (string, error) {
+// loopControl reads loop_control: loop_var, index_var, label, pause and extended.
+func (d *decoder) loopControl(t *Task, n *yaml.Node, where string) error {
 	pairs, err := d.mapping(n, where)
 	if err != nil {
-		return "", err
+		return err
 	}
-	loopVar := ""
+	keys := []string{"loop_var", "index_var", "label", "pause", "extended"}
 	for _, p := range pairs {
-		if p.key != "loop_var" {
-			return "", d.errAt(p.k, "unknown key %q in %s%s; kupgrade supports loop_var", p.key, where, suggest(p.key, []string{"loop_var"}))
+		switch p.key {
+		case "loop_var", "index_var":
+			var name string
+			if name, err = d.str(p.v, where); err == nil && !namePattern.MatchString(name) {
+				err = d.errAt(p.v, "%s: %q is not a valid variable name", where, name)
+			}
+			if p.key == "loop_var" {
+				t.LoopVar = name
+			} else {
+				t.LoopControl.IndexVar = name
+			}
+		case "label":
+			t.LoopControl.Label, err = d.templateStr(p.v, where+" label")
+		case "pause":
+			t.LoopControl.Pause, err = d.seconds(p.v, where+" pause")
+		case "extended":
+			t.LoopControl.Extended, err = d.boolean(p.v, where+" extended")
+		default:
+			err = d.errAt(p.k, "loop_control %q is not supported by kupgrade (%s)%s; it takes %s", p.key, where,
+				suggest(p.key, keys), strings.Join(keys, ", "))
 		}
-		if loopVar, err = d.str(p.v, where); err != nil {
-			return "", err
-		}
-		if !namePattern.MatchString(loopVar) {
-			return "", d.errAt(p.v, "%s: %q is not a valid variable name", where, loopVar)
+		if err != nil {
+			return err
 		}
 	}
-	return loopVar, nil
+	return nil
 }

@@ -19,6 +19,11 @@
 //     file:line:col, with a "did you mean" hint for typos, of class fault.ErrBadInput (errors.Is).
 //   - Module names are normalised: `ansible.builtin.command` and `command` load as "command";
 //     filters and tests too (`ansible.builtin.bool`).
+//   - Static structure is resolved at load: import_playbook, import_tasks, roles: and
+//     import_role (with meta dependencies) are read and checked with the playbook, and so are
+//     include_tasks and include_role whose file is named without a template; an error in any of
+//     them names that file. An Ansible keyword, module, option or connection kupgrade does not
+//     run is an error saying "not supported by kupgrade" with its whole name.
 //   - Templates never run shell or touch the host: they only read the variables they are given.
 //     An undefined variable is an *UndefinedError ("'foo' is undefined"), except under default()
 //     or `is defined`/`is undefined`.

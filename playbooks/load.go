@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -17,6 +18,9 @@ import (
 var playKeys = []string{
 	"name", "hosts", "serial", "become", "become_user", "vars", "gather_facts", "tasks",
 	"handlers", "pre_tasks", "post_tasks", "any_errors_fatal", "max_fail_percentage",
+	"vars_files", "roles", "remote_user", "environment", "tags", "ignore_unreachable", "connection",
+	"no_log", "ignore_errors", "check_mode", "strategy", "order", "become_method", "collections",
+	"gather_subset", "gather_timeout", "diff",
 }
 
 // Load reads and validates a playbook file.
@@ -34,7 +38,17 @@ func Parse(file string, data []byte) (*Playbook, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &decoder{file: file, budget: 200000}
+	ld := &loader{base: filepath.Dir(file), stack: []string{file}}
+	d := ld.decoder(file)
+	plays, err := d.playbook(root)
+	if err != nil {
+		return nil, err
+	}
+	return &Playbook{File: file, Plays: plays}, nil
+}
+
+// playbook decodes the plays of one playbook file; import_playbook brings in another's.
+func (d *decoder) playbook(root *yaml.Node) ([]*Play, error) {
 	items, err := d.sequence(root, "a playbook")
 	if err != nil {
 		return nil, err
@@ -42,15 +56,22 @@ func Parse(file string, data []byte) (*Playbook, error) {
 	if len(items) == 0 {
 		return nil, d.errAt(root, "the playbook has no plays")
 	}
-	pb := &Playbook{File: file}
+	var plays []*Play
 	for _, it := range items {
+		if imp, err := d.importPlaybook(it); err != nil || imp != nil {
+			if err != nil {
+				return nil, err
+			}
+			plays = append(plays, imp...)
+			continue
+		}
 		p, err := d.play(it)
 		if err != nil {
 			return nil, err
 		}
-		pb.Plays = append(pb.Plays, p)
+		plays = append(plays, p)
 	}
-	return pb, nil
+	return plays, nil
 }
 
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
@@ -116,19 +137,26 @@ func (d *decoder) play(n *yaml.Node) (*Play, error) {
 	}
 	var notify []notifyRef
 	tc := taskCtx{what: "task", notify: &notify}
+	d.ld.play = &playLoad{play: p, seen: map[string]bool{}, tc: tc, handlerFiles: map[string]bool{}}
+	// Handlers first: a role's handlers are added to the play's as the role is read.
+	if k := keys["handlers"]; k != nil {
+		if err := d.playKey(p, k, label, tc); err != nil {
+			return nil, err
+		}
+	}
 	for i := range pairs {
 		k := &pairs[i]
 		if !slices.Contains(playKeys, k.key) {
-			hint := suggest(k.key, playKeys)
-			if _, isModule := modules[normaliseModule(k.key)]; isModule || slices.Contains(taskKeys, k.key) {
-				hint = "; tasks go under tasks:"
-			}
-			return nil, d.errAt(k.k, "unknown key %q in %s%s", k.key, label, hint)
+			return nil, d.unknownPlayKey(k, label)
+		}
+		if k.key == "handlers" {
+			continue
 		}
 		if err := d.playKey(p, k, label, tc); err != nil {
 			return nil, err
 		}
 	}
+	p.Tasks = flushBetween(p.Tasks)
 	if p.Hosts == "" {
 		return nil, d.errAt(n, "%s has no hosts; say which hosts it runs on (hosts: all)", label)
 	}
@@ -166,7 +194,12 @@ func (d *decoder) playKey(p *Play, k *pair, label string, tc taskCtx) error {
 	case "handlers":
 		htc := tc
 		htc.what = "handler"
-		p.Handlers, err = d.tasks(k.v, where, htc)
+		var hs []*Task
+		if hs, err = d.tasks(k.v, where, htc); err == nil {
+			p.Handlers = append(hs, p.Handlers...)
+		}
+	default:
+		err = d.playKeyMore(p, k, where, tc)
 	}
 	return err
 }
@@ -177,7 +210,7 @@ func mergeTasks(have, list []*Task, key string) []*Task {
 		t.phase = key
 	}
 	all := append(have, list...)
-	order := map[string]int{"pre_tasks": 0, "tasks": 1, "post_tasks": 2}
+	order := map[string]int{"pre_tasks": 0, "roles": 1, "tasks": 2, "post_tasks": 3}
 	slices.SortStableFunc(all, func(a, b *Task) int { return order[a.phase] - order[b.phase] })
 	return all
 }
@@ -231,7 +264,10 @@ func (d *decoder) checkNotify(p *Play, refs []notifyRef, label string) error {
 	}
 	for _, r := range refs {
 		if !slices.Contains(names, r.name) {
-			return d.errAt(r.node, "notify names %q, which is not a handler of %s%s", r.name, label, suggest(r.name, names))
+			e := d.errAt(r.node, "notify names %q, which is not a handler of %s%s", r.name, label, suggest(r.name, names))
+			e.File = r.file
+			return e
+
 		}
 	}
 	return nil

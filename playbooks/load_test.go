@@ -107,8 +107,30 @@ func TestParseErrors(t *testing.T) {
 			`pb.yml:4:7: unknown key "comand" in task "x" (did you mean "command"?)`},
 		{"prefixed typo in module", play("    - ansible.builtin.comand: ls\n"),
 			`pb.yml:3:7: unknown key "ansible.builtin.comand" in a task (did you mean "command"?)`},
-		{"other collection", play("    - community.general.foo: {}\n"),
-			`pb.yml:3:7: unknown module "community.general.foo" in a task; kupgrade runs`},
+		{"other collection", play("    - community.general.ufw: {rule: allow}\n"),
+			`pb.yml:3:7: module "community.general.ufw" is not supported by kupgrade (a task); it runs`},
+		{"unsupported task keyword", play("    - command: ls\n      async: 10\n"),
+			`pb.yml:4:7: task keyword "async" is not supported by kupgrade (task "command")`},
+		{"unsupported play keyword", "- hosts: all\n  vars_prompt: [{name: pw}]\n  tasks: []\n",
+			`pb.yml:2:3: play keyword "vars_prompt" is not supported by kupgrade (a play)`},
+		{"unsupported strategy", "- hosts: all\n  strategy: free\n  tasks: []\n",
+			`pb.yml:2:13: strategy "free" is not supported by kupgrade; it runs strategy linear`},
+		{"removed include", play("    - include: x.yml\n"),
+			`pb.yml:3:7: include was removed from Ansible and is not supported by kupgrade (a task); use include_tasks or import_tasks`},
+		{"unsupported lookup loop", play("    - command: ls\n      with_fileglob: ['*']\n"),
+			`pb.yml:4:7: "with_fileglob" is not supported by kupgrade (task "command")`},
+		{"unsupported meta", play("    - meta: clear_facts\n"),
+			`pb.yml:3:13: meta: clear_facts is not supported by kupgrade`},
+		{"loop on import_tasks", play("    - import_tasks: x.yml\n      loop: [1]\n"),
+			`pb.yml:4:7: "loop" on import_tasks is not supported by kupgrade (task "import_tasks"); loop over include_tasks`},
+		{"missing import", play("    - import_tasks: nowhere.yml\n"),
+			`pb.yml:3:21: import_tasks: nowhere.yml not found in`},
+		{"missing role", "- hosts: all\n  roles: [nosuchrole]\n",
+			`pb.yml:2:11: role "nosuchrole" not found; looked in`},
+		{"unsupported module option", play("    - copy: {src: a, dest: b, validate: 'visudo -cf %s'}\n"),
+			`pb.yml:3:31: copy: argument "validate" is not supported by kupgrade (it takes`},
+		{"collection role", "- hosts: all\n  roles: [acme.tools.web]\n",
+			`pb.yml:2:11: role "acme.tools.web": roles from collections are not supported by kupgrade`},
 		{"no module", play("    - name: x\n      register: r\n"),
 			`pb.yml:3:7: task "x" has no module; kupgrade runs `},
 		{"two modules", play("    - name: x\n      command: ls\n      shell: ls\n"),
@@ -208,7 +230,8 @@ func TestPreAndPostTasksKeepOrder(t *testing.T) {
 	for _, task := range pb.Plays[0].Tasks {
 		names = append(names, task.Name)
 	}
-	if strings.Join(names, ",") != "a,b,c" {
-		t.Errorf("task order = %v, want a,b,c", names)
+	// Ansible flushes handlers after pre_tasks and before post_tasks.
+	if strings.Join(names, ",") != "a,flush_handlers,b,flush_handlers,c" {
+		t.Errorf("task order = %v, want a,flush_handlers,b,flush_handlers,c", names)
 	}
 }

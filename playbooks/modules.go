@@ -229,7 +229,11 @@ func (m *module) checkArgs(name string, args map[string]any) (string, string) {
 				}
 				continue
 			}
-			return k, fmt.Sprintf("%s: unknown argument %q%s", name, k, suggest(k, m.argNames()))
+			if hint := suggest(k, m.argNames()); hint != "" {
+				return k, fmt.Sprintf("%s: unknown argument %q%s", name, k, hint)
+			}
+			// Not a typo of one it takes: most likely an Ansible option kupgrade lacks.
+			return k, fmt.Sprintf("%s: argument %q is not supported by kupgrade (it takes %s)", name, k, strings.Join(m.argNames(), ", "))
 		}
 		if msg := checkType(args[k], t); msg != "" {
 			return k, fmt.Sprintf("%s: argument %q %s", name, k, msg)

@@ -13,6 +13,8 @@ import (
 type decoder struct {
 	file   string
 	budget int // nodes left to visit: aliases could otherwise make a small file huge
+	ld     *loader
+	role   *Role // the role whose files are being read, if any
 }
 
 // pair is one key of a YAML mapping with its nodes.
@@ -175,6 +177,27 @@ func (d *decoder) value(n *yaml.Node) (v any, err error) {
 	return v, nil
 }
 
+// yaml11Bools makes the plain scalars YAML 1.1 reads as booleans (yes, no, on, off in their
+// three spellings) booleans, as Ansible's YAML reader does: yaml.v3 reads YAML 1.2, where they
+// are strings, so `enabled: yes` would otherwise be the string "yes". It applies to variables
+// (vars, vars files, role defaults and vars, set_fact): module arguments take either.
+func yaml11Bools(n *yaml.Node, depth int) {
+	if n == nil || depth > 64 {
+		return
+	}
+	if n.Kind == yaml.ScalarNode && n.Style == 0 && n.Tag == "!!str" {
+		switch n.Value {
+		case "yes", "Yes", "YES", "on", "On", "ON":
+			n.Tag, n.Value = "!!bool", "true"
+		case "no", "No", "NO", "off", "Off", "OFF":
+			n.Tag, n.Value = "!!bool", "false"
+		}
+	}
+	for _, c := range n.Content {
+		yaml11Bools(c, depth+1)
+	}
+}
+
 var namePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // varMap decodes a mapping of variables; names must be usable in expressions.
@@ -191,6 +214,7 @@ func (d *decoder) varMap(n *yaml.Node, what string) (map[string]any, error) {
 		if !namePattern.MatchString(p.key) {
 			return nil, d.errAt(p.k, "%q in %s is not a valid variable name", p.key, what)
 		}
+		yaml11Bools(p.v, 0)
 		if out[p.key], err = d.value(p.v); err != nil {
 			return nil, err
 		}

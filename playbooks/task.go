@@ -2,6 +2,7 @@ package playbooks
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -12,13 +13,14 @@ var taskKeys = []string{
 	"name", "register", "when", "failed_when", "changed_when", "until", "retries", "delay",
 	"ignore_errors", "timeout", "become", "become_user", "environment", "no_log", "run_once", "tags",
 	"notify", "loop", "with_items", "loop_control", "check_mode", "vars", "listen", "args",
-	"block", "rescue", "always",
+	"block", "rescue", "always", "delegate_to", "remote_user", "ignore_unreachable", "with_list",
+	"with_dict", "connection", "become_method", "diff",
 }
 
 // notOnBlock are task keys that make no sense on a block (Ansible refuses them too).
 var notOnBlock = []string{
 	"register", "failed_when", "changed_when", "until", "retries", "delay", "notify", "loop",
-	"with_items", "loop_control", "args", "listen", "timeout",
+	"with_items", "loop_control", "args", "listen", "timeout", "with_list", "with_dict",
 }
 
 // maxNesting bounds block nesting: real playbooks stay at two or three levels.
@@ -33,6 +35,7 @@ type taskCtx struct {
 
 type notifyRef struct {
 	name string
+	file string
 	node *yaml.Node
 }
 
@@ -91,18 +94,17 @@ func (d *decoder) task(n *yaml.Node, c taskCtx) (*Task, error) {
 			continue
 		}
 		name := normaliseModule(p.key)
-		if _, ok := modules[name]; !ok {
-			if strings.Contains(p.key, ".") && !strings.HasPrefix(p.key, "ansible.") {
-				return nil, d.errAt(p.k, "unknown module %q in %s; kupgrade runs %s", p.key, label(), strings.Join(moduleNames, ", "))
-			}
-			return nil, d.errAt(p.k, "unknown key %q in %s%s", p.key, label(),
-				suggest(name, append(slices.Clone(taskKeys), moduleNames...)))
+		_, known := modules[name]
+		if !known && !slices.Contains(actions, name) {
+			return nil, d.unknownTaskKey(p, label())
 		}
 		if mod != nil {
 			return nil, d.errAt(p.k, "%s has two modules, %q and %q; split it into two tasks", label(), mod.key, p.key)
 		}
 		mod = p
-		t.Module = name
+		if known {
+			t.Module = name
+		}
 	}
 	for i := range pairs {
 		p := &pairs[i]
@@ -125,10 +127,57 @@ func (d *decoder) task(n *yaml.Node, c taskCtx) (*Task, error) {
 	if t.Loop != nil && t.LoopVar == "" {
 		t.LoopVar = "item"
 	}
+	if mod != nil && normaliseModule(mod.key) == "include_vars" {
+		return t, d.includeVars(t, mod)
+	}
+	if mod != nil && t.Module == "" {
+		return t, d.actionTask(t, mod, keys, c, label)
+	}
 	if mod != nil {
 		return t, d.moduleArgs(t, mod, argsPair, label())
 	}
 	return t, nil
+}
+
+// actionTask decodes an import, include or meta task and refuses the keywords it cannot carry.
+func (d *decoder) actionTask(t *Task, act *pair, keys map[string]*pair, c taskCtx, label func() string) error {
+	name := normaliseModule(act.key)
+	allowed := includeKeys
+	switch {
+	case name == "meta":
+		allowed = metaKeys
+	case strings.HasPrefix(name, "import_"):
+		allowed = slices.DeleteFunc(slices.Clone(taskKeys), func(k string) bool { return slices.Contains(notOnBlock, k) })
+	}
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
+		if k != act.key && !slices.Contains(allowed, k) {
+			hint := ""
+			if k == "loop" || k == "with_items" {
+				hint = "; loop over include_tasks or include_role instead"
+			}
+			return d.errAt(keys[k].k, "%q on %s is not supported by kupgrade (%s)%s", k, name, label(), hint)
+		}
+	}
+	return d.action(t, act, c, label)
+}
+
+// unknownTaskKey explains a key that is neither a keyword kupgrade runs nor a module it has:
+// an Ansible keyword or module kupgrade does not support is said so, by its whole name; a typo
+// gets a suggestion.
+func (d *decoder) unknownTaskKey(p *pair, label string) error {
+	switch {
+	case slices.Contains(ansibleTaskKeys, p.key):
+		return d.errAt(p.k, "task keyword %q is not supported by kupgrade (%s)", p.key, label)
+	case p.key == "include" || p.key == "ansible.builtin.include":
+		return d.errAt(p.k, "include was removed from Ansible and is not supported by kupgrade (%s); use include_tasks or import_tasks", label)
+	case strings.HasPrefix(p.key, "with_"):
+		return d.errAt(p.k, "%q is not supported by kupgrade (%s); it loops with loop, with_items, with_list and with_dict", p.key, label)
+	}
+	hint := suggest(normaliseModule(p.key), append(append(slices.Clone(taskKeys), actions...), moduleNames...))
+	if hint != "" && (!strings.Contains(p.key, ".") || strings.HasPrefix(p.key, "ansible.")) {
+		return d.errAt(p.k, "unknown key %q in %s%s", p.key, label, hint)
+	}
+	return d.errAt(p.k, "module %q is not supported by kupgrade (%s); it runs %s", p.key, label, strings.Join(moduleNames, ", "))
 }
 
 // checkShape enforces that a task is exactly one of: a module call, or a block.
@@ -199,6 +248,16 @@ func (d *decoder) taskKey(t *Task, p *pair, c taskCtx, label func() string) erro
 		t.Environment, err = d.environment(p.v, where("environment"))
 	case "tags":
 		t.Tags, err = d.tags(p.v, where("tags"))
+	case "delegate_to":
+		t.DelegateTo, err = d.templateStr(p.v, where("delegate_to"))
+	case "remote_user":
+		t.RemoteUser, err = d.templateStr(p.v, where("remote_user"))
+	case "connection":
+		t.Connection, err = d.connection(p.v, where("connection"))
+	case "become_method", "diff":
+		err = d.onlyValue(p, where(p.key))
+	case "ignore_unreachable":
+		t.IgnoreUnreachable, err = d.boolPtr(p.v, where("ignore_unreachable"))
 	case "name":
 		if strings.Contains(t.Name, "{{") {
 			err = d.checkTemplate(p.v, t.Name, where("name"))
@@ -217,7 +276,7 @@ func (d *decoder) flowKey(t *Task, p *pair, c taskCtx, label func() string, wher
 		var nodes []*yaml.Node
 		if t.Notify, nodes, err = d.strList(p.v, where("notify")); err == nil {
 			for i, name := range t.Notify {
-				*c.notify = append(*c.notify, notifyRef{name, nodes[i]})
+				*c.notify = append(*c.notify, notifyRef{name, d.file, nodes[i]})
 			}
 		}
 	case "listen":
@@ -225,13 +284,20 @@ func (d *decoder) flowKey(t *Task, p *pair, c taskCtx, label func() string, wher
 			return d.errAt(p.k, "listen is only for handlers (%s)", label())
 		}
 		t.Listen, _, err = d.strList(p.v, where("listen"))
-	case "loop", "with_items":
+	case "loop", "with_items", "with_list", "with_dict":
 		if t.Loop != nil {
-			return d.errAt(p.k, "%s has both loop and with_items", label())
+			return d.errAt(p.k, "%s has two loops", label())
+		}
+		t.LoopDict = p.key == "with_dict"
+		if r, _ := d.deref(p.v); t.LoopDict && r != nil && r.Kind == yaml.MappingNode {
+			if t.Loop, err = d.value(r); err == nil {
+				err = d.checkArgTemplates(r, t.Loop, where(p.key))
+			}
+			return err
 		}
 		t.Loop, err = d.loop(p.v, where(p.key))
 	case "loop_control":
-		t.LoopVar, err = d.loopControl(p.v, where("loop_control"))
+		err = d.loopControl(t, p.v, where("loop_control"))
 	case "vars":
 		t.Vars, err = d.varMap(p.v, where("vars"))
 	case "block", "rescue", "always":

@@ -6,8 +6,9 @@ type Playbook struct {
 	Plays []*Play
 }
 
-// Play is one play. Tasks holds pre_tasks, tasks and post_tasks in that order (kupgrade flushes
-// handlers once, at the end of the play).
+// Play is one play. Tasks holds pre_tasks, the roles' blocks, tasks and post_tasks in that order,
+// with the handler flushes Ansible makes between them (meta flush_handlers tasks); the runner
+// flushes once more at the end of the play.
 type Play struct {
 	Name              string
 	Hosts             string   // a --limit style pattern; a YAML list is joined with ":"
@@ -19,8 +20,21 @@ type Play struct {
 	Tasks, Handlers   []*Task
 	AnyErrorsFatal    bool
 	MaxFailPercentage *float64
-	File              string
-	Line, Column      int
+	// VarsFiles are the play's vars_files in order; each entry is a list of candidates, the
+	// first that exists is read (Ansible's list-in-a-list form). Names may be templates.
+	VarsFiles           [][]string
+	RemoteUser          string            // the user to connect as when the host sets no ansible_user
+	Connection          string            // "local", or "" / "ssh": where the host sets no ansible_connection
+	Environment         map[string]string // inherited by every task
+	Tags                []string          // inherited by every task
+	IgnoreUnreachable   bool
+	NoLog, IgnoreErrors bool  // inherited by every task
+	CheckMode           *bool // inherited by every task
+	// RoleDefaults and RoleVars are the defaults/ and vars/ of the play's roles (roles:,
+	// import_role), merged in the order the roles run: Ansible exposes them to the whole play.
+	RoleDefaults, RoleVars map[string]any
+	File                   string
+	Line, Column           int
 }
 
 // Task is one task, handler or block. A block has Module "" and Block set; Rescue and Always only
@@ -44,12 +58,29 @@ type Task struct {
 	Tags, Notify                  []string
 	Loop                          any    // []any, or a "{{ }}" string that renders to a list
 	LoopVar                       string // loop_control.loop_var, "item" by default
+	LoopControl                   LoopControl
 	CheckMode                     *bool
 	Vars                          map[string]any // task-level vars
 	Listen                        []string       // handlers only: extra names notify may use
 	Block, Rescue, Always         []*Task
-	File                          string
-	Line, Column                  int
+	// Meta is the action of a `meta:` task (flush_handlers, end_play, end_host, end_batch, noop).
+	Meta              string
+	DelegateTo        string // a host name or a template; "localhost" runs on this machine
+	RemoteUser        string
+	Connection        string
+	IgnoreUnreachable *bool
+	// LoopDict marks with_dict: the loop renders to a mapping, iterated as {key, value} items.
+	LoopDict bool
+	// Params are include or role parameters, set for the tasks of the block they sit on. They
+	// rank above set_fact, as Ansible's include and role params do.
+	Params map[string]any
+	// Role is set on the block that holds a role's tasks: its files/ and templates/ are looked
+	// in first by copy and template.
+	Role *Role
+	// Include is set on an include_tasks or include_role task, decided per host when it runs.
+	Include      *Include
+	File         string
+	Line, Column int
 
 	phase string // pre_tasks, tasks or post_tasks while loading
 }
@@ -66,6 +97,41 @@ func (t *Task) Label() string {
 		return t.Module
 	case t.IsBlock():
 		return "block"
+	case t.Meta != "":
+		return "meta"
+	case t.Include != nil && t.Include.File != "":
+		return "include_tasks"
+	case t.Include != nil:
+		return "include_role"
 	}
 	return "task"
+}
+
+// LoopControl is the rest of loop_control: index_var, label (shown, never registered), pause
+// (seconds between items) and extended (ansible_loop).
+type LoopControl struct {
+	IndexVar, Label, Pause string
+	Extended               bool
+}
+
+// Role is one role as loaded: its folder and variables.
+type Role struct {
+	Name string
+	Dir  string
+	// Defaults and Vars are defaults/main.yml and vars/main.yml (or the *_from files).
+	Defaults, Vars map[string]any
+	// Private roles (include_role without public) keep their defaults and vars to their own
+	// tasks; the others' are the play's (Play.RoleDefaults, Play.RoleVars).
+	Private bool
+}
+
+// Include is an include_tasks or include_role task. The runner evaluates its when and loop per
+// host, then runs Tasks (loaded with the playbook when the file name has no template, else
+// loaded by the runner with LoadTasks).
+type Include struct {
+	File  string // include_tasks: the file as written, maybe a template
+	Dirs  []string
+	Tasks []*Task // the included tasks, or a role's block; nil when File is a template
+	// Public makes an included role's defaults and vars visible after it (include_role public).
+	Public bool
 }

@@ -26,8 +26,17 @@ type ctask struct {
 	loopVar    string
 	notify     []string
 	listen     []string // handlers: the names that notify it
+	// vars are the block vars then the task's own vars, pushed for the task (set_fact wins).
+	vars              []map[string]any
+	delegate          string // delegate_to, maybe a template
+	remoteUser        string
+	connection        string
+	ignoreUnreachable bool
+	roleDir           string // the role the task comes from: its files/ and templates/
+	in                inherited
 
 	block, rescue, always []*ctask
+	include               []*ctask // include_*: the included tasks when known at load
 }
 
 // inherited is what a block passes down to its tasks, with the runner's module table.
@@ -41,6 +50,13 @@ type inherited struct {
 	noLog      bool
 	ignore     bool
 	checkMode  *bool
+	vars       []map[string]any
+	delegate   string
+	remoteUser string
+	connection string
+	ignoreUnr  bool
+	roleDir    string
+	rolePrefix string // "role : " before the names of a role's tasks
 }
 
 func compileTasks(ts []*playbooks.Task, in inherited) []*ctask {
@@ -53,19 +69,50 @@ func compileTasks(ts []*playbooks.Task, in inherited) []*ctask {
 
 func compileTask(t *playbooks.Task, in inherited) *ctask {
 	c := &ctask{
-		t: t, name: t.Label(), modName: t.Module,
-		when:       append(slices.Clip(in.when), t.When...),
-		tags:       append(slices.Clip(in.tags), t.Tags...),
-		become:     in.become,
-		becomeUser: in.becomeUser,
-		env:        in.env,
-		noLog:      in.noLog || t.NoLog,
-		ignore:     in.ignore || t.IgnoreErrors,
-		checkMode:  in.checkMode,
-		loopVar:    t.LoopVar,
-		notify:     t.Notify,
-		listen:     append([]string{t.Name}, t.Listen...),
+		t: t, name: in.rolePrefix + t.Label(), modName: t.Module,
+		when:              append(slices.Clip(in.when), t.When...),
+		tags:              append(slices.Clip(in.tags), t.Tags...),
+		become:            in.become,
+		becomeUser:        in.becomeUser,
+		env:               in.env,
+		noLog:             in.noLog || t.NoLog,
+		ignore:            in.ignore || t.IgnoreErrors,
+		checkMode:         in.checkMode,
+		loopVar:           t.LoopVar,
+		notify:            t.Notify,
+		listen:            append([]string{t.Name}, t.Listen...),
+		vars:              in.vars,
+		delegate:          in.delegate,
+		remoteUser:        in.remoteUser,
+		connection:        in.connection,
+		roleDir:           in.roleDir,
+		in:                in,
+		ignoreUnreachable: in.ignoreUnr,
 	}
+	c.override(t)
+	if t.IsBlock() {
+		sub := c.inherit()
+		if t.Role != nil {
+			sub.roleDir, sub.rolePrefix = t.Role.Dir, t.Role.Name+" : "
+		}
+		c.block = compileTasks(t.Block, sub)
+		c.rescue = compileTasks(t.Rescue, sub)
+		c.always = compileTasks(t.Always, sub)
+		return c
+	}
+	if t.Include != nil && t.Include.Tasks != nil {
+		c.include = compileTasks(t.Include.Tasks, c.includeScope())
+	}
+	c.mod = in.mods[t.Module]
+	if c.mod == nil && t.Module == "include_vars" {
+		c.mod = modIncludeVars // the loader's action, not a module of the table
+	}
+	c.dynArgs = hasTemplate(t.Args)
+	return c
+}
+
+// override applies the task's own keywords over what it inherited.
+func (c *ctask) override(t *playbooks.Task) {
 	if t.Become != nil {
 		c.become = t.Become
 	}
@@ -73,7 +120,7 @@ func compileTask(t *playbooks.Task, in inherited) *ctask {
 		c.becomeUser = t.BecomeUser
 	}
 	if len(t.Environment) > 0 {
-		env := maps.Clone(in.env)
+		env := maps.Clone(c.env)
 		if env == nil {
 			env = map[string]string{}
 		}
@@ -86,17 +133,38 @@ func compileTask(t *playbooks.Task, in inherited) *ctask {
 	if c.loopVar == "" {
 		c.loopVar = "item"
 	}
-	if t.IsBlock() {
-		sub := inherited{mods: in.mods, when: c.when, tags: c.tags, become: c.become, becomeUser: c.becomeUser,
-			env: c.env, noLog: c.noLog, ignore: c.ignore, checkMode: c.checkMode}
-		c.block = compileTasks(t.Block, sub)
-		c.rescue = compileTasks(t.Rescue, sub)
-		c.always = compileTasks(t.Always, sub)
-		return c
+	if len(t.Vars) > 0 {
+		c.vars = append(slices.Clip(c.vars), t.Vars)
 	}
-	c.mod = in.mods[t.Module]
-	c.dynArgs = hasTemplate(t.Args)
-	return c
+	if t.DelegateTo != "" {
+		c.delegate = t.DelegateTo
+	}
+	if t.RemoteUser != "" {
+		c.remoteUser = t.RemoteUser
+	}
+	if t.Connection != "" {
+		c.connection = t.Connection
+	}
+	if t.IgnoreUnreachable != nil {
+		c.ignoreUnreachable = *t.IgnoreUnreachable
+	}
+}
+
+// inherit is what a block passes to its tasks.
+func (c *ctask) inherit() inherited {
+	return inherited{mods: c.in.mods, when: c.when, tags: c.tags, become: c.become, becomeUser: c.becomeUser,
+		env: c.env, noLog: c.noLog, ignore: c.ignore, checkMode: c.checkMode, vars: c.vars,
+		delegate: c.delegate, remoteUser: c.remoteUser, connection: c.connection, ignoreUnr: c.ignoreUnreachable,
+		roleDir: c.roleDir, rolePrefix: c.in.rolePrefix}
+}
+
+// includeScope is what an include passes to the tasks it brings in: as a block does, except
+// its own when (decided once, when it runs), tags (they select the include, not its tasks)
+// and vars (its params, pushed for the whole include).
+func (c *ctask) includeScope() inherited {
+	in := c.inherit()
+	in.when, in.tags, in.vars = c.in.when, c.in.tags, c.in.vars
+	return in
 }
 
 // selected applies --tags and --skip-tags to a task's own and inherited tags, as Ansible does:

@@ -79,6 +79,7 @@ func (e *UnreachableError) Is(target error) bool { return target == fault.ErrUnr
 type trackedConn struct {
 	Conn
 	lost error
+	key  string // the pool's key, when not the host's name (delegate_to, remote_user)
 }
 
 func (c *trackedConn) Run(ctx context.Context, cmd string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {

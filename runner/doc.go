@@ -4,7 +4,14 @@
 // Play, redialed after it broke) and runs each play with the linear strategy: a task runs on every
 // active host, at most Forks at a time, before the next task starts. A host whose task fails
 // leaves the play while the others go on; block/rescue/always, handlers, serial batches,
-// any_errors_fatal and max_fail_percentage behave as in Ansible.
+// any_errors_fatal and max_fail_percentage behave as in Ansible (a batch that fails entirely
+// ends the playbook). include_tasks and include_role are decided per host when they run (when,
+// loop, a templated file name) and run in lockstep on the hosts that include the same file with
+// the same params; roles, delegate_to (localhost and connection: local run on this machine with
+// LocalConn), remote_user, run_once, meta and ignore_unreachable follow Ansible too. Variables
+// rank as Ansible's precedence: role defaults < inventory < play vars < vars_files < role vars
+// < block vars < task vars < include and role params, set_fact over task vars, extra vars over
+// all; set_fact values and registered results outlive their play.
 //
 // Guarantees:
 //   - one remote command per module call wherever possible (copy and fetch compare checksums

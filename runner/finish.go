@@ -31,14 +31,7 @@ func (e *playExec) finish(h *hostState, t *ctask, res map[string]any, cause erro
 	changed := truth(res["changed"])
 	switch {
 	case h.conn != nil && h.conn.lost != nil || truth(res["unreachable"]):
-		err := errors.New(str(res["msg"]))
-		if h.conn != nil {
-			if h.conn.lost != nil {
-				err = h.conn.lost
-			}
-			e.r.drop(h.name, h.conn.Conn)
-		}
-		e.unreachable(h, t.name, err)
+		e.lost(h, t, res, ev)
 		return
 	case truth(res["failed"]):
 		ev.Event = EventTaskFailed
@@ -68,6 +61,32 @@ func (e *playExec) finish(h *hostState, t *ctask, res map[string]any, cause erro
 		ev.Event = EventTaskOK
 		h.recap.OK++
 	}
+	e.r.report(ev)
+}
+
+// lost records a task that could not reach its host: the connection leaves the pool, and the
+// host the play, unless the task has ignore_unreachable (Ansible counts it ok and ignored; the
+// host stays and its next task dials again).
+func (e *playExec) lost(h *hostState, t *ctask, res map[string]any, ev Event) {
+	err := errors.New(str(res["msg"]))
+	if h.conn != nil {
+		if h.conn.lost != nil {
+			err = h.conn.lost
+		}
+		key := h.name
+		if h.conn.key != "" {
+			key = h.conn.key
+		}
+		e.r.drop(key, h.conn.Conn)
+	}
+	if !t.ignoreUnreachable {
+		e.unreachable(h, t.name, err)
+		return
+	}
+	h.conn = nil
+	ev.Event, ev.Ignored, ev.Msg = EventHostUnreachable, true, err.Error()
+	h.recap.OK++
+	h.recap.Ignored++
 	e.r.report(ev)
 }
 

@@ -238,14 +238,16 @@ func TestCheckMode(t *testing.T) {
 
 func TestSerialMaxFailAndAnyErrorsFatal(t *testing.T) {
 	cases := []struct {
-		name, play string
-		ran        map[string]bool // hosts that ran the last task
+		name, play, fail string
+		ran              map[string]bool // hosts that ran the last task
 	}{
-		{"serial with max_fail_percentage 0 stops later batches", "serial: 1\n  max_fail_percentage: 0",
+		{"serial with max_fail_percentage 0 stops later batches", "serial: 1\n  max_fail_percentage: 0", "h1",
 			map[string]bool{"h1": false, "h2": false, "h3": false}},
-		{"serial alone goes on", "serial: [1, 2]", map[string]bool{"h1": false, "h2": true, "h3": true}},
-		{"any_errors_fatal stops everyone", "any_errors_fatal: true", map[string]bool{"h1": false, "h2": false, "h3": false}},
-		{"percentage above the threshold goes on", "max_fail_percentage: 50", map[string]bool{"h2": true, "h3": true}},
+		// As Ansible: a batch whose hosts all failed ends the playbook.
+		{"a batch that all failed ends the play", "serial: [1, 2]", "h1", map[string]bool{"h1": false, "h2": false, "h3": false}},
+		{"serial goes on after a batch that partly failed", "serial: [1, 2]", "h2", map[string]bool{"h1": true, "h2": false, "h3": true}},
+		{"any_errors_fatal stops everyone", "any_errors_fatal: true", "h1", map[string]bool{"h1": false, "h2": false, "h3": false}},
+		{"percentage above the threshold goes on", "max_fail_percentage: 50", "h1", map[string]bool{"h2": true, "h3": true}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -253,9 +255,9 @@ func TestSerialMaxFailAndAnyErrorsFatal(t *testing.T) {
   gather_facts: false
   `+c.play+`
   tasks:
-    - name: fail h1
+    - name: fail one
       command: "false"
-      when: inventory_hostname == 'h1'
+      when: inventory_hostname == '`+c.fail+`'
     - name: last
       command: "true"
 `, runner.PlayOptions{})
@@ -266,5 +268,27 @@ func TestSerialMaxFailAndAnyErrorsFatal(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// As Ansible, a play whose hosts all failed ends the playbook, and so does any_errors_fatal:
+// the next play, on another host, does not run.
+func TestFailedPlayEndsThePlaybook(t *testing.T) {
+	for _, c := range []struct{ extra, fail string }{
+		{"", "true"},
+		{"  any_errors_fatal: true\n", "inventory_hostname == 'h1'"},
+	} {
+		_, _, rec := run(t, &runnertest.LocalDialer{}, threeHosts, `- hosts: h1:h2
+  gather_facts: false
+`+c.extra+`  tasks:
+    - {name: fails, command: "false", when: "`+c.fail+`"}
+- hosts: h3
+  gather_facts: false
+  tasks:
+    - {name: next play, command: "true"}
+`, runner.PlayOptions{})
+		if _, ran := rec.find("h3", "next play"); ran {
+			t.Errorf("%q: the next play ran", c.extra+c.fail)
+		}
 	}
 }

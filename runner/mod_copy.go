@@ -17,18 +17,24 @@ import (
 	"github.com/kupgrade/kupgrade/playbooks"
 )
 
-// localFile finds a playbook-relative file as Ansible does: sub/NAME (files/ or templates/),
-// then NAME, beside the playbook.
+// localFile finds a playbook-relative file as Ansible does: in a role's task, the role's
+// sub/NAME and NAME; then sub/NAME (files/ or templates/) and NAME beside the playbook.
 func (m *modCtx) localFile(name, sub string) (string, error) {
 	if filepath.IsAbs(name) {
 		return name, nil
 	}
-	for _, p := range []string{filepath.Join(m.e.dir, sub, name), filepath.Join(m.e.dir, name)} {
+	var cands []string
+	for _, dir := range []string{m.roleDir, m.e.dir} {
+		if dir != "" {
+			cands = append(cands, filepath.Join(dir, sub, name), filepath.Join(dir, name))
+		}
+	}
+	for _, p := range cands {
 		if _, err := os.Stat(p); err == nil {
 			return p, nil
 		}
 	}
-	return "", fmt.Errorf("could not find %q in %s or %s", name, filepath.Join(m.e.dir, sub), m.e.dir)
+	return "", fmt.Errorf("could not find %q in %s", name, strings.Join(cands, ", "))
 }
 
 func modCopy(ctx context.Context, m *modCtx, args map[string]any) (map[string]any, error) {

@@ -64,10 +64,11 @@ type modCtx struct {
 	check      bool
 	noLog      bool
 	fence      *Fence // the play's fence when this task's commands run as root
+	roleDir    string // the role the task comes from: copy and template look in it first
 }
 
 func (e *playExec) modCtx(h *hostState, t *ctask) *modCtx {
-	m := &modCtx{e: e, h: h, conn: h.conn, env: t.env, check: e.po.Check, noLog: t.noLog}
+	m := &modCtx{e: e, h: h, conn: h.conn, env: t.env, check: e.po.Check, noLog: t.noLog, roleDir: t.roleDir}
 	if t.checkMode != nil {
 		m.check = *t.checkMode
 	}

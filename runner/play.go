@@ -46,8 +46,23 @@ type playExec struct {
 	recap *Recap
 	order []string        // hosts in the order first seen, for Failures
 	dead  map[string]bool // failed or unreachable in an earlier play: not run again
-	stop  bool            // any_errors_fatal or max_fail_percentage ended the play
+	stop  bool            // any_errors_fatal, max_fail_percentage or end_play ended the play
 	jobs  chan func()     // the play's workers (startWorkers)
+
+	endBatch bool // meta: end_batch
+	// over ends the playbook after this play, as Ansible's break_play: a batch whose hosts all
+	// failed, any_errors_fatal or max_fail_percentage.
+	over     bool
+	handlers []*ctask                // the play's, for meta: flush_handlers
+	included map[includeKey][]*ctask // files read by include_tasks as the play ran
+	// mayIgnoreUnreachable: some task of the play has ignore_unreachable, so a host that cannot
+	// be dialled stays in the play.
+	mayIgnoreUnreachable bool
+	play                 *playbooks.Play
+	// varsFiles are the vars_files read, by path, once per Play call.
+	varsFiles map[string]map[string]any
+	// kept holds, per host, the facts and registered results of earlier plays.
+	kept map[string]map[string]any
 }
 
 // Play runs every play of pb. The returned error is non-nil when the playbook could not run
@@ -55,14 +70,15 @@ type playExec struct {
 // unreachable (the same errors as Recap.Err); it also wraps the context's error when ctx was
 // cancelled. The recap is returned in every case.
 func (r *Runner) Play(ctx context.Context, pb *playbooks.Playbook, inv *inventory.Inventory, po PlayOptions) (*Recap, error) {
-	e := &playExec{r: r, pb: pb, inv: inv, po: po, dir: filepath.Dir(pb.File), recap: newRecap(), dead: map[string]bool{}}
+	e := &playExec{r: r, pb: pb, inv: inv, po: po, dir: filepath.Dir(pb.File), recap: newRecap(), dead: map[string]bool{},
+		varsFiles: map[string]map[string]any{}, kept: map[string]map[string]any{}}
 	var err error
 	for _, p := range pb.Plays {
-		if err = e.runPlay(ctx, p); err != nil || ctx.Err() != nil {
+		if err = e.runPlay(ctx, p); err != nil || ctx.Err() != nil || e.over {
 			break
 		}
 	}
-	r.report(Event{Event: EventPlayRecap, Recap: e.recap.Hosts})
+	r.report(Event{Event: EventPlayRecap, Recap: shownRecap(e.recap.Hosts)})
 	return e.recap, errors.Join(err, e.recap.Err(), ctx.Err())
 }
 
@@ -71,8 +87,13 @@ func (e *playExec) runPlay(ctx context.Context, p *playbooks.Play) error {
 	if err != nil {
 		return err
 	}
-	tasks := compileTasks(p.Tasks, inherited{mods: e.r.mods, become: p.Become, becomeUser: p.BecomeUser})
-	handlers := compileTasks(p.Handlers, inherited{mods: e.r.mods, become: p.Become, becomeUser: p.BecomeUser})
+	top := inherited{mods: e.r.mods, become: p.Become, becomeUser: p.BecomeUser, env: p.Environment,
+		tags: p.Tags, remoteUser: p.RemoteUser, connection: p.Connection, ignoreUnr: p.IgnoreUnreachable,
+		noLog: p.NoLog, ignore: p.IgnoreErrors, checkMode: p.CheckMode}
+	tasks := compileTasks(p.Tasks, top)
+	handlers := compileTasks(p.Handlers, top)
+	e.handlers, e.included, e.play = handlers, map[includeKey][]*ctask{}, p
+	e.mayIgnoreUnreachable = anyIgnoresUnreachable(tasks)
 	renameTasks(tasks, p, e.po.ExtraVars)
 	renameTasks(handlers, p, e.po.ExtraVars)
 	var states []*hostState
@@ -106,12 +127,18 @@ func (e *playExec) runPlay(ctx context.Context, p *playbooks.Play) error {
 		if e.stop || ctx.Err() != nil {
 			break
 		}
+		e.endBatch = false
+		setBatch(batch)
 		e.runList(ctx, batch, tasks, p)
 		if !e.stop && ctx.Err() == nil {
 			e.runHandlers(ctx, batch, handlers)
 		}
+		if len(active(batch)) == 0 && !anyEnded(batch) {
+			e.stop, e.over = true, true
+		}
 	}
 	for _, h := range states {
+		e.keep(h)
 		if h.failed {
 			e.dead[h.name] = true
 			if !h.unreachable {
@@ -125,6 +152,10 @@ func (e *playExec) runPlay(ctx context.Context, p *playbooks.Play) error {
 
 func (e *playExec) selectHosts(p *playbooks.Play) ([]*inventory.Host, error) {
 	hosts, err := e.inv.Select(p.Hosts)
+	if err != nil && slices.Contains(localNames, p.Hosts) {
+		// Ansible's implicit localhost: named by a play, absent from the inventory, run locally.
+		hosts, err = []*inventory.Host{{Name: p.Hosts, Vars: map[string]any{"ansible_connection": "local"}}}, nil
+	}
 	if err != nil {
 		return nil, fault.Mark(fmt.Errorf("play %q: hosts: %w", p.Name, err), fault.ErrBadInput)
 	}
@@ -157,12 +188,23 @@ func (e *playExec) newHost(h *inventory.Host) *hostState {
 // of earlier plays. A host that cannot be reached leaves the play.
 func (e *playExec) dialAll(ctx context.Context, hosts []*hostState) {
 	e.parallel(hosts, func(h *hostState) {
-		c, err := e.r.Conn(ctx, h.host)
+		user, err := e.remoteUser(h, e.play.RemoteUser)
+		var c Conn
+		key := h.name
+		if err == nil {
+			c, key, err = e.r.connFor(ctx, h.host, user, e.play.Connection)
+		}
 		if err != nil {
+			if e.mayIgnoreUnreachable {
+				return // each task dials again; one under ignore_unreachable goes on without it
+			}
 			e.unreachable(h, "", err)
 			return
 		}
 		h.conn = &trackedConn{Conn: c}
+		if key != h.name {
+			h.conn.key = key
+		}
 	})
 }
 
@@ -250,11 +292,51 @@ func serialBatches(hosts []*hostState, serial []string) ([][]*hostState, error) 
 func countTasks(ts []*ctask) int {
 	n := 0
 	for _, t := range ts {
-		if t.t.IsBlock() {
+		switch {
+		case t.t.IsBlock():
 			n += countTasks(t.block) + countTasks(t.always)
-		} else {
+		case t.t.Meta == "":
 			n++
 		}
 	}
 	return n
+}
+
+// shownRecap leaves out the hosts nothing was counted for (a batch never reached, every task
+// skipped by tags), as Ansible's PLAY RECAP lists only the hosts it processed. Recap.Hosts keeps
+// them all.
+func shownRecap(hosts map[string]*HostRecap) map[string]*HostRecap {
+	out := make(map[string]*HostRecap, len(hosts))
+	for name, rc := range hosts {
+		if *rc != (HostRecap{}) {
+			out[name] = rc
+		}
+	}
+	return out
+}
+
+// setBatch sets ansible_play_batch, the hosts of the batch that runs, for each of them.
+func setBatch(batch []*hostState) {
+	names := make([]any, len(batch))
+	for i, h := range batch {
+		names[i] = h.name
+	}
+	for _, h := range batch {
+		h.vars["ansible_play_batch"] = names
+		h.pub["ansible_play_batch"] = names
+	}
+}
+
+func anyEnded(hosts []*hostState) bool {
+	return slices.ContainsFunc(hosts, func(h *hostState) bool { return h.ended })
+}
+
+func anyIgnoresUnreachable(ts []*ctask) bool {
+	for _, t := range ts {
+		if t.ignoreUnreachable || anyIgnoresUnreachable(t.block) || anyIgnoresUnreachable(t.rescue) ||
+			anyIgnoresUnreachable(t.always) || anyIgnoresUnreachable(t.include) {
+			return true
+		}
+	}
+	return false
 }

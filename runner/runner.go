@@ -58,17 +58,22 @@ func (r *Runner) report(e Event) {
 // Conn returns the pooled connection to h, dialing it when there is none (or the last one
 // broke). Concurrent callers for one host share one dial. A dial error is an *UnreachableError.
 func (r *Runner) Conn(ctx context.Context, h *inventory.Host) (Conn, error) {
+	return r.conn(ctx, h, h.Name)
+}
+
+// conn is Conn with the pool's key: the host's name, or its name and a remote_user.
+func (r *Runner) conn(ctx context.Context, h *inventory.Host, key string) (Conn, error) {
 	r.mu.Lock()
-	p, ok := r.conns[h.Name]
+	p, ok := r.conns[key]
 	if !ok {
 		p = &pooled{ready: make(chan struct{})}
-		r.conns[h.Name] = p
+		r.conns[key] = p
 		r.mu.Unlock()
 		p.conn, p.err = r.dialer.Dial(ctx, h)
 		if p.err != nil {
 			p.err = &UnreachableError{Host: h.Name, Err: dialError(h, p.err)}
 			r.mu.Lock()
-			delete(r.conns, h.Name) // the next call dials again
+			delete(r.conns, key) // the next call dials again
 			r.mu.Unlock()
 		}
 		close(p.ready)

@@ -11,17 +11,30 @@ import (
 // (inside a block a failure may still be rescued).
 func (e *playExec) runList(ctx context.Context, hosts []*hostState, tasks []*ctask, p *playbooks.Play) {
 	for _, t := range tasks {
-		if e.stop || ctx.Err() != nil {
+		if e.stop || e.endBatch || ctx.Err() != nil {
 			return
 		}
-		if t.t.IsBlock() {
-			e.runBlock(ctx, hosts, t)
-		} else if selected(t.tags, e.po.Tags, e.po.SkipTags) {
-			e.step(ctx, hosts, t)
-		}
+		e.runOne(ctx, hosts, t, true)
 		if p != nil {
 			e.checkFatal(hosts, p)
 		}
+	}
+}
+
+// runOne runs one entry of a task list (or a handler, which tags do not select) on hosts.
+func (e *playExec) runOne(ctx context.Context, hosts []*hostState, t *ctask, tagged bool) {
+	switch {
+	case t.t.IsBlock():
+		e.runBlock(ctx, hosts, t)
+	case t.t.Meta == "flush_handlers":
+		e.runHandlers(ctx, hosts, e.handlers)
+	case tagged && !selected(t.tags, e.po.Tags, e.po.SkipTags):
+	case t.t.Meta != "":
+		e.runMeta(hosts, t)
+	case t.t.Include != nil:
+		e.runInclude(ctx, hosts, t)
+	default:
+		e.step(ctx, hosts, t)
 	}
 }
 
@@ -32,6 +45,7 @@ func (e *playExec) runBlock(ctx context.Context, hosts []*hostState, b *ctask) {
 	if len(entered) == 0 {
 		return
 	}
+	defer e.enterBlock(entered, b)()
 	e.runList(ctx, entered, b.block, nil)
 	var failed []*hostState
 	for _, h := range entered {
@@ -41,16 +55,14 @@ func (e *playExec) runBlock(ctx context.Context, hosts []*hostState, b *ctask) {
 	}
 	if len(failed) > 0 && len(b.rescue) > 0 {
 		for _, h := range failed {
+			// Ansible counts a host rescued when it enters rescue, whether or not the rescue
+			// then succeeds (a failing rescue shows rescued=1 and failed=1).
+			h.recap.Rescued++
 			h.failed, h.err = false, nil
 			h.vars["ansible_failed_task"] = map[string]any{"name": h.lastTask}
 			h.vars["ansible_failed_result"] = h.lastResult
 		}
 		e.runList(ctx, failed, b.rescue, nil)
-		for _, h := range failed {
-			if !h.failed {
-				h.recap.Rescued++
-			}
-		}
 	}
 	if len(b.always) == 0 {
 		return
@@ -131,7 +143,7 @@ func (e *playExec) runHandlers(ctx context.Context, hosts []*hostState, handlers
 			})
 		}
 		if len(run) > 0 {
-			e.step(ctx, run, hd)
+			e.runOne(ctx, run, hd, false)
 		}
 		if ctx.Err() != nil {
 			return
@@ -152,17 +164,17 @@ func (e *playExec) checkFatal(batch []*hostState, p *playbooks.Play) {
 		return
 	}
 	if p.AnyErrorsFatal {
-		e.stop = true
+		e.stop, e.over = true, true
 	}
 	if p.MaxFailPercentage != nil && float64(failed)*100/float64(len(batch)) > *p.MaxFailPercentage {
-		e.stop = true
+		e.stop, e.over = true, true
 	}
 }
 
 func active(hosts []*hostState) []*hostState {
 	n := 0
 	for _, h := range hosts {
-		if !h.failed {
+		if !h.failed && !h.ended {
 			n++
 		}
 	}
@@ -171,7 +183,7 @@ func active(hosts []*hostState) []*hostState {
 	}
 	out := make([]*hostState, 0, n)
 	for _, h := range hosts {
-		if !h.failed {
+		if !h.failed && !h.ended {
 			out = append(out, h)
 		}
 	}

@@ -31,13 +31,21 @@ func (e *playExec) runTask(ctx context.Context, h *hostState, t *ctask) {
 		}
 	}
 	mark := len(h.stack)
-	// Task vars are pushed as written and rendered when read, as play vars are: they may use
-	// each other and the loop's item.
-	for k, v := range t.t.Vars {
-		if !h.facts[k] {
-			if _, extra := e.po.ExtraVars[k]; !extra {
+	// Block vars, then the task's own, pushed as written and rendered when read, as play vars
+	// are: they may use each other and the loop's item. set_fact, include params and extra
+	// vars outrank both.
+	for _, vars := range t.vars {
+		for k, v := range vars {
+			if _, extra := e.po.ExtraVars[k]; !extra && !h.facts[k] && h.strong[k] == 0 {
 				h.push(k, v)
 			}
+		}
+	}
+	if done := e.useConn(ctx, h, t, start); done != nil {
+		defer done()
+		if h.conn == nil {
+			h.pop(mark)
+			return
 		}
 	}
 	var res map[string]any
@@ -56,18 +64,41 @@ func (e *playExec) runLoop(ctx context.Context, h *hostState, t *ctask) (map[str
 	if err != nil {
 		return tmplFailure(t, "loop", err), nil
 	}
-	items, ok := toList(lv)
+	items, ok := loopItems(lv, t.t.LoopDict)
 	if !ok {
 		return failure(fmt.Sprintf("loop: expected a list, got %T", lv)), nil
 	}
+	lc := t.t.LoopControl
+	pause, err := e.duration(h, lc.Pause, 0)
+	if err != nil {
+		return failure("loop_control pause: " + err.Error()), nil
+	}
 	results := make([]any, 0, len(items))
 	changed, failed, skipped := false, false, len(items) > 0
-	for _, it := range items {
+	for i, it := range items {
+		if i > 0 && pause > 0 {
+			select {
+			case <-time.After(pause):
+			case <-ctx.Done():
+				return failure("interrupted: " + ctx.Err().Error()), ctx.Err()
+			}
+		}
 		mark := len(h.stack)
+		extra := loopVars(lc, items, i)
 		h.push(t.loopVar, it)
+		for k, v := range extra {
+			h.push(k, v)
+		}
 		r, cause := e.runOnce(ctx, h, t)
 		h.pop(mark)
 		r[t.loopVar] = it
+		r["ansible_loop_var"] = t.loopVar
+		for k, v := range extra {
+			r[k] = v
+		}
+		if lc.IndexVar != "" {
+			r["ansible_index_var"] = lc.IndexVar
+		}
 		results = append(results, r)
 		changed = changed || truth(r["changed"])
 		failed = failed || truth(r["failed"])

@@ -28,15 +28,18 @@ type hostState struct {
 	recap      *HostRecap
 
 	failed, unreachable bool
+	ended               bool           // meta: end_host: out of the play, not failed
+	strong              map[string]int // names held by include or role params (over set_fact)
 	err                 *HostError
 	lastTask            string         // ansible_failed_task in rescue
 	lastResult          map[string]any // ansible_failed_result in rescue
 }
 
 type saved struct {
-	key string
-	val any
-	had bool
+	key    string
+	val    any
+	had    bool
+	strong bool
 }
 
 // set stores a registered result or fact. Extra vars keep the last word, as in Ansible.
@@ -44,15 +47,22 @@ func (h *hostState) set(e *playExec, key string, val, shown any) {
 	if _, ok := e.po.ExtraVars[key]; ok {
 		return
 	}
-	h.vars[key] = val
 	h.facts[key] = true
 	h.registered[key] = shown
 	h.pending = append(h.pending, key)
 	// A value pushed over this key (a loop item of the same name) must not bring back the old
-	// value when it is popped.
+	// value when it is popped. Include and role params outrank set_fact: while one holds the
+	// name, the fact only shows once it is popped.
+	held := h.strong[key] > 0
+	if !held {
+		h.vars[key] = val
+	}
 	for i := range h.stack {
 		if h.stack[i].key == key {
 			h.stack[i].val, h.stack[i].had = val, true
+			if h.stack[i].strong {
+				break
+			}
 		}
 	}
 }
@@ -60,13 +70,28 @@ func (h *hostState) set(e *playExec, key string, val, shown any) {
 // push sets key for the duration of a task or loop item; pop(mark) restores.
 func (h *hostState) push(key string, val any) {
 	old, had := h.vars[key]
-	h.stack = append(h.stack, saved{key, old, had})
+	h.stack = append(h.stack, saved{key: key, val: old, had: had})
 	h.vars[key] = val
+}
+
+// pushLevel pushes key; a strong value (include or role params) outranks set_fact.
+func (h *hostState) pushLevel(key string, val any, strong bool) {
+	h.push(key, val)
+	if strong {
+		h.stack[len(h.stack)-1].strong = true
+		if h.strong == nil {
+			h.strong = map[string]int{}
+		}
+		h.strong[key]++
+	}
 }
 
 func (h *hostState) pop(mark int) {
 	for i := len(h.stack) - 1; i >= mark; i-- {
 		s := h.stack[i]
+		if s.strong {
+			h.strong[s.key]--
+		}
 		if s.had {
 			h.vars[s.key] = s.val
 		} else {
@@ -107,6 +132,9 @@ func (e *playExec) buildVars(p *playbooks.Play, hosts []*hostState) error {
 	}
 	for _, h := range hosts {
 		v := make(map[string]any, len(h.host.Vars)+len(p.Vars)+len(e.po.ExtraVars)+12)
+		for k, x := range p.RoleDefaults {
+			v[k] = x // under the inventory's, as Ansible ranks role defaults
+		}
 		for k, x := range h.host.Vars {
 			v[k] = x
 		}
@@ -131,6 +159,9 @@ func (e *playExec) buildVars(p *playbooks.Play, hosts []*hostState) error {
 			if _, ok := e.po.ExtraVars[k]; !ok {
 				v[k] = x
 			}
+		}
+		if err := e.scopeLayers(p, h, v); err != nil {
+			return err
 		}
 		h.pub = make(map[string]any, len(v))
 		for k, x := range v {

@@ -4,14 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/kupgrade/kupgrade/internal/fault"
 	"github.com/kupgrade/kupgrade/inventory"
 	"github.com/kupgrade/kupgrade/playbooks"
 	"github.com/kupgrade/kupgrade/runner"
-	"github.com/kupgrade/kupgrade/state"
-	"gopkg.in/yaml.v3"
 )
 
 type playCmd struct {
@@ -21,7 +18,7 @@ type playCmd struct {
 	Check     bool     `short:"C" help:"Report what would change without changing anything."`
 	Tags      []string `short:"t" sep:"," help:"Only tasks with these tags."`
 	SkipTags  []string `name:"skip-tags" sep:"," help:"Skip tasks with these tags."`
-	ExtraVars []string `short:"e" name:"extra-vars" sep:"none" help:"KEY=VALUE (value read as YAML), repeatable."`
+	ExtraVars []string `short:"e" name:"extra-vars" sep:"none" help:"KEY=VALUE ... (each value read as YAML), a JSON or YAML mapping, or @FILE (YAML or JSON); repeatable, the last wins."`
 }
 
 func (c *playCmd) Run(ctx context.Context, a *app) error {
@@ -65,23 +62,6 @@ func playOutcome(recap *runner.Recap, err error) error {
 type errFailedPlay struct{ err error }
 
 func (e errFailedPlay) Error() string { return e.err.Error() }
-
-// parseExtraVars reads -e KEY=VALUE; VALUE is YAML, so -e n=3 is a number and -e 'l=[a, b]' a list.
-func parseExtraVars(kvs []string) (map[string]any, error) {
-	out := map[string]any{}
-	for _, kv := range kvs {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			return nil, fmt.Errorf("-e %q: want KEY=VALUE: %w", kv, state.ErrBadInput)
-		}
-		var val any
-		if err := yaml.Unmarshal([]byte(v), &val); err != nil || val == nil {
-			val = v
-		}
-		out[k] = val
-	}
-	return out, nil
-}
 
 type inventoryCmd struct {
 	List inventoryListCmd `cmd:"" help:"The resolved hosts, groups and variables."`
