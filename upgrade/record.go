@@ -35,7 +35,7 @@ func (w *Workflow) probeFor() time.Duration {
 // someone else's outcome, or the write is not allowed at all.
 func final(err error) bool {
 	return errors.Is(err, state.ErrConflict) || errors.Is(err, state.ErrRefused) ||
-		errors.Is(err, state.ErrNotFound) || errors.Is(err, state.ErrBadInput)
+		errors.Is(err, state.ErrNotFound) || errors.Is(err, state.ErrBadInput) || errors.Is(err, state.ErrBadRow)
 }
 
 // retryDB runs write (or a read a step cannot do without) until it succeeds, fails for good,

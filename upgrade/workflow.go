@@ -202,16 +202,23 @@ func (w *Workflow) fenceWait() time.Duration {
 }
 
 // read returns what the pre-checks look at: the upgrade, its hosts and the cluster's lease.
-func (w *Workflow) read(ctx context.Context) (state.Upgrade, []state.Host, *state.Lease, error) {
-	u, err := w.Store.Upgrade(ctx, w.Cluster)
-	if err != nil {
-		return u, nil, nil, err
-	}
-	hosts, err := w.Store.Hosts(ctx, w.Cluster)
-	if err != nil {
-		return u, nil, nil, err
-	}
-	lease, err := w.Store.Lease(ctx, w.Cluster)
+//
+// Nothing has started yet, so a database that drops the connection (a restart, a Galera node
+// failing over) is read again for as long as a final write would be retried.
+func (w *Workflow) read(ctx context.Context) (u state.Upgrade, hosts []state.Host, lease *state.Lease, err error) {
+	rctx, cancel := context.WithTimeout(ctx, w.recordFor())
+	defer cancel()
+	err = w.retryDB(rctx, "read the upgrade, its hosts and its lease", func(ctx context.Context) error {
+		var err error
+		if u, err = w.Store.Upgrade(ctx, w.Cluster); err != nil {
+			return err
+		}
+		if hosts, err = w.Store.Hosts(ctx, w.Cluster); err != nil {
+			return err
+		}
+		lease, err = w.Store.Lease(ctx, w.Cluster)
+		return err
+	})
 	return u, hosts, lease, err
 }
 
