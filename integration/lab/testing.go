@@ -65,7 +65,7 @@ func Down(ctx context.Context, dir string) (string, error) {
 	if err := Remove(ctx, st.Name); err != nil {
 		return "", err
 	}
-	for _, name := range []string{InventoryFile, KnownHostsFile, KeyFile, KeyFile + ".pub", StateFile} {
+	for _, name := range []string{InventoryFile, KnownHostsFile, KeyFile, KeyFile + ".pub", StateFile, KubeconfigFile, realImagesPlaybook} {
 		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return "", fmt.Errorf("remove lab file: %w", err)
 		}
