@@ -38,7 +38,7 @@ type RealBuild struct {
 	From, To  string
 	NodeImage string // kupgrade-lab-real:<hash>
 	BinDir    string // <cache>/bin-<hash of build.sh>/<version>/{kubeadm,kubelet,...}, tools/
-	ImageDir  string // <cache>/<hash>/images-<version>.tar
+	ImageDir  string // <cache>/images-<hash>/images-<version>.tar
 }
 
 // RealCacheDir is where real lab builds are kept: $KUPGRADE_LAB_CACHE, else
@@ -54,18 +54,26 @@ func RealCacheDir() string {
 	return filepath.Join(home, "kupgrade-lab", "real")
 }
 
-// realBuildFor names the build of from and to: binaries keyed by the source recipe's hash (so an
-// image recipe change does not rebuild Kubernetes), images by the hash of everything.
-func realBuildFor(from, to string) RealBuild {
+// RealBuildOf names the build of from and to, each part keyed by the recipe files it comes
+// from, so that a change to the node's scripts rebuilds neither Kubernetes nor the archives:
+// binaries by build.sh, image archives by build.sh, images/ and pause/, the node image by
+// everything (and the simulated lab image it starts from).
+func RealBuildOf(from, to string) RealBuild {
 	src := hashOf(func(name string) bool { return name == "real/build.sh" })
+	imgs := hashOf(func(name string) bool {
+		return name == "real/build.sh" || strings.HasPrefix(name, "real/images/") || strings.HasPrefix(name, "real/pause/")
+	})
 	all := hashOf(func(string) bool { return true })
-	h := sha256.Sum256([]byte(strings.Join([]string{all, recipeHash(), from, to}, "\x00")))
-	tag := hex.EncodeToString(h[:])[:12]
 	cache := RealCacheDir()
 	return RealBuild{
-		From: from, To: to, NodeImage: RealNodeRepository + ":" + tag,
-		BinDir: filepath.Join(cache, "bin-"+src), ImageDir: filepath.Join(cache, tag),
+		From: from, To: to, NodeImage: RealNodeRepository + ":" + shortHash(all, recipeHash(), from, to),
+		BinDir: filepath.Join(cache, "bin-"+src), ImageDir: filepath.Join(cache, "images-"+shortHash(imgs, from, to)),
 	}
+}
+
+func shortHash(parts ...string) string {
+	h := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
+	return hex.EncodeToString(h[:])[:12]
 }
 
 // hashOf hashes the real recipe's files whose names keep says.
@@ -87,12 +95,14 @@ func hashOf(keep func(string) bool) string {
 	return hex.EncodeToString(h.Sum(nil))[:12]
 }
 
-// RealCached reports whether the real lab of from and to is built: its done marker is written and
-// its node image exists. Tests use it to decide whether to run without KUPGRADE_FULL.
+// RealCached reports whether the real lab of from and to is built: both image archives and the
+// node image exist. Tests use it to decide whether to run without KUPGRADE_FULL.
 func RealCached(from, to string) bool {
-	b := realBuildFor(from, to)
-	if _, err := os.Stat(filepath.Join(b.ImageDir, "done")); err != nil {
-		return false
+	b := RealBuildOf(from, to)
+	for _, v := range []string{from, to} {
+		if _, err := os.Stat(filepath.Join(b.ImageDir, "images-"+v+".tar")); err != nil {
+			return false
+		}
 	}
 	client, err := dockerClient()
 	if err != nil {
@@ -106,7 +116,7 @@ func RealCached(from, to string) bool {
 // compiles two Kubernetes releases (tens of minutes on two cores); warm, seconds. Output goes
 // to <cache>/build.log; log gets the start, the steps and the end.
 func EnsureReal(ctx context.Context, from, to string, log io.Writer) (RealBuild, error) {
-	b := realBuildFor(from, to)
+	b := RealBuildOf(from, to)
 	if RealCached(from, to) {
 		return b, nil
 	}
@@ -155,11 +165,7 @@ func buildReal(ctx context.Context, b RealBuild, labImage string, log io.Writer)
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("build real lab (see %s): %w", logPath, err)
 	}
-	took := time.Since(start).Round(time.Second)
-	if err := os.WriteFile(filepath.Join(b.ImageDir, "done"), []byte(took.String()+"\n"), 0o644); err != nil {
-		return fmt.Errorf("mark real lab built: %w", err)
-	}
-	fmt.Fprintf(log, "lab: built the real lab in %s\n", took)
+	fmt.Fprintf(log, "lab: built the real lab in %s\n", time.Since(start).Round(time.Second))
 	return nil
 }
 

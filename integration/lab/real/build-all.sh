@@ -2,7 +2,7 @@
 # build-all.sh RECIPE BIN OUT FROM TO LABIMAGE NODETAG MIRROR DEBS: everything a real lab needs.
 #   RECIPE   this folder (extracted by the lab package)
 #   BIN      binaries cache, one folder per version (kept across recipe changes of the images)
-#   OUT      this recipe's folder: images-<version>.tar archives and the done marker
+#   OUT      the image archives' folder: images-<version>.tar
 #   FROM TO  the Kubernetes versions the lab starts at and upgrades to
 #   LABIMAGE the simulated lab's image (sshd, sudo, sysadmin) the node image starts from
 #   NODETAG  the node image to build
@@ -10,7 +10,7 @@
 # Every step is skipped when its result exists, so a warm run is seconds.
 set -euo pipefail
 recipe=$1 bin=$2 out=$3 from=$4 to=$5 labimage=$6 nodetag=$7 mirror=$8 debs=$9
-hash=${nodetag##*:}
+hash=$(basename "$out")
 step() { printf '%s build-all: %s\n' "$(date -u +%T)" "$*"; }
 
 for v in "$from" "$to"; do
@@ -26,13 +26,14 @@ if [ ! -x "$bin/tools/crictl" ] || [ ! -x "$bin/tools/pause" ]; then
     (cd "$recipe/pause" && CGO_ENABLED=0 GO111MODULE=off nice -n 10 go build -trimpath -ldflags '-s -w' -o "$bin/tools/pause" main.go)
 fi
 
-base=kupgrade-lab-real-debian:$hash
+debpkgs=iptables,conntrack,ipset,kmod
+base=kupgrade-lab-real-debian:$(echo "bookworm $debpkgs" | sha256sum | cut -c1-12)
 if ! docker image inspect "$base" >/dev/null 2>&1; then
     step "Debian base of the kube-proxy image (debootstrap)"
     root=$(mktemp -d /tmp/kupgrade-lab-real-root.XXXXXX)
     trap 'rm -rf "$root"' EXIT
     mkdir -p "$debs"
-    debootstrap --variant=minbase --include=iptables,conntrack,ipset,kmod --cache-dir="$debs" bookworm "$root" "$mirror" >/dev/null
+    debootstrap --variant=minbase --include="$debpkgs" --cache-dir="$debs" bookworm "$root" "$mirror" >/dev/null
     rm -rf "$root"/var/cache/apt/* "$root"/var/lib/apt/lists/* "$root"/usr/share/doc "$root"/usr/share/man
     tar -C "$root" --numeric-owner -c . | docker import - "$base" >/dev/null
     rm -rf "$root"
