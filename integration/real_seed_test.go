@@ -1,0 +1,120 @@
+package integration_test
+
+import (
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/kupgrade/kupgrade/integration/lab"
+)
+
+// TestRealSeed: the seed on a real kubeadm. On one real 2+1 upgrade: kubeadm upgrade apply hangs
+// inside its real control-plane phase (the kubelet frozen, so the new kube-apiserver never
+// comes up) past --kubeadm-timeout; kubeadm upgrade node on controller-1 fails after its real
+// kubelet-config phase rewrote /var/lib/kubelet/config.yaml; then kupgrade is SIGKILLed while
+// the real kubeadm upgrade node runs. Each ends *-failed with its classified finding, each retry
+// completes, and kubectl sees a healthy cluster at the new version.
+func TestRealSeed(t *testing.T) {
+	u := startRealLab(t)
+	to := lab.RealToVersion
+	u.k.wantExit(t, 0, "upgrade", "start", to)
+	u.k.wantExit(t, 0, "upgrade", "run", "--until", "upgraded-networking")
+	steps := []struct {
+		name  string
+		run   func(t *testing.T)
+		after string
+	}{
+		{"hang in the real control-plane phase past --kubeadm-timeout", func(t *testing.T) {
+			u.failThenRetry(t, failure{host: "controller-0", class: "swapping-manifests",
+				fault: lab.Fault{Phase: "control-plane", Before: true, Action: lab.Hang, Once: true},
+				flags: []string{"--kubeadm-timeout", "75s"}}, "upgrading-first-master", "upgraded-first-master")
+		}, "upgraded-first-master"},
+		{"seed: real kubeadm upgrade node fails after kubelet-config", func(t *testing.T) {
+			u.failOnly(t, failure{host: "controller-1", class: "kubelet-config-rewritten",
+				fault: lab.Fault{Phase: "kubelet-config", Action: lab.Exit, Status: 1, Once: true}}, "upgrading-second-master")
+			requireConfigBackup(t, u.lab.Node("controller-1"))
+		}, "upgrading-second-master-failed"},
+		{"SIGKILL of kupgrade while the real kubeadm upgrade node runs", func(t *testing.T) {
+			u.killDuringKubeadm(t, "controller-1", "upgrading-second-master")
+			u.k.wantExit(t, 0, "host", "upgrade", "controller-1", "control-plane")
+		}, "upgraded-second-master"},
+	}
+	for _, s := range steps {
+		if !t.Run(s.name, s.run) {
+			t.FailNow()
+		}
+		if got := u.k.show(t).State; got != s.after {
+			t.Fatalf("after %q the state is %s, want %s", s.name, got, s.after)
+		}
+	}
+	u.k.wantExit(t, 0, "upgrade", "run")
+	if got := u.k.show(t).State; got != "upgrade-complete" {
+		t.Fatalf("after upgrade run the state is %s, want upgrade-complete", got)
+	}
+	requireVersions(t, u.lab, to)
+	requireRealCluster(t, u.lab, to)
+}
+
+// failOnly runs the control-plane step of f.host with f's fault armed and checks what
+// failThenRetry checks before its retry.
+func (u *labUnderTest) failOnly(t *testing.T, f failure, running string) {
+	t.Helper()
+	node := u.lab.Node(f.host)
+	injectFault(t, node, f.fault)
+	out := u.k.wantExit(t, 1, append(append([]string{}, f.flags...), "host", "upgrade", f.host, "control-plane")...)
+	if got := u.k.show(t).State; got != running+"-failed" {
+		t.Errorf("state %s, want %s-failed", got, running)
+	}
+	ev := newestFailure(t, u.db)
+	if ev.ToState != running+"-failed" || ev.Class != f.class {
+		t.Errorf("newest failure goes to %s with class %q, want %s-failed with %q; kupgrade said:\n%s", ev.ToState, ev.Class, running, f.class, out)
+	}
+	requireNoKubeadm(t, node)
+}
+
+// requireConfigBackup checks that the real kubelet-config phase left its backup of the old
+// config.yaml where the probe looks for it.
+func requireConfigBackup(t *testing.T, n *lab.Node) {
+	t.Helper()
+	out, err := n.Exec(t.Context(), "sh", "-c", "ls -d /etc/kubernetes/tmp/kubeadm-kubelet-config*/config.yaml")
+	if err != nil || strings.TrimSpace(out) == "" {
+		t.Errorf("no kubeadm-kubelet-config*/config.yaml backup on %s after the kubelet-config phase: %v", n.Name, err)
+	}
+}
+
+// killDuringKubeadm starts the control-plane step of host with a short lease, SIGKILLs kupgrade
+// once the real kubeadm runs on the host, waits for the lease to expire, and checks that recover
+// fails the step with a finding.
+func (u *labUnderTest) killDuringKubeadm(t *testing.T, host, running string) {
+	t.Helper()
+	node := u.lab.Node(host)
+	up, upOut := u.k.cmd(t.Context(), "--lease-ttl", "10s", "host", "upgrade", host, "control-plane")
+	if err := up.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(3 * time.Minute); ; time.Sleep(200 * time.Millisecond) {
+		if _, ok := pgrep(t, node, "kupgrade-real/kubeadm upgrade"); ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the real kubeadm never ran on %s:\n%s", host, upOut)
+		}
+	}
+	time.Sleep(5 * time.Second) // well inside kubeadm's phases
+	if err := up.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	up.Wait()
+	requireNoKubeadm(t, node)
+	time.Sleep(12 * time.Second) // the dead process's lease expires
+	u.k.wantExit(t, 0, "recover")
+	if got := u.k.show(t).State; got != running+"-failed" {
+		t.Fatalf("after SIGKILL and recover the state is %s, want %s-failed", got, running)
+	}
+	ev := newestFailure(t, u.db)
+	if ev.Actor != "recover" || ev.Class == "" {
+		t.Errorf("newest failure by %s with class %q, want recover with a finding", ev.Actor, ev.Class)
+	}
+	t.Logf("SIGKILL mid kubeadm upgrade node: recover classified it %q", ev.Class)
+}
