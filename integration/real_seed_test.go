@@ -1,6 +1,8 @@
 package integration_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -20,20 +22,25 @@ func TestRealSeed(t *testing.T) {
 	to := lab.RealToVersion
 	u.k.wantExit(t, 0, "upgrade", "start", to)
 	u.k.wantExit(t, 0, "upgrade", "run", "--until", "upgraded-networking")
+	captureReal(t, u.lab.Node("controller-0"), "controller-0-before")
+	captureReal(t, u.lab.Node("controller-1"), "controller-1-before")
 	steps := []struct {
 		name  string
 		run   func(t *testing.T)
 		after string
 	}{
 		{"hang in the real control-plane phase past --kubeadm-timeout", func(t *testing.T) {
-			u.failThenRetry(t, failure{host: "controller-0", class: "swapping-manifests",
+			u.failOnly(t, failure{host: "controller-0", class: "swapping-manifests",
 				fault: lab.Fault{Phase: "control-plane", Before: true, Action: lab.Hang, Once: true},
-				flags: []string{"--kubeadm-timeout", "75s"}}, "upgrading-first-master", "upgraded-first-master")
+				flags: []string{"--kubeadm-timeout", "75s"}}, "upgrading-first-master")
+			captureReal(t, u.lab.Node("controller-0"), "controller-0-hung-in-control-plane")
+			u.k.wantExit(t, 0, "host", "upgrade", "controller-0", "control-plane")
 		}, "upgraded-first-master"},
 		{"seed: real kubeadm upgrade node fails after kubelet-config", func(t *testing.T) {
 			u.failOnly(t, failure{host: "controller-1", class: "kubelet-config-rewritten",
 				fault: lab.Fault{Phase: "kubelet-config", Action: lab.Exit, Status: 1, Once: true}}, "upgrading-second-master")
 			requireConfigBackup(t, u.lab.Node("controller-1"))
+			captureReal(t, u.lab.Node("controller-1"), "controller-1-after-kubelet-config")
 		}, "upgrading-second-master-failed"},
 		{"SIGKILL of kupgrade while the real kubeadm upgrade node runs", func(t *testing.T) {
 			u.killDuringKubeadm(t, "controller-1", "upgrading-second-master")
@@ -54,6 +61,9 @@ func TestRealSeed(t *testing.T) {
 	}
 	requireVersions(t, u.lab, to)
 	requireRealCluster(t, u.lab, to)
+	for _, n := range u.lab.Nodes() {
+		captureReal(t, n, n.Name+"-upgraded")
+	}
 }
 
 // failOnly runs the control-plane step of f.host with f's fault armed and checks what
@@ -65,6 +75,12 @@ func (u *labUnderTest) failOnly(t *testing.T, f failure, running string) {
 	out := u.k.wantExit(t, 1, append(append([]string{}, f.flags...), "host", "upgrade", f.host, "control-plane")...)
 	if got := u.k.show(t).State; got != running+"-failed" {
 		t.Errorf("state %s, want %s-failed", got, running)
+	}
+	if show := u.k.show(t); show.Lease != nil {
+		t.Errorf("lease %+v still held after the failure was recorded", *show.Lease)
+	}
+	if st := u.k.hostStatus(t, f.host); st != "" {
+		t.Errorf("%s status %q after the failure, want NULL so that the retry is accepted", f.host, st)
 	}
 	ev := newestFailure(t, u.db)
 	if ev.ToState != running+"-failed" || ev.Class != f.class {
@@ -117,4 +133,27 @@ func (u *labUnderTest) killDuringKubeadm(t *testing.T, host, running string) {
 		t.Errorf("newest failure by %s with class %q, want recover with a finding", ev.Actor, ev.Class)
 	}
 	t.Logf("SIGKILL mid kubeadm upgrade node: recover classified it %q", ev.Class)
+}
+
+// captureReal saves what the probe reads on n (manifests, kubeadm's folders under
+// /etc/kubernetes/tmp, the kubelet config) and the outputs the lab's kubeadm kept, as
+// $KUPGRADE_REAL_CAPTURE/<name>.tar, when that is set: kubeadm/testdata/real comes from there.
+func captureReal(t *testing.T, n *lab.Node, name string) {
+	t.Helper()
+	dir := os.Getenv("KUPGRADE_REAL_CAPTURE")
+	if dir == "" {
+		return
+	}
+	out, err := n.Exec(t.Context(), "tar", "-C", "/", "-cf", "-", "etc/kubernetes/manifests", "etc/kubernetes/tmp",
+		"var/lib/kubelet/config.yaml", "var/log/kupgrade-real")
+	if err != nil {
+		t.Errorf("capture %s on %s: %v", name, n.Name, err)
+		return
+	}
+	if err := os.MkdirAll(dir, 0o755); err == nil {
+		err = os.WriteFile(filepath.Join(dir, name+".tar"), []byte(out), 0o644)
+	}
+	if err != nil {
+		t.Errorf("capture %s: %v", name, err)
+	}
 }
