@@ -1,6 +1,7 @@
 // Command kupgrade-lab starts and stops kupgrade labs and injects faults into their nodes.
 //
 //	kupgrade-lab image                                   build the lab image (once per recipe)
+//	kupgrade-lab image --real [--check]                  build (or check) the real lab
 //	kupgrade-lab up [--controllers 2] [--workers 1] [--from-version v1.29.4] [--dir lab]
 //	kupgrade-lab up --real [--controllers 2] [--workers 1] [--dir lab]
 //	                                                     a real kubeadm cluster built from source
@@ -54,9 +55,27 @@ func main() {
 	}
 }
 
-type imageCmd struct{}
+type imageCmd struct {
+	Real  bool `help:"Build the real lab (${realfrom} and ${realto} from source, their images, the node image) unless it is built; print the node image."`
+	Check bool `help:"With --real: build nothing; exit 0 if the real lab is built, else 1."`
+}
 
-func (imageCmd) Run(ctx context.Context) error {
+func (i imageCmd) Run(ctx context.Context) error {
+	if i.Real && i.Check {
+		if !lab.RealCached(lab.RealFromVersion, lab.RealToVersion) {
+			return &lab.ExitError{Status: 1, Stderr: fmt.Sprintf("the real lab %s -> %s is not built (kupgrade-lab image --real builds it)", lab.RealFromVersion, lab.RealToVersion)}
+		}
+		fmt.Println(lab.RealBuildOf(lab.RealFromVersion, lab.RealToVersion).NodeImage)
+		return nil
+	}
+	if i.Real {
+		b, err := lab.EnsureReal(ctx, lab.RealFromVersion, lab.RealToVersion, os.Stderr)
+		if err != nil {
+			return err
+		}
+		fmt.Println(b.NodeImage)
+		return nil
+	}
 	tag, err := lab.EnsureImage(ctx, os.Stderr)
 	if err != nil {
 		return err
