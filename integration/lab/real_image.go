@@ -57,7 +57,7 @@ func RealCacheDir() string {
 // RealBuildOf names the build of from and to, each part keyed by the recipe files it comes
 // from, so that a change to the node's scripts rebuilds neither Kubernetes nor the archives:
 // binaries by build.sh, image archives by build.sh, images/ and pause/, the node image by
-// everything (and the simulated lab image it starts from).
+// everything. Nothing depends on the simulated lab's image.
 func RealBuildOf(from, to string) RealBuild {
 	src := hashOf(func(name string) bool { return name == "real/build.sh" })
 	imgs := hashOf(func(name string) bool {
@@ -66,7 +66,7 @@ func RealBuildOf(from, to string) RealBuild {
 	all := hashOf(func(string) bool { return true })
 	cache := RealCacheDir()
 	return RealBuild{
-		From: from, To: to, NodeImage: RealNodeRepository + ":" + shortHash(all, recipeHash(), from, to),
+		From: from, To: to, NodeImage: RealNodeRepository + ":" + shortHash(all, from, to),
 		BinDir: filepath.Join(cache, "bin-"+src), ImageDir: filepath.Join(cache, "images-"+shortHash(imgs, from, to)),
 	}
 }
@@ -120,10 +120,6 @@ func EnsureReal(ctx context.Context, from, to string, log io.Writer) (RealBuild,
 	if RealCached(from, to) {
 		return b, nil
 	}
-	labImage, err := EnsureImage(ctx, log)
-	if err != nil {
-		return b, err
-	}
 	if err := os.MkdirAll(b.ImageDir, 0o755); err != nil {
 		return b, fmt.Errorf("create real lab cache: %w", err)
 	}
@@ -135,10 +131,10 @@ func EnsureReal(ctx context.Context, from, to string, log io.Writer) (RealBuild,
 	if RealCached(from, to) {
 		return b, nil
 	}
-	return b, buildReal(ctx, b, labImage, log)
+	return b, buildReal(ctx, b, log)
 }
 
-func buildReal(ctx context.Context, b RealBuild, labImage string, log io.Writer) error {
+func buildReal(ctx context.Context, b RealBuild, log io.Writer) error {
 	start := time.Now()
 	mirror, err := debianMirror()
 	if err != nil {
@@ -160,7 +156,7 @@ func buildReal(ctx context.Context, b RealBuild, labImage string, log io.Writer)
 	defer logFile.Close()
 	fmt.Fprintf(log, "lab: building the real lab %s -> %s (%s; cold: tens of minutes; log: %s)\n", b.From, b.To, b.NodeImage, logPath)
 	cmd := groupCommand(ctx, "bash", filepath.Join(work, "build-all.sh"), work, b.BinDir, b.ImageDir,
-		b.From, b.To, labImage, b.NodeImage, mirror, filepath.Join(os.TempDir(), "kupgrade-lab-debs"))
+		b.From, b.To, b.NodeImage, mirror, filepath.Join(os.TempDir(), "kupgrade-lab-debs"))
 	cmd.Stdout, cmd.Stderr = io.MultiWriter(logFile, log), logFile
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("build real lab (see %s): %w", logPath, err)

@@ -1,15 +1,14 @@
 #!/bin/bash
-# build-all.sh RECIPE BIN OUT FROM TO LABIMAGE NODETAG MIRROR DEBS: everything a real lab needs.
+# build-all.sh RECIPE BIN OUT FROM TO NODETAG MIRROR DEBS: everything a real lab needs.
 #   RECIPE   this folder (extracted by the lab package)
 #   BIN      binaries cache, one folder per version (kept across recipe changes of the images)
 #   OUT      the image archives' folder: images-<version>.tar
 #   FROM TO  the Kubernetes versions the lab starts at and upgrades to
-#   LABIMAGE the simulated lab's image (sshd, sudo, sysadmin) the node image starts from
 #   NODETAG  the node image to build
 #   MIRROR   the Debian archive; DEBS the debootstrap package cache
 # Every step is skipped when its result exists, so a warm run is seconds.
 set -euo pipefail
-recipe=$1 bin=$2 out=$3 from=$4 to=$5 labimage=$6 nodetag=$7 mirror=$8 debs=$9
+recipe=$1 bin=$2 out=$3 from=$4 to=$5 nodetag=$6 mirror=$7 debs=$8
 hash=$(basename "$out")
 step() { printf '%s build-all: %s\n' "$(date -u +%T)" "$*"; }
 
@@ -26,7 +25,7 @@ if [ ! -x "$bin/tools/crictl" ] || [ ! -x "$bin/tools/pause" ]; then
     (cd "$recipe/pause" && CGO_ENABLED=0 GO111MODULE=off nice -n 10 go build -trimpath -ldflags '-s -w' -o "$bin/tools/pause" main.go)
 fi
 
-debpkgs=iptables,conntrack,ipset,kmod
+debpkgs=iptables,conntrack,ipset,kmod  # the kube-proxy image's base and the node image's
 base=kupgrade-lab-real-debian:$(echo "bookworm $debpkgs" | sha256sum | cut -c1-12)
 if ! docker image inspect "$base" >/dev/null 2>&1; then
     step "Debian base of the kube-proxy image (debootstrap)"
@@ -45,6 +44,6 @@ done
 
 if ! docker image inspect "$nodetag" >/dev/null 2>&1; then
     step "node image $nodetag"
-    docker build -q --build-arg "LABIMAGE=$labimage" --build-arg "MIRROR=$mirror" -t "$nodetag" "$recipe/node" >/dev/null
+    docker build -q --build-arg "BASE=$base" --build-arg "MIRROR=$mirror" -t "$nodetag" "$recipe/node" >/dev/null
 fi
 step "done"
