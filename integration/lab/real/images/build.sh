@@ -24,7 +24,7 @@ for name in "${names[@]}"; do
     esac
     rm -rf "$ctx"/*
     cp "$binary" "$ctx/$component"
-    sed -e "s|@FROM@|$from|" -e "s|@BINARY@|$component|" "$here/Dockerfile" > "$ctx/Dockerfile"
+    sed -e "s|@FROM@|$from|g" -e "s|@BINARY@|$component|g" "$here/Dockerfile" > "$ctx/Dockerfile"
     docker build -q -t "$name" -t "kupgrade-lab-real-img:$hash-$component-$version" "$ctx" >/dev/null
 done
 docker save -o "$archive.tmp" "${names[@]}"
