@@ -17,6 +17,7 @@ import (
 
 // RealOptions describe a real lab: a kubeadm cluster at RealFromVersion with external etcd.
 type RealOptions struct {
+	From, To    string        // versions: default RealFromVersion, RealToVersion
 	Controllers int           // default 2
 	Workers     int           // default 1
 	Expire      time.Duration // test labs: swept by a later lab start after this (0: never)
@@ -43,7 +44,10 @@ func UpReal(ctx context.Context, opts RealOptions, dir string) (*Lab, error) {
 	if opts.Log == nil {
 		opts.Log = io.Discard
 	}
-	b, err := EnsureReal(ctx, RealFromVersion, RealToVersion, opts.Log)
+	if opts.From == "" {
+		opts.From, opts.To = RealFromVersion, RealToVersion
+	}
+	b, err := EnsureReal(ctx, opts.From, opts.To, opts.Log)
 	if err != nil {
 		return nil, err
 	}
