@@ -34,6 +34,7 @@ func TestRealSeed(t *testing.T) {
 				fault: lab.Fault{Phase: "control-plane", Before: true, Action: lab.Hang, Once: true},
 				flags: []string{"--kubeadm-timeout", "75s"}}, "upgrading-first-master")
 			captureReal(t, u.lab.Node("controller-0"), "controller-0-hung-in-control-plane")
+			thawKubelet(t, u.lab, u.lab.Node("controller-0"))
 			u.k.wantExit(t, 0, "host", "upgrade", "controller-0", "control-plane")
 		}, "upgraded-first-master"},
 		{"seed: real kubeadm upgrade node fails after kubelet-config", func(t *testing.T) {
@@ -144,7 +145,7 @@ func captureReal(t *testing.T, n *lab.Node, name string) {
 	if dir == "" {
 		return
 	}
-	out, err := n.Exec(t.Context(), "tar", "-C", "/", "-cf", "-", "etc/kubernetes/manifests", "etc/kubernetes/tmp",
+	out, err := n.Exec(t.Context(), "tar", "--ignore-failed-read", "-C", "/", "-cf", "-", "etc/kubernetes/manifests", "etc/kubernetes/tmp",
 		"var/lib/kubelet/config.yaml", "var/log/kupgrade-real")
 	if err != nil {
 		t.Errorf("capture %s on %s: %v", name, n.Name, err)
@@ -155,5 +156,25 @@ func captureReal(t *testing.T, n *lab.Node, name string) {
 	}
 	if err != nil {
 		t.Errorf("capture %s: %v", name, err)
+	}
+}
+
+// thawKubelet is the operator fixing the hang's cause: the frozen kubelet runs again, and the
+// retry waits until the API answers through controller-0 (the control-plane endpoint), whose
+// kube-apiserver the kubelet had stopped when it was frozen. A retry at once fails kubeadm's
+// preflight (it reads the CoreDNS ConfigMap through that endpoint): the real lab showed it.
+func thawKubelet(t *testing.T, l *lab.Lab, n *lab.Node) {
+	t.Helper()
+	if _, err := n.Exec(t.Context(), "sh", "-c", "pkill -CONT -x kubelet; rm -f /run/kupgrade-real/kubelet.frozen"); err != nil {
+		t.Fatalf("thaw the kubelet on %s: %v", n.Name, err)
+	}
+	for deadline := time.Now().Add(4 * time.Minute); ; time.Sleep(2 * time.Second) {
+		out, err := l.KubectlRun(t.Context(), "get", "--raw", "/readyz")
+		if err == nil && strings.TrimSpace(out) == "ok" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("API not ready 4 minutes after the kubelet on %s was thawed: %v %s", n.Name, err, out)
+		}
 	}
 }
