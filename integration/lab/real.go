@@ -196,6 +196,9 @@ func (n *Node) startReal(ctx context.Context, i int, labels map[string]string) e
 		}
 		flags = append(flags, "-p", fmt.Sprintf("127.0.0.1:%d:6443", l.real.apiPort))
 	}
+	if n.Role == "controller" {
+		flags = append(flags, "--network-alias", apiEndpoint)
+	}
 	id, err := dockerRun(ctx, l.Name+"-"+n.Name, n.Name, l.Name, labels, flags, l.real.build.NodeImage)
 	if err != nil {
 		return fmt.Errorf("start node %s: %w", n.Name, err)

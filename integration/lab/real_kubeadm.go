@@ -12,8 +12,8 @@ import (
 )
 
 // kubeadmConfig is controller-0's `kubeadm init --config`: external etcd over HTTP, the
-// controller's address as the control-plane endpoint, 127.0.0.1 in the API server's
-// certificate (kubectl from this machine), and what a container node needs: the cgroupfs
+// control-plane endpoint apiEndpoint (every controller's address, see realNodeFlags), 127.0.0.1
+// in the API server's certificate (kubectl from this machine), and what a container node needs: the cgroupfs
 // driver, no disk-pressure eviction (the disk is shared), kube-proxy not touching the host's
 // conntrack table.
 var kubeadmConfig = template.Must(template.New("kubeadm").Parse(`apiVersion: kubeadm.k8s.io/v1beta3
@@ -34,9 +34,9 @@ apiVersion: kubeadm.k8s.io/v1beta3
 kind: ClusterConfiguration
 kubernetesVersion: {{.Version}}
 clusterName: {{.Cluster}}
-controlPlaneEndpoint: {{.Address}}:6443
+controlPlaneEndpoint: {{.Endpoint}}:6443
 apiServer:
-  certSANs: [127.0.0.1, localhost, {{.Address}}]
+  certSANs: [127.0.0.1, localhost, {{.Endpoint}}, {{.Address}}]
 etcd:
   external:
     endpoints: [http://{{.Etcd}}:2379]
@@ -60,6 +60,13 @@ conntrack:
   maxPerCore: 0
 `))
 
+// apiEndpoint is the control-plane endpoint: a name the lab network's DNS resolves to every
+// controller (a network alias of each), standing in for StarlingX's floating address. With one
+// controller's address instead, restarting that controller's kubelet (new version: its static
+// pods restart) cut every node off the API, and a worker's kubeadm upgrade node failed: the real
+// lab showed it. Go's dialer tries the next address when one refuses.
+const apiEndpoint = "kube-api"
+
 // kubeadmCluster runs kubeadm init, the joins, installs the next kubeadm, copies admin.conf
 // out and waits until every node is Ready.
 func (l *Lab) kubeadmCluster(ctx context.Context, log io.Writer) error {
@@ -67,7 +74,7 @@ func (l *Lab) kubeadmCluster(ctx context.Context, log io.Writer) error {
 	var cfg bytes.Buffer
 	err := kubeadmConfig.Execute(&cfg, map[string]string{
 		"Token": l.real.token, "CertKey": l.real.certKey, "Address": c0.Address, "Name": c0.Name,
-		"Version": l.real.build.From, "Cluster": l.Name, "Etcd": l.real.etcdIP,
+		"Version": l.real.build.From, "Cluster": l.Name, "Etcd": l.real.etcdIP, "Endpoint": apiEndpoint,
 	})
 	if err != nil {
 		return fmt.Errorf("kubeadm config: %w", err)
@@ -78,7 +85,7 @@ func (l *Lab) kubeadmCluster(ctx context.Context, log io.Writer) error {
 	if err := c0.kubeadm(ctx, log, "init", "--config", "/etc/kubernetes/kupgrade-lab-init.yaml", "--upload-certs"); err != nil {
 		return err
 	}
-	join := []string{"join", c0.Address + ":6443", "--token", l.real.token,
+	join := []string{"join", apiEndpoint + ":6443", "--token", l.real.token,
 		"--discovery-token-unsafe-skip-ca-verification", "--cri-socket", "unix:///run/containerd/containerd.sock",
 		"--ignore-preflight-errors", "all"}
 	for _, n := range l.nodes[1:] {
@@ -131,7 +138,7 @@ func (l *Lab) writeKubeconfig(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("read admin.conf: %w", err)
 	}
-	conf = strings.ReplaceAll(conf, "https://"+c0.Address+":6443", fmt.Sprintf("https://127.0.0.1:%d", l.real.apiPort))
+	conf = strings.ReplaceAll(conf, "https://"+apiEndpoint+":6443", fmt.Sprintf("https://127.0.0.1:%d", l.real.apiPort))
 	if err := os.WriteFile(l.Kubeconfig(), []byte(conf), 0o600); err != nil {
 		return fmt.Errorf("write %s: %w", KubeconfigFile, err)
 	}
