@@ -1,6 +1,7 @@
 package integration_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -147,7 +148,12 @@ func captureReal(t *testing.T, n *lab.Node, name string) {
 	}
 	out, err := n.Exec(t.Context(), "tar", "--ignore-failed-read", "-C", "/", "-cf", "-", "etc/kubernetes/manifests", "etc/kubernetes/tmp",
 		"var/lib/kubelet/config.yaml", "var/log/kupgrade-real")
-	if err != nil {
+	// tar exits 1 when a file changed while it read it (a kubeadm that was just killed may
+	// still be going): the capture is still what the node holds, and says so.
+	var ee *lab.ExitError
+	if errors.As(err, &ee) && ee.Status == 1 {
+		t.Logf("capture %s on %s: %s", name, n.Name, strings.TrimSpace(ee.Stderr))
+	} else if err != nil {
 		t.Errorf("capture %s on %s: %v", name, n.Name, err)
 		return
 	}
