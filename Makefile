@@ -21,7 +21,7 @@ DEB_PKGS := debootstrap openssh-server openssh-client sudo chromium prometheus s
 DB       ?= sqlite
 KEEP_LAB ?= 0
 
-.PHONY: help deps build man test unit integration test-galera lint bench bench-fleet test-fleet demo lab lab-down clean
+.PHONY: help deps build man test unit integration test-galera lint bench bench-fleet test-fleet demo lab lab-down reallab reallab-down test-real clean
 
 help: ## show this help
 	@awk 'BEGIN{FS=":.*## "} /^[a-z-]+:.*## /{printf "  %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -48,8 +48,13 @@ unit: ## unit tests (no Docker, no root; writes nothing outside the tree but Go'
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 15m $(UNIT_PKGS)
 
-integration: deps ## integration tests in Docker labs (builds the lab image once)
-	$(GO) test -count=1 -timeout 60m -p 1 ./integration/...
+integration: deps ## integration tests in Docker labs (builds the lab image once; the real-Kubernetes ones only when built or KUPGRADE_FULL=1)
+	@$(GO) run ./integration/cmd/kupgrade-lab image --real --check >/dev/null 2>&1 || [ "$$KUPGRADE_FULL" = 1 ] || \
+		echo "make: the real lab is not built: the real-Kubernetes tests (TestReal*) will SKIP; make test-real (or KUPGRADE_FULL=1) builds and runs them"
+	$(GO) test -count=1 -timeout 90m -p 1 ./integration/...
+
+test-real: deps ## the real-Kubernetes tests: builds the real lab when missing (cold about 30 min on 2 cores), then about 20 min
+	KUPGRADE_FULL=1 KUPGRADE_REAL_SEED=1 $(GO) test -count=1 -timeout 120m -p 1 -run 'TestReal' -v ./integration/
 
 faults: deps ## the kill campaign alone (part of make test): SIGKILL of upgrade run at 50 seeded moments, about 7 minutes (KUPGRADE_FAULT_KILLS=200 for more, KUPGRADE_FAULT_SEED)
 	$(GO) test -count=1 -timeout 60m -p 1 -run TestFaultKillAtRandomMoments -v ./integration/
@@ -82,6 +87,12 @@ lab: deps build ## start a lab (2 controllers, 1 worker) and write lab/inventory
 
 lab-down: build ## remove the lab started by `make lab`
 	@$(LABBIN) --dir lab down
+
+reallab: deps build ## start a real Kubernetes lab (kubeadm 2+1, external etcd) in reallab/; the first build takes about 30 min
+	@$(LABBIN) --dir reallab up --real --controllers 2 --workers 1
+
+reallab-down: build ## remove the lab started by `make reallab`
+	@$(LABBIN) --dir reallab down
 
 clean: ## remove build outputs
 	rm -rf bin kupgrade.db kupgrade.db-* kupgrade.1 lab-demo

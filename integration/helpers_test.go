@@ -64,12 +64,16 @@ func binaries(t testing.TB) string {
 // that the test fails with its output instead of holding the whole suite.
 func (k *kupgrade) exit(t *testing.T, args ...string) (int, string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), commandLimit)
+	limit := commandLimit
+	if k.limit > 0 {
+		limit = k.limit
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), limit)
 	defer cancel()
 	c, out := k.cmd(ctx, args...)
 	err := c.Run()
 	if ctx.Err() != nil {
-		t.Fatalf("kupgrade %s still ran after %s:\n%s", strings.Join(args, " "), commandLimit, out)
+		t.Fatalf("kupgrade %s still ran after %s:\n%s", strings.Join(args, " "), limit, out)
 	}
 	var ee *exec.ExitError
 	if err != nil && !errors.As(err, &ee) {

@@ -23,8 +23,9 @@ const target = "v1.30.2"
 // kupgrade is the binary under test (built once per test binary, see binaries) pointed at one
 // lab and one database.
 type kupgrade struct {
-	bin string
-	env []string
+	bin   string
+	env   []string
+	limit time.Duration // how long one command may run; commandLimit when 0
 }
 
 func buildKupgrade(t testing.TB, l *lab.Lab, dbPath string) *kupgrade {

@@ -39,7 +39,8 @@ type Finding struct {
 // (before.Taken is zero: recover after a crash) the class is unknown and the sentences describe
 // the after snapshot against the target. kubeadm leaves the same trail on disk after a late
 // failure (addon, post-upgrade) as after success, so a rewritten config.yaml with kubeadm's backup
-// copy present is the seed case (kubelet-config-rewritten); complete is a rewrite with every
+// copy present is the seed case (kubelet-config-rewritten), and so is an unchanged config.yaml
+// with a new backup copy (kubeadm rewrote the same bytes); complete is a rewrite with every
 // manifest at the target and no backup copy (kubeadm releases that kept none).
 func Classify(before, after Snapshot, target string) Finding {
 	f := Finding{Before: before, After: after}
@@ -80,6 +81,14 @@ func Classify(before, after Snapshot, target string) Finding {
 		} else {
 			f.Summary = fmt.Sprintf("%s was rewritten with no backup copy and %s: kubeadm got past the kubelet-config phase.", configPath, cp.text)
 		}
+		f.Next = "retry the step: kubeadm skips identical manifests and writes config.yaml again, so a redo is safe; then upgrade the kubelet"
+	case newConfigBackup(before, after) != "":
+		// The real kubeadm rewrites config.yaml even with the same bytes (an unchanged
+		// kubelet-config ConfigMap, as from v1.30 to v1.31 in the real lab): the backup it made
+		// first is what shows that the phase ran.
+		f.Class = FindingConfigRewritten
+		f.Summary = fmt.Sprintf("%s was rewritten with the same content (kubeadm's copy of it is in %s) and %s: kubeadm failed late, after the kubelet-config phase.",
+			configPath, newConfigBackup(before, after), cp.text)
 		f.Next = "retry the step: kubeadm skips identical manifests and writes config.yaml again, so a redo is safe; then upgrade the kubelet"
 	case maps.Equal(before.Manifests, after.Manifests) && len(newOf(after.BackupDirs, before.BackupDirs)) == 0:
 		f.Class = FindingPreflight
@@ -169,6 +178,17 @@ func newestConfigBackup(s Snapshot) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// newConfigBackup is the newest kubeadm-kubelet-config* folder holding a config.yaml that the
+// before snapshot did not have, "" when there is none.
+func newConfigBackup(before, after Snapshot) string {
+	for _, b := range after.KubeletConfigBackups {
+		if b.HasConfig && !slices.ContainsFunc(before.KubeletConfigBackups, func(o KubeletBackup) bool { return o.Path == b.Path }) {
+			return b.Path
+		}
+	}
+	return ""
 }
 
 // newOf lists the entries of after that before does not have, in after's order.

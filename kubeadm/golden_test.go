@@ -56,8 +56,9 @@ var goldenCases = []goldenCase{
 		controlPlanePhase(n)
 		n.kubeletConfigPhase(false, "config-"+toTag+".yaml")
 	}},
-	// An unchanged kubelet-config ConfigMap: kubeadm writes the same bytes again. Only the backup
-	// folder shows that the phase ran; the classification cannot tell it from after-control-plane.
+	// An unchanged kubelet-config ConfigMap: kubeadm writes the same bytes again (the real
+	// v1.30 -> v1.31 upgrade does). Only the new backup folder shows that the phase ran, and the
+	// classification reads it so (testdata/real: the seed on the real kubeadm looks like this).
 	{name: "kubelet-config-same-bytes", kubeadm: func(n *node) {
 		controlPlanePhase(n)
 		n.kubeletConfigPhase(true, "config-"+fromTag+".yaml")

@@ -89,6 +89,25 @@ func (l *Lab) path(name string) string {
 	return p
 }
 
+// commandVars are the inventory's install and restart commands: the simulated lab's stand-ins,
+// or on a real lab the real binaries' installer, the systemctl shim, the version the lab can be
+// upgraded to and the lab's download-images playbook.
+func (l *Lab) commandVars() string {
+	var b strings.Builder
+	if l.real == nil {
+		fmt.Fprintf(&b, "    kupgrade_kubeadm_install: %q\n", KubeadmInstallCommand+" {{ to_version }}")
+		fmt.Fprintf(&b, "    kupgrade_kubelet_install: %q\n", KubeletInstallCommand+" {{ to_version }}")
+		fmt.Fprintf(&b, "    kupgrade_kubelet_restart: %q\n", KubeletRestartCommand)
+		return b.String()
+	}
+	fmt.Fprintf(&b, "    kupgrade_kubeadm_install: %q\n", RealInstallCommand+" kubeadm {{ to_version }}")
+	fmt.Fprintf(&b, "    kupgrade_kubelet_install: %q\n", RealInstallCommand+" kubelet {{ to_version }}")
+	fmt.Fprintf(&b, "    kupgrade_kubelet_restart: %q\n", "systemctl daemon-reload && systemctl restart kubelet")
+	fmt.Fprintf(&b, "    kupgrade_lab_next_version: %q\n", l.real.build.To)
+	fmt.Fprintf(&b, "    kupgrade_playbooks:\n      download-images: %q\n", realImagesPlaybook)
+	return b.String()
+}
+
 // state is lab.json: what Down needs (the name) and, for people, where each node answers.
 type state struct {
 	Name  string      `json:"name"`
@@ -117,9 +136,7 @@ func (l *Lab) writeFiles() error {
 	fmt.Fprintf(&inv, "# kupgrade lab %s (remove it with: kupgrade-lab down --dir %s)\n", l.Name, l.Dir)
 	fmt.Fprintf(&inv, "all:\n  vars:\n    ansible_user: sysadmin\n    ansible_ssh_private_key_file: %q\n", l.keys.path)
 	fmt.Fprintf(&inv, "    ansible_become: true\n    kupgrade_known_hosts: %q\n    kupgrade_cluster: %q\n", l.KnownHosts(), l.Name)
-	fmt.Fprintf(&inv, "    kupgrade_kubeadm_install: %q\n", KubeadmInstallCommand+" {{ to_version }}")
-	fmt.Fprintf(&inv, "    kupgrade_kubelet_install: %q\n", KubeletInstallCommand+" {{ to_version }}")
-	fmt.Fprintf(&inv, "    kupgrade_kubelet_restart: %q\n", KubeletRestartCommand)
+	inv.WriteString(l.commandVars())
 	fmt.Fprintf(&inv, "  children:\n    controllers:\n      hosts:\n%s", controllers.String())
 	if workers.Len() > 0 {
 		fmt.Fprintf(&inv, "    workers:\n      hosts:\n%s", workers.String())
@@ -128,9 +145,13 @@ func (l *Lab) writeFiles() error {
 	if err != nil {
 		return fmt.Errorf("encode lab state: %w", err)
 	}
-	for name, data := range map[string]string{
+	files := map[string]string{
 		KnownHostsFile: hosts.String(), InventoryFile: inv.String(), StateFile: string(stateJSON) + "\n",
-	} {
+	}
+	if l.real != nil {
+		files[realImagesPlaybook] = realImagesCheck
+	}
+	for name, data := range files {
 		if err := os.WriteFile(l.path(name), []byte(data), 0o644); err != nil {
 			return fmt.Errorf("write %s: %w", name, err)
 		}

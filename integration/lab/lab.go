@@ -38,6 +38,7 @@ type Lab struct {
 	netID string
 	nodes []*Node
 	keys  *clientKey
+	real  *realLab // nil in a simulated lab
 }
 
 // Up builds the image if needed, starts a lab and writes its files into dir. It returns once

@@ -104,7 +104,7 @@ func TestLab(t *testing.T) {
 		}
 		wantTags(t, c1, target)
 		live := mustExec(t, c1, "cat", KubeletConfigPath)
-		backup := mustExec(t, c1, "sh", "-c", "cat /etc/kubernetes/tmp/kubeadm-kubelet-config-*/config.yaml")
+		backup := mustExec(t, c1, "sh", "-c", "cat /etc/kubernetes/tmp/kubeadm-kubelet-config*/config.yaml")
 		if !strings.Contains(live, "kubeadm "+target) || !strings.Contains(backup, "kubeadm "+DefaultVersion) {
 			t.Fatalf("after the seed failure: live config %q..., backup %q...", live[:60], backup[:60])
 		}

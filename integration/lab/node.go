@@ -20,6 +20,7 @@ type Node struct {
 	Role    string // "controller" or "worker"
 	Port    int
 	HostKey ssh.PublicKey // the ed25519 host key sshd presents
+	Address string        // the node's address on the lab network (real labs)
 	lab     *Lab
 	res     *dockertest.Resource
 	expire  time.Duration

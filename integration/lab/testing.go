@@ -65,7 +65,7 @@ func Down(ctx context.Context, dir string) (string, error) {
 	if err := Remove(ctx, st.Name); err != nil {
 		return "", err
 	}
-	for _, name := range []string{InventoryFile, KnownHostsFile, KeyFile, KeyFile + ".pub", StateFile} {
+	for _, name := range []string{InventoryFile, KnownHostsFile, KeyFile, KeyFile + ".pub", StateFile, KubeconfigFile, realImagesPlaybook} {
 		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return "", fmt.Errorf("remove lab file: %w", err)
 		}
@@ -81,4 +81,40 @@ func RequireGalera(t testing.TB) {
 		t.Skip("Galera tests run with KUPGRADE_GALERA=1 or KUPGRADE_FULL=1 (make test-galera)")
 	}
 	RequireDocker(t)
+}
+
+// RequireReal skips t, saying so plainly, unless the real lab is built (its images are cached)
+// or KUPGRADE_FULL=1 asks for it to be built: a cold build compiles two Kubernetes releases.
+func RequireReal(t testing.TB) {
+	t.Helper()
+	RequireDocker(t)
+	if os.Getenv("KUPGRADE_FULL") != "1" && !RealCached(RealFromVersion, RealToVersion) {
+		t.Skipf("real lab %s -> %s not built: skipping the real-Kubernetes test (make reallab builds it, about 30 min cold; KUPGRADE_FULL=1 or make test-real builds and runs)",
+			RealFromVersion, RealToVersion)
+	}
+}
+
+// StartReal starts a real lab for a test (see RequireReal), with its files in a t.TempDir, and
+// purges it in t.Cleanup.
+func StartReal(t testing.TB, opts RealOptions) *Lab {
+	t.Helper()
+	RequireReal(t)
+	if opts.Expire == 0 {
+		opts.Expire = 2 * TestExpiry
+	}
+	if opts.Log == nil {
+		opts.Log = testWriter{t}
+	}
+	l, err := UpReal(t.Context(), opts, t.TempDir())
+	if err != nil {
+		t.Fatalf("start real lab: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		if err := l.Purge(ctx); err != nil {
+			t.Errorf("purge real lab: %v", err)
+		}
+	})
+	return l
 }

@@ -1,7 +1,10 @@
 // Command kupgrade-lab starts and stops kupgrade labs and injects faults into their nodes.
 //
 //	kupgrade-lab image                                   build the lab image (once per recipe)
+//	kupgrade-lab image --real [--check]                  build (or check) the real lab
 //	kupgrade-lab up [--controllers 2] [--workers 1] [--from-version v1.29.4] [--dir lab]
+//	kupgrade-lab up --real [--controllers 2] [--workers 1] [--dir lab]
+//	                                                     a real kubeadm cluster built from source
 //	kupgrade-lab down [--dir lab]
 //	kupgrade-lab fault NODE (--after PHASE | --in PHASE) (--exit N | --hang | --drop) [--once]
 //	kupgrade-lab fault NODE --clear
@@ -41,7 +44,8 @@ func main() {
 	var c cli
 	kctx := kong.Parse(&c, kong.Name("kupgrade-lab"),
 		kong.Description("Labs for kupgrade: OpenSSH nodes with a simulated kubeadm."),
-		kong.Vars{"version": lab.DefaultVersion, "phases": strings.Join(lab.Phases, ", ")})
+		kong.Vars{"version": lab.DefaultVersion, "phases": strings.Join(lab.Phases, ", "),
+			"realfrom": lab.RealFromVersion, "realto": lab.RealToVersion})
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	kctx.BindTo(ctx, (*context.Context)(nil))
@@ -55,9 +59,27 @@ func main() {
 	}
 }
 
-type imageCmd struct{}
+type imageCmd struct {
+	Real  bool `help:"Build the real lab (${realfrom} and ${realto} from source, their images, the node image) unless it is built; print the node image."`
+	Check bool `help:"With --real: build nothing; exit 0 if the real lab is built, else 1."`
+}
 
-func (imageCmd) Run(ctx context.Context) error {
+func (i imageCmd) Run(ctx context.Context) error {
+	if i.Real && i.Check {
+		if !lab.RealCached(lab.RealFromVersion, lab.RealToVersion) {
+			return &lab.ExitError{Status: 1, Stderr: fmt.Sprintf("the real lab %s -> %s is not built (kupgrade-lab image --real builds it)", lab.RealFromVersion, lab.RealToVersion)}
+		}
+		fmt.Println(lab.RealBuildOf(lab.RealFromVersion, lab.RealToVersion).NodeImage)
+		return nil
+	}
+	if i.Real {
+		b, err := lab.EnsureReal(ctx, lab.RealFromVersion, lab.RealToVersion, os.Stderr)
+		if err != nil {
+			return err
+		}
+		fmt.Println(b.NodeImage)
+		return nil
+	}
 	tag, err := lab.EnsureImage(ctx, os.Stderr)
 	if err != nil {
 		return err
@@ -69,12 +91,21 @@ func (imageCmd) Run(ctx context.Context) error {
 type upCmd struct {
 	Controllers int    `help:"Number of controllers." default:"2"`
 	Workers     int    `help:"Number of workers." default:"1"`
-	FromVersion string `help:"Kubernetes version the nodes start at." default:"${version}"`
+	FromVersion string `help:"Kubernetes version the nodes start at (simulated lab)." default:"${version}"`
+	Real        bool   `help:"A real Kubernetes (kubeadm, kubelet, containerd, external etcd) built from source at ${realfrom}, upgradable to ${realto}; the first build takes tens of minutes."`
 }
 
 func (u upCmd) Run(ctx context.Context, c *cli) error {
 	if _, err := os.Stat(c.Dir + "/" + lab.StateFile); err == nil {
 		return fmt.Errorf("a lab already lives in %s: run kupgrade-lab down --dir %s first", c.Dir, c.Dir)
+	}
+	if u.Real {
+		l, err := lab.UpReal(ctx, lab.RealOptions{Controllers: u.Controllers, Workers: u.Workers, Log: os.Stderr}, c.Dir)
+		if err != nil {
+			return err
+		}
+		printTryReal(l, c.Dir)
+		return nil
 	}
 	l, err := lab.Up(ctx, lab.Options{
 		Controllers: u.Controllers, Workers: u.Workers, FromVersion: u.FromVersion, Log: os.Stderr,
@@ -84,6 +115,17 @@ func (u upCmd) Run(ctx context.Context, c *cli) error {
 	}
 	printTry(l, c.Dir)
 	return nil
+}
+
+func printTryReal(l *lab.Lab, dir string) {
+	fmt.Printf(`Real lab %s is up at %s. Files in %s: inventory.yml, known_hosts, id_ed25519, admin.conf.
+
+Try:
+  %s --kubeconfig %s get nodes -o wide
+  kupgrade -i %s upgrade start %s && kupgrade -i %s upgrade run
+  kupgrade-lab fault controller-1 --after kubelet-config --exit 1 --once --dir %s
+  kupgrade-lab down --dir %s
+`, l.Name, lab.RealFromVersion, dir, l.Kubectl(), l.Kubeconfig(), l.Inventory(), lab.RealToVersion, l.Inventory(), dir, dir)
 }
 
 func printTry(l *lab.Lab, dir string) {

@@ -44,6 +44,16 @@ write_atomic() {
     tmp=$(mktemp "$1.XXXXXX") && cat > "$tmp" && chmod 644 "$tmp" && mv -f "$tmp" "$1"
 }
 
+# temp_dir PREFIX: creates $KTMP/PREFIX<random decimal> and prints it, as kubeadm's
+# os.MkdirTemp does for kubeadm-upgraded-manifests and kubeadm-kubelet-config (the real kubeadm
+# names the kubelet config backup that way, not with a time stamp).
+temp_dir() {
+    local dir
+    mkdir -p "$KTMP"
+    until dir=$KTMP/$1$(od -An -N4 -tu4 /dev/urandom | tr -d ' ') && mkdir "$dir" 2>/dev/null; do :; done
+    echo "$dir"
+}
+
 # timestamp_dir PREFIX: creates $KTMP/PREFIX-<time> (as kubeadm names it) and prints it; a second
 # run within the same second gets a numbered suffix instead of failing.
 timestamp_dir() {

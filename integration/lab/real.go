@@ -1,0 +1,310 @@
+package lab
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ory/dockertest/v3"
+	docker "github.com/ory/dockertest/v3/docker"
+)
+
+// RealOptions describe a real lab: a kubeadm cluster at RealFromVersion with external etcd.
+type RealOptions struct {
+	From, To    string        // versions: default RealFromVersion, RealToVersion
+	Controllers int           // default 2
+	Workers     int           // default 1
+	Expire      time.Duration // test labs: swept by a later lab start after this (0: never)
+	Log         io.Writer     // progress lines; default io.Discard
+}
+
+// realLab is what a real lab adds to a lab: its build, etcd and the API server's port.
+type realLab struct {
+	build   RealBuild
+	etcdIP  string
+	apiPort int // controller-0's 6443, published on 127.0.0.1
+	token   string
+	certKey string
+}
+
+// UpReal builds the real lab if needed (EnsureReal), starts etcd and the nodes, runs kubeadm
+// init on controller-0, kubeadm join --control-plane on the other controllers and kubeadm join
+// on the workers, installs the next version's kubeadm everywhere (as the platform does before
+// an upgrade starts), and writes the lab's files into dir, admin.conf included.
+func UpReal(ctx context.Context, opts RealOptions, dir string) (*Lab, error) {
+	if opts.Controllers == 0 {
+		opts.Controllers = 2
+	}
+	if opts.Log == nil {
+		opts.Log = io.Discard
+	}
+	if opts.From == "" {
+		opts.From, opts.To = RealFromVersion, RealToVersion
+	}
+	b, err := EnsureReal(ctx, opts.From, opts.To, opts.Log)
+	if err != nil {
+		return nil, err
+	}
+	pool, err := newPool()
+	if err != nil {
+		return nil, err
+	}
+	sweepExpired(ctx, pool.Client)
+	keys, err := newClientKey(dir)
+	if err != nil {
+		return nil, err
+	}
+	l := &Lab{Name: "kupgrade-lab-real-" + randomHex(4), Dir: dir, pool: pool, keys: keys,
+		real: &realLab{build: b, token: randomToken(), certKey: randomHex(32)}}
+	start := time.Now()
+	if err := l.createReal(ctx, opts); err != nil {
+		_ = l.Purge(context.WithoutCancel(ctx))
+		return nil, err
+	}
+	if err := l.writeFiles(); err != nil {
+		_ = l.Purge(context.WithoutCancel(ctx))
+		return nil, err
+	}
+	fmt.Fprintf(opts.Log, "lab: real lab %s up in %s (%d controllers, %d workers, %s, next %s)\n",
+		l.Name, time.Since(start).Round(100*time.Millisecond), opts.Controllers, opts.Workers, b.From, b.To)
+	return l, nil
+}
+
+func (l *Lab) createReal(ctx context.Context, opts RealOptions) error {
+	labels := l.labels(opts.Expire)
+	network, err := l.pool.Client.CreateNetwork(docker.CreateNetworkOptions{
+		Name: l.Name, Driver: "bridge", Labels: labels, Context: ctx,
+	})
+	if err != nil {
+		return fmt.Errorf("create network %s: %w", l.Name, err)
+	}
+	l.netID = network.ID
+	if err := l.startEtcd(ctx, labels); err != nil {
+		return err
+	}
+	for i := range opts.Controllers {
+		l.nodes = append(l.nodes, &Node{Name: fmt.Sprintf("controller-%d", i), Role: "controller", lab: l})
+	}
+	for i := range opts.Workers {
+		l.nodes = append(l.nodes, &Node{Name: fmt.Sprintf("worker-%d", i), Role: "worker", lab: l})
+	}
+	if err := l.eachNode(func(i int, n *Node) error { return n.startReal(ctx, i, labels) }); err != nil {
+		return err
+	}
+	step := time.Now()
+	if err := l.eachNode(func(_ int, n *Node) error { return n.importImages(ctx) }); err != nil {
+		return err
+	}
+	fmt.Fprintf(opts.Log, "lab: images of %s and %s imported into every node's containerd in %s\n",
+		l.real.build.From, l.real.build.To, time.Since(step).Round(100*time.Millisecond))
+	return l.kubeadmCluster(ctx, opts.Log)
+}
+
+// eachNode runs f on every node at once and returns the first error.
+func (l *Lab) eachNode(f func(int, *Node) error) error {
+	errs := make([]error, len(l.nodes))
+	var wg sync.WaitGroup
+	for i, n := range l.nodes {
+		wg.Go(func() { errs[i] = f(i, n) })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// startEtcd runs Debian's etcd (from the node image) in its own container, as StarlingX runs
+// etcd outside the kubeadm control plane. Plain HTTP on the lab's network.
+func (l *Lab) startEtcd(ctx context.Context, labels map[string]string) error {
+	id, err := dockerRun(ctx, l.Name+"-etcd", "etcd", l.Name, labels, nil, l.real.build.NodeImage,
+		"etcd", "--name", "etcd", "--data-dir", "/var/lib/etcd/data",
+		"--listen-client-urls", "http://0.0.0.0:2379", "--advertise-client-urls", "http://etcd:2379")
+	if err != nil {
+		return err
+	}
+	l.real.etcdIP, err = l.containerIP(id)
+	return err
+}
+
+// dockerRun starts a detached container with the docker CLI (the API client of this module
+// cannot ask for a private cgroup namespace) and returns its ID.
+func dockerRun(ctx context.Context, name, hostname, network string, labels map[string]string, flags []string, image string, cmd ...string) (string, error) {
+	args := []string{"run", "-d", "--name", name, "--hostname", hostname, "--network", network}
+	for k, v := range labels {
+		args = append(args, "--label", k+"="+v)
+	}
+	args = append(append(append(args, flags...), image), cmd...)
+	out, err := exec.CommandContext(ctx, "docker", args...).CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("docker run %s: %w: %s", name, err, strings.TrimSpace(string(out)))
+	}
+	lines := strings.Fields(string(out))
+	return lines[len(lines)-1], nil
+}
+
+func (l *Lab) containerIP(id string) (string, error) {
+	c, err := l.pool.Client.InspectContainer(id)
+	if err != nil {
+		return "", fmt.Errorf("inspect container %s: %w", id, err)
+	}
+	for _, n := range c.NetworkSettings.Networks {
+		if n.IPAddress != "" {
+			return n.IPAddress, nil
+		}
+	}
+	return "", fmt.Errorf("container %s has no address on %s", c.Name, l.Name)
+}
+
+// realNodeFlags make a container a Kubernetes node on this machine, where --privileged fails
+// (it asks for CAP_SYS_RESOURCE, which the sandbox lacks): every other capability, no seccomp,
+// AppArmor or masked /proc paths, every device, /dev/kmsg for the kubelet, its own cgroup
+// namespace (the entry point remounts the hierarchies read-write), and volumes for containerd's
+// snapshots and the kubelet's pods (overlayfs cannot stack on the engine's fuse-overlayfs).
+func (l *Lab) realNodeFlags() []string {
+	b := l.real.build
+	return []string{
+		"--cap-add", "ALL", "--cap-drop", "SYS_RESOURCE",
+		"--security-opt", "seccomp=unconfined", "--security-opt", "apparmor=unconfined",
+		"--security-opt", "systempaths=unconfined", "--device-cgroup-rule", "a *:* rwm",
+		"--device", "/dev/kmsg", "--cgroupns", "private", "--tmpfs", "/run", "--tmpfs", "/tmp",
+		"-v", "/var/lib/containerd", "-v", "/var/lib/kubelet",
+		"-v", b.BinDir + ":/opt/kupgrade-real/bin:ro", "-v", b.ImageDir + ":/opt/kupgrade-real/images:ro",
+	}
+}
+
+func (n *Node) startReal(ctx context.Context, i int, labels map[string]string) error {
+	l := n.lab
+	var err error
+	if n.Port, err = freePort(); err != nil {
+		return err
+	}
+	flags := append(l.realNodeFlags(), "-p", fmt.Sprintf("127.0.0.1:%d:22", n.Port),
+		"-e", "LAB_ROLE="+n.Role, "-e", "LAB_VERSION="+l.real.build.From,
+		"-e", fmt.Sprintf("LAB_POD_SUBNET=10.244.%d.0/24", i), "-e", "LAB_AUTHORIZED_KEY="+l.keys.authorized)
+	if i == 0 {
+		if l.real.apiPort, err = freePort(); err != nil {
+			return err
+		}
+		flags = append(flags, "-p", fmt.Sprintf("127.0.0.1:%d:6443", l.real.apiPort))
+	}
+	if n.Role == "controller" {
+		flags = append(flags, "--network-alias", apiEndpoint)
+	}
+	id, err := dockerRun(ctx, l.Name+"-"+n.Name, n.Name, l.Name, labels, flags, l.real.build.NodeImage)
+	if err != nil {
+		return fmt.Errorf("start node %s: %w", n.Name, err)
+	}
+	n.res = &dockertest.Resource{Container: &docker.Container{ID: id}}
+	if n.Address, err = l.containerIP(id); err != nil {
+		return err
+	}
+	return n.waitReady(ctx)
+}
+
+// importImages loads both versions' image archives into the node's containerd: the lab's
+// stand-in for a registry mirror that holds them. It waits for containerd first.
+func (n *Node) importImages(ctx context.Context) error {
+	if err := n.waitFor(ctx, time.Minute, "ctr", "version"); err != nil {
+		return fmt.Errorf("containerd on %s: %w", n.Name, err)
+	}
+	b := n.lab.real.build
+	for _, v := range []string{b.From, b.To} {
+		archive := "/opt/kupgrade-real/images/images-" + v + ".tar"
+		if _, err := n.Exec(ctx, "ctr", "-n", "k8s.io", "images", "import", "--no-unpack", archive); err != nil {
+			return fmt.Errorf("import %s on %s: %w", archive, n.Name, err)
+		}
+	}
+	return nil
+}
+
+// waitFor runs cmd on the node until it succeeds or limit passes.
+func (n *Node) waitFor(ctx context.Context, limit time.Duration, cmd ...string) error {
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	for {
+		_, err := n.Exec(ctx, cmd...)
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s did not succeed within %s: %w", strings.Join(cmd, " "), limit, err)
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// APIPort is where the real lab's API server (controller-0's) answers on 127.0.0.1; 0 in a
+// simulated lab.
+func (l *Lab) APIPort() int {
+	if l.real == nil {
+		return 0
+	}
+	return l.real.apiPort
+}
+
+// Kubectl is the path of the next version's kubectl built for the real lab ("" in a simulated
+// lab); with Kubeconfig it talks to the lab's API server from this machine.
+func (l *Lab) Kubectl() string {
+	if l.real == nil {
+		return ""
+	}
+	return filepath.Join(l.real.build.BinDir, l.real.build.To, "kubectl")
+}
+
+// Kubeconfig is the real lab's admin kubeconfig, pointed at 127.0.0.1.
+func (l *Lab) Kubeconfig() string { return l.path(KubeconfigFile) }
+
+// KubeconfigFile is the real lab's admin kubeconfig in the lab's folder.
+const KubeconfigFile = "admin.conf"
+
+func randomToken() string {
+	const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
+	b := make([]byte, 22)
+	_, _ = rand.Read(b)
+	for i := range b {
+		b[i] = alphabet[int(b[i])%len(alphabet)]
+	}
+	return string(b[:6]) + "." + string(b[6:22])
+}
+
+// KubectlRun runs the lab's kubectl against its API server from this machine and returns its
+// combined output.
+func (l *Lab) KubectlRun(ctx context.Context, args ...string) (string, error) {
+	out, err := exec.CommandContext(ctx, l.Kubectl(), append([]string{"--kubeconfig", l.Kubeconfig()}, args...)...).CombinedOutput()
+	if err != nil {
+		return string(out), fmt.Errorf("kubectl %s: %w: %s", strings.Join(args, " "), err, tail(string(out), 10))
+	}
+	return string(out), nil
+}
+
+// RealInstallCommand installs a binary built for the real lab on a node
+// (kupgrade-real-install kubeadm|kubelet VERSION).
+const RealInstallCommand = "/usr/local/sbin/kupgrade-real-install"
+
+// realImagesPlaybook replaces download-images in a real lab, which has no registry to pull
+// from: the images of every version it knows are imported when it starts, and the step checks
+// that each image `kubeadm config images list` names for the target is in the node's
+// containerd (external etcd: no etcd image).
+const realImagesPlaybook = "download-images.yml"
+
+const realImagesCheck = `# kupgrade real lab: download-images without a registry. Every image of the lab's versions is
+# imported into each node's containerd when the lab starts; this checks the target's are there.
+- name: Check the control-plane images of {{ to_version }}
+  hosts: controllers
+  become: true
+  gather_facts: false
+  tasks:
+    - name: every image kubeadm lists is in containerd
+      shell: "for i in $(kubeadm config images list --kubernetes-version {{ to_version }} | grep -v /etcd:); do crictl inspecti -q $i >/dev/null || { echo \"missing image $i\" >&2; exit 1; }; done"
+      changed_when: false
+`

@@ -1,0 +1,190 @@
+package lab
+
+import (
+	"context"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// realRecipe builds a real lab: the Kubernetes binaries from source (real/build.sh), crictl and
+// pause, the images kubeadm asks for (real/images) and the node image (real/node).
+//
+//go:embed real
+var realRecipe embed.FS
+
+// Real lab versions: the pair whose every module the proxy serves and whose kubelet runs on
+// Debian's containerd 1.6 on this machine's cgroup v1 (README, "Against a real Kubernetes").
+const (
+	RealFromVersion = "v1.30.14"
+	RealToVersion   = "v1.31.1"
+)
+
+// RealNodeRepository is the repository of real lab node images; the tag is the recipe's hash.
+const RealNodeRepository = "kupgrade-lab-real"
+
+// RealBuild is what a real lab runs from: the node image and the cache folders mounted into
+// every node.
+type RealBuild struct {
+	From, To  string
+	NodeImage string // kupgrade-lab-real:<hash>
+	BinDir    string // <cache>/bin-<hash of build.sh>/<version>/{kubeadm,kubelet,...}, tools/
+	ImageDir  string // <cache>/images-<hash>/images-<version>.tar
+}
+
+// RealCacheDir is where real lab builds are kept: $KUPGRADE_LAB_CACHE, else
+// ~/.cache/kupgrade-lab/real.
+func RealCacheDir() string {
+	if d := os.Getenv("KUPGRADE_LAB_CACHE"); d != "" {
+		return d
+	}
+	home, err := os.UserCacheDir()
+	if err != nil {
+		home = os.TempDir()
+	}
+	return filepath.Join(home, "kupgrade-lab", "real")
+}
+
+// RealBuildOf names the build of from and to, each part keyed by the recipe files it comes
+// from, so that a change to the node's scripts rebuilds neither Kubernetes nor the archives:
+// binaries by build.sh, image archives by build.sh, images/ and pause/, the node image by
+// everything. Nothing depends on the simulated lab's image.
+func RealBuildOf(from, to string) RealBuild {
+	src := hashOf(func(name string) bool { return name == "real/build.sh" })
+	imgs := hashOf(func(name string) bool {
+		return name == "real/build.sh" || strings.HasPrefix(name, "real/images/") || strings.HasPrefix(name, "real/pause/")
+	})
+	all := hashOf(func(string) bool { return true })
+	cache := RealCacheDir()
+	return RealBuild{
+		From: from, To: to, NodeImage: RealNodeRepository + ":" + shortHash(all, from, to),
+		BinDir: filepath.Join(cache, "bin-"+src), ImageDir: filepath.Join(cache, "images-"+shortHash(imgs, from, to)),
+	}
+}
+
+func shortHash(parts ...string) string {
+	h := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
+	return hex.EncodeToString(h[:])[:12]
+}
+
+// hashOf hashes the real recipe's files whose names keep says.
+func hashOf(keep func(string) bool) string {
+	var names []string
+	_ = fs.WalkDir(realRecipe, "real", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && keep(p) {
+			names = append(names, p)
+		}
+		return err
+	})
+	sort.Strings(names)
+	h := sha256.New()
+	for _, name := range names {
+		data, _ := realRecipe.ReadFile(name)
+		fmt.Fprintf(h, "%s\x00%d\x00", name, len(data))
+		h.Write(data)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:12]
+}
+
+// RealCached reports whether the real lab of from and to is built: both image archives and the
+// node image exist. Tests use it to decide whether to run without KUPGRADE_FULL.
+func RealCached(from, to string) bool {
+	b := RealBuildOf(from, to)
+	for _, v := range []string{from, to} {
+		if _, err := os.Stat(filepath.Join(b.ImageDir, "images-"+v+".tar")); err != nil {
+			return false
+		}
+	}
+	client, err := dockerClient()
+	if err != nil {
+		return false
+	}
+	ok, err := imageExists(client, b.NodeImage)
+	return err == nil && ok
+}
+
+// EnsureReal builds what the real lab of from and to needs, unless it is built: cold, this
+// compiles two Kubernetes releases (tens of minutes on two cores); warm, seconds. Output goes
+// to <cache>/build.log; log gets the start, the steps and the end.
+func EnsureReal(ctx context.Context, from, to string, log io.Writer) (RealBuild, error) {
+	b := RealBuildOf(from, to)
+	if RealCached(from, to) {
+		return b, nil
+	}
+	if err := os.MkdirAll(b.ImageDir, 0o755); err != nil {
+		return b, fmt.Errorf("create real lab cache: %w", err)
+	}
+	unlock, err := lockFile(ctx, filepath.Join(RealCacheDir(), "build.lock"), log)
+	if err != nil {
+		return b, err
+	}
+	defer unlock()
+	if RealCached(from, to) {
+		return b, nil
+	}
+	return b, buildReal(ctx, b, log)
+}
+
+func buildReal(ctx context.Context, b RealBuild, log io.Writer) error {
+	start := time.Now()
+	mirror, err := debianMirror()
+	if err != nil {
+		return err
+	}
+	work, err := os.MkdirTemp("", "kupgrade-lab-real-recipe-")
+	if err != nil {
+		return fmt.Errorf("extract real lab recipe: %w", err)
+	}
+	defer os.RemoveAll(work)
+	if err := extractReal(work); err != nil {
+		return err
+	}
+	logPath := filepath.Join(RealCacheDir(), "build.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return fmt.Errorf("create build log: %w", err)
+	}
+	defer logFile.Close()
+	fmt.Fprintf(log, "lab: building the real lab %s -> %s (%s; cold: tens of minutes; log: %s)\n", b.From, b.To, b.NodeImage, logPath)
+	cmd := groupCommand(ctx, "bash", filepath.Join(work, "build-all.sh"), work, b.BinDir, b.ImageDir,
+		b.From, b.To, b.NodeImage, mirror, filepath.Join(os.TempDir(), "kupgrade-lab-debs"))
+	cmd.Stdout, cmd.Stderr = io.MultiWriter(logFile, log), logFile
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("build real lab (see %s): %w", logPath, err)
+	}
+	fmt.Fprintf(log, "lab: built the real lab in %s\n", time.Since(start).Round(time.Second))
+	return nil
+}
+
+func extractReal(dir string) error {
+	return fs.WalkDir(realRecipe, "real", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		dst := filepath.Join(dir, filepath.FromSlash(strings.TrimPrefix(p, "real")))
+		if d.IsDir() {
+			return os.MkdirAll(dst, 0o755)
+		}
+		data, err := realRecipe.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		mode := os.FileMode(0o644)
+		if strings.HasSuffix(p, ".sh") || strings.Contains(path.Dir(p), "bin") {
+			mode = 0o755
+		}
+		if err := os.WriteFile(dst, data, mode); err != nil {
+			return fmt.Errorf("extract real lab recipe: %w", err)
+		}
+		return nil
+	})
+}
