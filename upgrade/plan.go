@@ -82,15 +82,14 @@ func (p Plan) retry(inFlight state.State, u state.Upgrade, hosts []state.Host) (
 		return Action{}, false, fmt.Errorf("no step runs in state %s: %w", inFlight, state.ErrRefused)
 	}
 	if step.Scope == state.ScopeControlPlane {
-		// The retry runs on the host that was tried: its target already equals to_version.
-		for _, h := range controllers(hosts) {
-			if h.TargetVersion == u.ToVersion && h.ControlPlaneVersion != u.ToVersion {
-				return Action{Step: step.Name, Hosts: []string{h.Hostname}}, false, nil
-			}
-		}
-		for _, h := range controllers(hosts) {
-			if h.TargetVersion == u.ToVersion {
-				return Action{Step: step.Name, Hosts: []string{h.Hostname}}, false, nil
+		// The retry runs on the host that was tried: each control-plane step sets its host's
+		// target as it begins, in inventory order, so that is the last controller whose target
+		// is to_version. (After a late failure its manifests are at the target too: the first
+		// controller, done long before, must not be taken for it.)
+		cs := controllers(hosts)
+		for i := len(cs) - 1; i >= 0; i-- {
+			if cs[i].TargetVersion == u.ToVersion {
+				return Action{Step: step.Name, Hosts: []string{cs[i].Hostname}}, false, nil
 			}
 		}
 		return p.controlPlane(step.Name, u, hosts)

@@ -42,6 +42,8 @@ func TestPlanNext(t *testing.T) {
 		{"first master", upgrade.Plan{}, state.UpgradedNetworking, hostsAt("", "", ""), "first-master [controller-0]", nil},
 		{"second master", upgrade.Plan{}, state.UpgradedFirstMaster, hostsAt(to, "", ""), "second-master [controller-1]", nil},
 		{"retry on the host that was tried", upgrade.Plan{}, state.UpgradingSecondMasterFailed, hostsAt(to, "v1.29.4", to), "second-master [controller-1]", nil},
+		{"retry after a late failure: its manifests are at the target too", upgrade.Plan{}, state.UpgradingSecondMasterFailed, hostsAt(to, to, to), "second-master [controller-1]", nil},
+		{"first-master retry on the first controller", upgrade.Plan{}, state.UpgradingFirstMasterFailed, hostsAt(to, "", ""), "first-master [controller-0]", nil},
 		{"kubelets: controllers first", upgrade.Plan{}, state.UpgradedSecondMaster, hostsAt(to, to, to), "kubelets [controller-0]", nil},
 		{"kubelets: workers in batches", upgrade.Plan{WorkerBatch: 2}, state.UpgradingKubelets, hostsAt(to, to, to, ok, ok), "kubelets [worker-0 worker-1]", nil},
 		{"every kubelet done: complete", upgrade.Plan{}, state.UpgradingKubelets, hostsAt(to, to, to, ok, ok, ok, ok), "complete", nil},
