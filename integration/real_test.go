@@ -54,13 +54,16 @@ func TestRealUpgrade(t *testing.T) {
 func requireRealCluster(t *testing.T, l *lab.Lab, version string) {
 	t.Helper()
 	ctx := t.Context()
-	kubelets, err := l.KubectlRun(ctx, "get", "nodes", "-o", `jsonpath={range .items[*]}{.metadata.name} {.status.nodeInfo.kubeletVersion}{"\n"}{end}`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range strings.Split(strings.TrimSpace(kubelets), "\n") {
-		if f := strings.Fields(line); len(f) != 2 || f[1] != version {
-			t.Errorf("kubectl: node %q, want kubelet %s", line, version)
+	// A restarted kubelet reports its new version in the node's status at its next sync, not at once.
+	var kubelets string
+	var err error
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(2 * time.Second) {
+		kubelets, err = l.KubectlRun(ctx, "get", "nodes", "-o", `jsonpath={range .items[*]}{.metadata.name} {.status.nodeInfo.kubeletVersion}{"\n"}{end}`)
+		if err == nil && nodesAt(kubelets, version) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("kubectl: nodes not all at kubelet %s after 2 minutes (%v):\n%s", version, err, kubelets)
 		}
 	}
 	if n := len(strings.Split(strings.TrimSpace(kubelets), "\n")); n != len(l.Nodes()) {
@@ -81,6 +84,15 @@ func requireRealCluster(t *testing.T, l *lab.Lab, version string) {
 	if ready, err := l.KubectlRun(ctx, "get", "--raw", "/readyz"); err != nil || strings.TrimSpace(ready) != "ok" {
 		t.Errorf("API /readyz: %q, %v", ready, err)
 	}
+}
+
+func nodesAt(kubelets, version string) bool {
+	for _, line := range strings.Split(strings.TrimSpace(kubelets), "\n") {
+		if f := strings.Fields(line); len(f) != 2 || f[1] != version {
+			return false
+		}
+	}
+	return true
 }
 
 func controlPlaneAt(pods, version string, want int) bool {
