@@ -234,13 +234,16 @@ func closing(toks []token, open int) int {
 }
 
 // rewriteGroup rewrites each comma-separated item inside one pair of brackets.
-func rewriteGroup(toks []token) string {
+func rewriteGroup(toks []token) string { return eachItem(toks, rewriteItem) }
+
+// eachItem rewrites each top-level comma-separated item of toks with rewrite, commas kept.
+func eachItem(toks []token, rewrite func([]token) string) string {
 	var b strings.Builder
 	start := 0
 	for i := 0; i <= len(toks); i++ {
 		switch {
 		case i == len(toks) || toks[i].kind == ',':
-			b.WriteString(rewriteItem(toks[start:i]))
+			b.WriteString(rewrite(toks[start:i]))
 			if i < len(toks) {
 				b.WriteString(",")
 			}
@@ -266,24 +269,7 @@ func dropTrailingComma(toks []token) []token {
 }
 
 // rewriteDict rewrites the entries of a dict literal: each value may be an inline if.
-func rewriteDict(toks []token) string {
-	toks = dropTrailingComma(toks)
-	var b strings.Builder
-	start := 0
-	for i := 0; i <= len(toks); i++ {
-		switch {
-		case i == len(toks) || toks[i].kind == ',':
-			b.WriteString(rewriteEntry(toks[start:i]))
-			if i < len(toks) {
-				b.WriteString(",")
-			}
-			start = i + 1
-		case toks[i].kind == '(' || toks[i].kind == '[' || toks[i].kind == '{':
-			i = closing(toks, i)
-		}
-	}
-	return b.String()
-}
+func rewriteDict(toks []token) string { return eachItem(dropTrailingComma(toks), rewriteEntry) }
 
 // rewriteEntry rewrites the value of one `key: value` entry of a dict literal.
 func rewriteEntry(toks []token) string {
