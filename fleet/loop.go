@@ -82,6 +82,8 @@ func (l *loop) finished(res Result) {
 		l.sum.Done++
 	case state.FleetFailed:
 		l.sum.Failed++
+	case HandedBack:
+		l.sum.HandedBack++
 	default:
 		l.sum.Lost++
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/kupgrade/kupgrade/state"
@@ -14,6 +15,9 @@ import (
 type Store interface {
 	upgrade.Store
 	state.FleetStore
+	// Unavailable reports an error that is the database's (unreachable, a lost connection, an
+	// aborted transaction), not the cluster's.
+	Unavailable(err error) bool
 }
 
 // Options are the flags of `fleet run`.
@@ -54,12 +58,15 @@ type Runner struct {
 	Log  *slog.Logger
 	// Report, when set, is told of each cluster this runner ends (from its goroutine).
 	Report func(Result)
+
+	mu         sync.Mutex
+	handedBack map[string]int // clusters this runner handed back, and how often
 }
 
 // Result is what became of one cluster this runner worked on.
 type Result struct {
 	Cluster   string
-	Outcome   string      // state.FleetDone, state.FleetFailed, or "lost" (another runner took it over)
+	Outcome   string      // state.FleetDone, state.FleetFailed, HandedBack, or "lost" (another runner took it over)
 	State     state.State // the upgrade's state afterwards ("" when unknown)
 	Err       error
 	Took      time.Duration
@@ -69,6 +76,7 @@ type Result struct {
 // Summary is what one runner did.
 type Summary struct {
 	Done, Failed, Lost int
+	HandedBack         int    // runs the database failed under; their clusters went back to the fleet
 	Stopped            string // why it started no more clusters, "" when it ran out of work
 }
 

@@ -47,6 +47,9 @@ func (r *Runner) work(ctx context.Context, c state.Claim, t Target, o Options) R
 	switch {
 	case ctx.Err() != nil:
 		outcome, msg = state.FleetPending, "interrupted" // handed back: the next runner resumes it
+	case res.Err != nil && r.handBack(c.Cluster, res.Err):
+		outcome, msg = state.FleetPending, "handed back, the database failed under it: "+res.Err.Error()
+		log.Warn("handed the cluster back: the database failed under it, not the cluster", "error", res.Err)
 	case res.Err != nil:
 		outcome, msg = state.FleetFailed, res.Err.Error()
 	}
@@ -55,10 +58,40 @@ func (r *Runner) work(ctx context.Context, c state.Claim, t Target, o Options) R
 		return res
 	}
 	res.Outcome = outcome
-	if outcome == state.FleetPending {
+	switch {
+	case outcome == state.FleetPending && ctx.Err() == nil:
+		res.Outcome = HandedBack
+	case outcome == state.FleetPending:
 		res.Outcome = "lost"
 	}
 	return res
+}
+
+// HandedBack is the outcome of a cluster given back to the fleet, still to do, because the
+// database failed under its run: the next runner to claim it, this one included, resumes it.
+const HandedBack = "handed-back"
+
+// maxHandBacks bounds how often one runner hands one cluster back before it counts it failed: a
+// database that keeps failing under one cluster's run while the fleet's other reads and writes
+// go through is no blip.
+const maxHandBacks = 3
+
+// handBack reports whether the cluster's run ended on the database rather than on the cluster:
+// no step ran and failed (those are recorded, ErrFailed), and the error is the database's (lost
+// connection, an abort, a commit whose outcome is unknown) or an outcome that could not be
+// recorded (the state may still say in flight: the next run recovers it first, as `upgrade run`
+// would). Such a cluster is handed back, at most maxHandBacks times by this runner.
+func (r *Runner) handBack(cluster string, err error) bool {
+	if errors.Is(err, upgrade.ErrFailed) || !(r.Store.Unavailable(err) || errors.Is(err, upgrade.ErrNotRecorded)) {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.handedBack == nil {
+		r.handedBack = map[string]int{}
+	}
+	r.handedBack[cluster]++
+	return r.handedBack[cluster] <= maxHandBacks
 }
 
 func (r *Runner) resume(ctx context.Context, t Target, o Options, k *upgrade.Keeper, log *slog.Logger) error {

@@ -145,11 +145,15 @@ func (a *app) fleetSummary(ctx context.Context, st fleet.Store, name string, sum
 	db := sqlstore.Counted()
 	if a.json() {
 		_ = writeJSONLine(a.stdout, map[string]any{"event": "fleet_summary", "done": sum.Done, "failed": sum.Failed,
-			"lost": sum.Lost, "stopped": sum.Stopped, "seconds": took.Seconds(),
+			"lost": sum.Lost, "handed_back": sum.HandedBack, "stopped": sum.Stopped, "seconds": took.Seconds(),
 			"db_transactions": db.Transactions, "db_statements": db.Statements})
 		return
 	}
-	fmt.Fprintf(a.stdout, "this runner: %d done, %d failed, %d handed over, in %s\n", sum.Done, sum.Failed, sum.Lost, took.Round(time.Millisecond))
+	back := ""
+	if sum.HandedBack > 0 {
+		back = fmt.Sprintf(", %d handed back (the database failed under them)", sum.HandedBack)
+	}
+	fmt.Fprintf(a.stdout, "this runner: %d done, %d failed, %d handed over%s, in %s\n", sum.Done, sum.Failed, sum.Lost, back, took.Round(time.Millisecond))
 	if n := sum.Done + sum.Failed + sum.Lost; n > 0 {
 		fmt.Fprintf(a.stdout, "database: %d transactions, %d statements (%.1f and %.1f per cluster)\n",
 			db.Transactions, db.Statements, float64(db.Transactions)/float64(n), float64(db.Statements)/float64(n))

@@ -67,6 +67,10 @@ func (s *Store) AddEvent(ctx context.Context, e state.Event) error {
 // Events returns the newest limit events of cluster ("" for every cluster), newest first;
 // limit <= 0 returns them all.
 func (s *Store) Events(ctx context.Context, cluster string, limit int) ([]state.Event, error) {
+	return again(ctx, s, func() ([]state.Event, error) { return s.events(ctx, cluster, limit) })
+}
+
+func (s *Store) events(ctx context.Context, cluster string, limit int) ([]state.Event, error) {
 	query := `SELECT e.id, e.cluster, e.upgrade_uuid, COALESCE(e.hostname, ''), e.actor,
 		COALESCE(e.from_state, ''), COALESCE(e.to_state, ''), COALESCE(e.from_host_status, ''),
 		COALESCE(e.to_host_status, ''), e.reason, e.evidence, e.created_at FROM kube_upgrade_event e`

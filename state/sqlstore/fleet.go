@@ -216,6 +216,10 @@ func (s *Store) FinishClaim(ctx context.Context, cluster, owner string, generati
 
 // FleetPending returns up to limit clusters of fleet still to do: limit rows of the index.
 func (s *Store) FleetPending(ctx context.Context, fleet string, limit int) ([]string, error) {
+	return again(ctx, s, func() ([]string, error) { return s.fleetPending(ctx, fleet, limit) })
+}
+
+func (s *Store) fleetPending(ctx context.Context, fleet string, limit int) ([]string, error) {
 	rows, err := s.db.QueryContext(ctx, "SELECT cluster FROM fleet_cluster WHERE fleet = ? AND outcome = ? ORDER BY position LIMIT ?",
 		fleet, state.FleetPending, limit)
 	if err != nil {
@@ -235,6 +239,10 @@ func (s *Store) FleetPending(ctx context.Context, fleet string, limit int) ([]st
 
 // FleetFailures counts fleet's clusters that failed at or after since: the failed ones only.
 func (s *Store) FleetFailures(ctx context.Context, fleet string, since time.Time) (int, error) {
+	return again(ctx, s, func() (int, error) { return s.fleetFailures(ctx, fleet, since) })
+}
+
+func (s *Store) fleetFailures(ctx context.Context, fleet string, since time.Time) (int, error) {
 	var n int
 	err := s.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM fleet_cluster WHERE fleet = ? AND outcome = ? AND outcome_at >= ?",
 		fleet, state.FleetFailed, fmtTime(since)).Scan(&n)
@@ -247,6 +255,10 @@ func (s *Store) FleetFailures(ctx context.Context, fleet string, since time.Time
 // FleetCanary counts outcomes among fleet's first n clusters: n rows of the position index (a
 // GROUP BY would walk the outcome index over the whole fleet instead).
 func (s *Store) FleetCanary(ctx context.Context, fleet string, n int) (map[string]int, error) {
+	return again(ctx, s, func() (map[string]int, error) { return s.fleetCanary(ctx, fleet, n) })
+}
+
+func (s *Store) fleetCanary(ctx context.Context, fleet string, n int) (map[string]int, error) {
 	rows, err := s.db.QueryContext(ctx, "SELECT outcome FROM fleet_cluster WHERE fleet = ? AND position < ?", fleet, n)
 	if err != nil {
 		return nil, fmt.Errorf("read the canaries of fleet %s: %w", fleet, err)

@@ -11,6 +11,10 @@ import (
 // FleetRows lists fleet's clusters (every fleet's for ""), with their upgrade's state and their
 // operation lease's expiry, in fleet and position order.
 func (s *Store) FleetRows(ctx context.Context, fleet string) ([]state.FleetRow, error) {
+	return again(ctx, s, func() ([]state.FleetRow, error) { return s.fleetRows(ctx, fleet) })
+}
+
+func (s *Store) fleetRows(ctx context.Context, fleet string) ([]state.FleetRow, error) {
 	query := `SELECT f.fleet, f.cluster, f.position, f.to_version, f.outcome, f.owner, f.generation, f.claimed_at,
 		f.expires_at, f.outcome_at, COALESCE(f.last_error, ''), COALESCE(f.taken_from, ''), COALESCE(u.state, ''),
 		u.state_entered_at, l.expires_at

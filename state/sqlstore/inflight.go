@@ -15,6 +15,18 @@ import (
 // clusters. A cluster with a time that does not parse in any of those rows, or a state that is
 // not a state (it may be a mistyped in-flight one), is returned in bad: reported, not judged.
 func (s *Store) InFlight(ctx context.Context) ([]state.InFlightOp, []state.BadRow, error) {
+	type both struct {
+		ops []state.InFlightOp
+		bad []state.BadRow
+	}
+	r, err := again(ctx, s, func() (both, error) {
+		ops, bad, err := s.inFlight(ctx)
+		return both{ops, bad}, err
+	})
+	return r.ops, r.bad, err
+}
+
+func (s *Store) inFlight(ctx context.Context) ([]state.InFlightOp, []state.BadRow, error) {
 	query, args := inFlightQuery()
 	rows, err := s.db.QueryContext(ctx, query, args...)
 	if err != nil {

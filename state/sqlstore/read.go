@@ -60,11 +60,15 @@ func (s *Store) readUpgrade(ctx context.Context, q querier, cluster string, lock
 
 // Upgrade returns the upgrade of cluster; ErrNotFound when there is none.
 func (s *Store) Upgrade(ctx context.Context, cluster string) (state.Upgrade, error) {
-	return s.readUpgrade(ctx, s.db, cluster, false)
+	return again(ctx, s, func() (state.Upgrade, error) { return s.readUpgrade(ctx, s.db, cluster, false) })
 }
 
 // Upgrades returns every cluster's upgrade, ordered by cluster.
 func (s *Store) Upgrades(ctx context.Context) ([]state.Upgrade, error) {
+	return again(ctx, s, func() ([]state.Upgrade, error) { return s.upgrades(ctx) })
+}
+
+func (s *Store) upgrades(ctx context.Context) ([]state.Upgrade, error) {
 	rows, err := s.db.QueryContext(ctx, "SELECT "+upgradeCols+" FROM kube_upgrade u ORDER BY u.cluster")
 	if err != nil {
 		return nil, fmt.Errorf("list upgrades: %w", err)
@@ -138,7 +142,7 @@ func leaseBad(cluster string, acq, hb, exp *looseTime) error {
 
 // Lease returns the cluster's lease row, or nil when there is none.
 func (s *Store) Lease(ctx context.Context, cluster string) (*state.Lease, error) {
-	return s.readLease(ctx, s.db, cluster, false)
+	return again(ctx, s, func() (*state.Lease, error) { return s.readLease(ctx, s.db, cluster, false) })
 }
 
 const hostCols = `h.id, h.cluster, h.hostname, h.personality, COALESCE(hu.target_version, ''),
@@ -191,6 +195,10 @@ func (s *Store) queryHosts(ctx context.Context, where string, args ...any) ([]st
 // Hosts returns the hosts of cluster, ordered by id, with the reason of each one's last failure
 // in the current upgrade; a time that does not parse gives them all with an ErrBadRow error.
 func (s *Store) Hosts(ctx context.Context, cluster string) ([]state.Host, error) {
+	return again(ctx, s, func() ([]state.Host, error) { return s.hosts(ctx, cluster) })
+}
+
+func (s *Store) hosts(ctx context.Context, cluster string) ([]state.Host, error) {
 	hs, bad := s.queryHosts(ctx, "h.cluster = ?", cluster)
 	if (bad != nil && !errors.Is(bad, state.ErrBadRow)) || len(hs) == 0 {
 		return hs, bad

@@ -73,3 +73,40 @@ func TestInTxRetries(t *testing.T) {
 		})
 	}
 }
+
+// A read outside a transaction is read again after a lost connection or an abort, up to
+// maxAttempts times; an unreadable row or any other error comes back at once, with the row.
+func TestReadsAgain(t *testing.T) {
+	rowErr := &state.RowError{Cluster: "c", Table: "kube_upgrade", Column: "created_at", Err: errors.New("bad time")}
+	tests := []struct {
+		name    string
+		errs    []error
+		runs    int
+		wantErr error
+	}{
+		{"lost twice", []error{errGone, errGone}, 3, nil},
+		{"aborted", []error{errAborted}, 2, nil},
+		{"lost every time", slices.Repeat([]error{errGone}, maxAttempts+1), maxAttempts, errGone},
+		{"unreadable row", []error{rowErr}, 1, state.ErrBadRow},
+		{"not found", []error{state.ErrNotFound}, 1, state.ErrNotFound},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := retryStore(t)
+			runs := 0
+			v, err := again(t.Context(), s, func() (int, error) {
+				runs++
+				if runs <= len(tc.errs) {
+					return runs, tc.errs[runs-1]
+				}
+				return runs, nil
+			})
+			if runs != tc.runs || v != runs || !errors.Is(err, tc.wantErr) || (tc.wantErr == nil && err != nil) {
+				t.Fatalf("ran %d times, returned %d, %v; want %d runs, the last run's value and %v", runs, v, err, tc.runs, tc.wantErr)
+			}
+			if got, want := s.Retries.Reads.Load(), int64(tc.runs-1); got != want {
+				t.Errorf("Retries.Reads = %d, want %d", got, want)
+			}
+		})
+	}
+}

@@ -165,7 +165,7 @@ func (s *Store) inTxChecked(ctx context.Context, fn func(tx *sql.Tx) error, comm
 // lost reports an error that means the connection was lost (the dialect's Lost).
 func (s *Store) lost(err error) bool { return s.d.Lost != nil && s.d.Lost(err) }
 
-// Retries counts the transactions a Store ran again, for tests and benchmarks.
+// Retries counts the transactions and reads a Store ran again, for tests and benchmarks.
 type Retries struct {
 	// Aborted: the database aborted them (a deadlock; on Galera, a certification failure).
 	Aborted atomic.Int64
@@ -173,6 +173,8 @@ type Retries struct {
 	Lost atomic.Int64
 	// CommitsFound: their connection was lost during COMMIT and they were committed after all.
 	CommitsFound atomic.Int64
+	// Reads: reads outside a transaction run again after a lost connection or an abort.
+	Reads atomic.Int64
 }
 
 func (s *Store) tryTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
@@ -219,3 +221,32 @@ func notFound(cluster string) error {
 }
 
 func isNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }
+
+// again runs read, a query outside any transaction, until it returns without a lost connection
+// or an abort (the dialect's Lost and Retryable), at most maxAttempts times: a Galera node that
+// stops cuts the reads in flight on it ("invalid connection") as it cuts transactions, and a read
+// changes nothing, so running it again on the failover's next server is always safe. Any other
+// error, an unreadable row's (ErrBadRow) among them, comes back at once with what read returned.
+func again[T any](ctx context.Context, s *Store, read func() (T, error)) (T, error) {
+	for attempt := 1; ; attempt++ {
+		v, err := read()
+		if err == nil || errors.Is(err, state.ErrBadRow) || ctx.Err() != nil || attempt >= maxAttempts ||
+			!(s.lost(err) || s.d.Retryable(err)) {
+			return v, err
+		}
+		s.Retries.Reads.Add(1)
+		s.log.Debug("a read lost its connection or was aborted: reading again", "err", err)
+		select {
+		case <-ctx.Done():
+			return v, errors.Join(err, ctx.Err())
+		case <-time.After(time.Duration(attempt) * 100 * time.Millisecond): // the failover's next server
+		}
+	}
+}
+
+// Unavailable reports an error that says the database could not be reached or dropped the
+// connection (after the retries above), or aborted the work: nothing about the cluster itself,
+// so that a fleet runner hands the cluster back instead of counting it failed.
+func (s *Store) Unavailable(err error) bool {
+	return err != nil && (s.lost(err) || s.d.Retryable(err) || errors.Is(err, errCommitUnknown))
+}

@@ -159,6 +159,14 @@ func (s *Store) DeleteUpgrade(ctx context.Context, cluster string, from state.St
 
 // SetVersions records the versions read over SSH; "" leaves a column unchanged.
 func (s *Store) SetVersions(ctx context.Context, cluster, hostname, controlPlane, kubelet string, at time.Time) error {
+	// The same UPDATE twice writes the same row: run again after a lost connection like a read.
+	_, err := again(ctx, s, func() (struct{}, error) {
+		return struct{}{}, s.setVersions(ctx, cluster, hostname, controlPlane, kubelet, at)
+	})
+	return err
+}
+
+func (s *Store) setVersions(ctx context.Context, cluster, hostname, controlPlane, kubelet string, at time.Time) error {
 	res, err := s.db.ExecContext(ctx, `UPDATE host SET control_plane_version = COALESCE(?, control_plane_version),
 		kubelet_version = COALESCE(?, kubelet_version), versions_read_at = ? WHERE cluster = ? AND hostname = ?`,
 		nullable(controlPlane), nullable(kubelet), fmtTime(at), cluster, hostname)
