@@ -180,21 +180,28 @@ func TestConditionsRetriesAndIgnoreErrors(t *testing.T) {
       retries: 1
       delay: "0s"
       ignore_errors: yes
+    - name: until met on a failed command
+      command: "false"
+      register: met
+      until: met.rc == 1
+      retries: 3
+      delay: 0
+      ignore_errors: true
     - name: report
       debug:
-        msg: "{{ n.attempts }} {{ out.rc }} {{ out.failed }} {{ never.attempts }}"
+        msg: "{{ n.attempts }} {{ out.rc }} {{ out.failed }} {{ never.attempts }} {{ met.attempts }} {{ met.failed }}"
 `, runner.PlayOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e, _ := rec.find("h1", "report"); e.Msg != "3 3 False 2" {
-		t.Errorf("report = %q, want attempts 3, rc 3 not failed, 2 attempts for retries: 1", e.Msg)
+	if e, _ := rec.find("h1", "report"); e.Msg != "3 3 False 1 1 True" {
+		t.Errorf("report = %q, want attempts 3, rc 3 not failed, attempts 1 once retries: 1 ran out (Ansible reports retries), and a failed command whose until is met failed after 1 attempt", e.Msg)
 	}
 	if e, _ := rec.find("h1", "failed_when on output"); e.Event != runner.EventTaskChanged {
 		t.Errorf("changed_when rc == 3 gave %s", e.Event)
 	}
-	if recap.Hosts["h1"].Ignored != 2 {
-		t.Errorf("ignored = %d, want 2", recap.Hosts["h1"].Ignored)
+	if recap.Hosts["h1"].Ignored != 3 {
+		t.Errorf("ignored = %d, want 3", recap.Hosts["h1"].Ignored)
 	}
 }
 

@@ -37,8 +37,13 @@ func (e *playExec) finish(h *hostState, t *ctask, res map[string]any, cause erro
 		ev.Event = EventTaskFailed
 		ev.Changed = changed
 		if t.ignore && cause == nil {
+			// Ansible counts an ignored failure ok (and changed) as well as ignored.
 			ev.Ignored = true
 			h.recap.Ignored++
+			h.recap.OK++
+			if changed {
+				h.recap.Changed++
+			}
 			e.r.report(ev)
 			return
 		}

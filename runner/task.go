@@ -146,10 +146,7 @@ func (e *playExec) runOnce(ctx context.Context, h *hostState, t *ctask) (map[str
 	}
 	retries, delay := 0, time.Duration(0)
 	if t.t.Until != "" {
-		retries = t.t.Retries
-		if retries <= 0 {
-			retries = 3
-		}
+		retries = max(t.t.Retries, 0) // retries: 0 runs once, as Ansible does
 		if delay, err = e.duration(h, t.t.Delay, 5*time.Second); err != nil {
 			return failure("delay: " + err.Error()), nil
 		}
@@ -175,10 +172,12 @@ func (e *playExec) runOnce(ctx context.Context, h *hostState, t *ctask) (map[str
 			return tmplFailure(t, fmt.Sprintf("until %q", t.t.Until), err), nil
 		}
 		if done {
-			res["failed"] = false
-			return res, nil
+			return res, nil // as judged: a command that failed still failed (Ansible's too)
 		}
 		if attempt > retries {
+			// Ansible reports one attempt fewer than it made once retries run out (retries, not
+			// retries+1): registered results and playbooks that read them count on that.
+			res["attempts"] = retries
 			res["failed"] = true
 			if res["msg"] == nil || res["msg"] == "" {
 				res["msg"] = fmt.Sprintf("retries exhausted: %q still false after %d attempts", t.t.Until, attempt)
