@@ -175,6 +175,23 @@ func TestUpgradeTwoControllers(t *testing.T) {
 		}
 		u.finish(t, "v1.30.4")
 	})
+	// A real kubeadm upgrade apply right after a control plane restarted can miss its own
+	// preflight health check (a Job given 15 s; the real lab met it). The step runs kubeadm again
+	// on that failure, and only on that one ("fault in preflight" above fails the step).
+	t.Run("kubeadm's health-check Job misses its 15 s once", func(t *testing.T) {
+		u.begin(t, "v1.30.5", "upgraded-networking")
+		const failures = `SELECT COUNT(*) FROM kube_upgrade_event WHERE to_state LIKE '%-failed'`
+		before := countRows(t, u.db, failures)
+		injectFault(t, u.lab.Node("controller-0"), lab.Fault{Phase: "preflight", Before: true, Action: lab.Exit, Check: "CreateJob", Once: true})
+		out := u.k.wantExit(t, 0, "host", "upgrade", "controller-0", "control-plane")
+		if got := u.k.show(t).State; got != "upgraded-first-master" {
+			t.Fatalf("state %s after the step, want upgraded-first-master:\n%s", got, out)
+		}
+		if n := countRows(t, u.db, failures) - before; n != 0 {
+			t.Errorf("the step recorded %d failure(s), want none", n)
+		}
+		u.finish(t, "v1.30.5")
+	})
 }
 
 // TestUpgradeOneController: a one-controller, one-worker lab goes all the way with upgrade run.

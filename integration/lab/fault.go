@@ -39,12 +39,18 @@ type Fault struct {
 	Status  int  // exit status for Exit; default 1
 	Seconds int  // how long Delay waits; default 10
 	Once    bool // removed when it fires, so a retry succeeds
+	// Check names the preflight check an Exit in preflight fails ([ERROR Check], as kubeadm
+	// prints it); default LabFault, a check no real kubeadm has.
+	Check string
 }
 
 // Validate reports a fault that kubeadm could not fire.
 func (f Fault) Validate() error {
 	if !slices.Contains(Phases, f.Phase) {
 		return fmt.Errorf("fault phase %q: want one of %s", f.Phase, strings.Join(Phases, ", "))
+	}
+	if f.Check != "" && (f.Phase != "preflight" || f.Action != Exit || strings.ContainsAny(f.Check, "\n=]")) {
+		return fmt.Errorf("fault check %q: only an exit in preflight names a check, one word", f.Check)
 	}
 	switch f.Action {
 	case Exit:
@@ -80,8 +86,12 @@ func (f Fault) String() string {
 		}
 		delay = fmt.Sprintf("seconds=%d\n", seconds)
 	}
-	return fmt.Sprintf("%s=%s\naction=%s\nstatus=%d\n%sonce=%s\n",
-		when, f.Phase, f.Action, status, delay, strconv.FormatBool(f.Once))
+	check := ""
+	if f.Check != "" {
+		check = "check=" + f.Check + "\n"
+	}
+	return fmt.Sprintf("%s=%s\naction=%s\nstatus=%d\n%s%sonce=%s\n",
+		when, f.Phase, f.Action, status, delay, check, strconv.FormatBool(f.Once))
 }
 
 // InjectFault arms f on the node, replacing any fault there.

@@ -9,11 +9,12 @@
 #   status=N                 exit status for action=exit (default 1)
 #   seconds=N                how long action=delay waits (default 10)
 #   once=true|false          true: the file is removed when the fault fires, so a retry succeeds
+#   check=NAME               the preflight check an exit in preflight fails (default LabFault)
 # Phases: preflight, control-plane, kubelet-config, addon, post-upgrade.
 
 # fault_point WHEN PHASE: called by kubeadm at the start ("in") and end ("after") of each phase.
 fault_point() {
-    local when=$1 phase=$2 key value f_when="" f_phase="" action=exit status=1 once=false seconds=10
+    local when=$1 phase=$2 key value f_when="" f_phase="" action=exit status=1 once=false seconds=10 check=LabFault
     [ -f "$FAULT_FILE" ] || return 0
     while IFS='=' read -r key value; do
         case $key in
@@ -22,13 +23,14 @@ fault_point() {
         status) status=$value ;;
         once) once=$value ;;
         seconds) seconds=$value ;;
+        check) check=$value ;;
         esac
     done < "$FAULT_FILE"
     [ "$f_when" = "$when" ] && [ "$f_phase" = "$phase" ] || return 0
     [ "$once" = true ] && rm -f "$FAULT_FILE"
     lab_log "fault fired: $when=$phase action=$action status=$status once=$once pid=$$"
     case $action in
-    exit) fault_exit "$phase" "$status" ;;
+    exit) fault_exit "$phase" "$status" "$check" ;;
     hang) fault_hang ;;
     delay) fault_hang "$seconds" ;;
     drop) fault_drop ;;
@@ -39,7 +41,7 @@ fault_point() {
 fault_exit() {
     if [ "$1" = preflight ]; then
         echo "[preflight] Some fatal errors occurred:" >&2
-        printf '\t[ERROR LabFault]: failure injected by kupgrade-lab\n' >&2
+        printf '\t[ERROR %s]: failure injected by kupgrade-lab\n' "$3" >&2
         echo "[preflight] If you know what you are doing, you can make a check non-fatal with \`--ignore-preflight-errors=...\`" >&2
     fi
     echo "error execution phase $1: failure injected by kupgrade-lab (exit status $2)" >&2
