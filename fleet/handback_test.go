@@ -48,7 +48,9 @@ func (s *cuttingStore) Upgrade(ctx context.Context, cluster string) (state.Upgra
 	return s.Store.Upgrade(ctx, cluster)
 }
 
-func (s *cuttingStore) Unavailable(err error) bool { return errors.Is(err, errCut) || s.Store.Unavailable(err) }
+func (s *cuttingStore) Unavailable(err error) bool {
+	return errors.Is(err, errCut) || s.Store.Unavailable(err)
+}
 
 // A cluster whose run the database cut, not the cluster, is handed back to the fleet rather than
 // counted failed, and finished when its next claim runs; one that the database keeps cutting is
