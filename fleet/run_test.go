@@ -3,6 +3,7 @@ package fleet_test
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -74,5 +75,80 @@ func TestExpiredClaimIsTakenOver(t *testing.T) {
 		if row.Cluster == "c0000" && row.Generation != 2 {
 			t.Errorf("c0000's claim generation %d, want 2 (the dead runner's, then the takeover)", row.Generation)
 		}
+	}
+}
+
+// A cluster that is already at the target (its upgrade recorded in another database, or done by
+// hand) is done, not failed: a fleet run on a new database over an upgraded fleet has nothing to do.
+func TestClusterAlreadyAtTheTargetIsDone(t *testing.T) {
+	f, err := fleettest.Start(fleettest.Options{Clusters: 2, Controllers: 2, Workers: 1, From: "v1.29.4", To: "v1.30.1", Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.Close)
+	targets, err := fleet.Load(nil, f.Inventories)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &sshconn.Dialer{KnownHosts: f.KnownHosts}
+	for i, want := range []string{"upgrade-complete", ""} {
+		st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "k.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		var results []fleet.Result
+		r := &fleet.Runner{Store: st, Owner: "runner", Open: func(tg fleet.Target) (*upgrade.Workflow, func(), error) {
+			run := runner.New(dialer{d}, runner.Options{Modules: kubeadm.Modules()})
+			return &upgrade.Workflow{Store: st, Runner: run, Inventory: tg.Inventory, Cluster: tg.Cluster}, func() { run.Close() }, nil
+		}, Report: func(res fleet.Result) { results = append(results, res) }}
+		sum, err := r.Run(t.Context(), targets, fleet.Options{To: "v1.30.1", TTL: 2 * time.Second})
+		if err != nil || sum.Done != 2 {
+			t.Fatalf("run %d on a new database: %+v %v", i+1, sum, err)
+		}
+		for _, res := range results {
+			if string(res.State) != want {
+				t.Errorf("run %d: %s ended in state %q, want %q", i+1, res.Cluster, res.State, want)
+			}
+		}
+	}
+}
+
+// A cluster whose control plane is at the target but some kubelets are not, with no upgrade in
+// the database, is failed with the kubelets named: kupgrade cannot start an upgrade from the
+// version it is at, and a cluster half done is no cluster done.
+func TestClusterWithKubeletsBehindIsNotDone(t *testing.T) {
+	f, err := fleettest.Start(fleettest.Options{Clusters: 1, Controllers: 2, Workers: 1, From: "v1.29.4", To: "v1.30.1", Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.Close)
+	targets, err := fleet.Load(nil, f.Inventories)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &sshconn.Dialer{KnownHosts: f.KnownHosts}
+	for i, until := range []state.State{state.UpgradedSecondMaster, ""} {
+		st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "k.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		var results []fleet.Result
+		r := &fleet.Runner{Store: st, Owner: "runner", Open: func(tg fleet.Target) (*upgrade.Workflow, func(), error) {
+			run := runner.New(dialer{d}, runner.Options{Modules: kubeadm.Modules()})
+			return &upgrade.Workflow{Store: st, Runner: run, Inventory: tg.Inventory, Cluster: tg.Cluster}, func() { run.Close() }, nil
+		}, Report: func(res fleet.Result) { results = append(results, res) }}
+		sum, err := r.Run(t.Context(), targets, fleet.Options{To: "v1.30.1", Until: until, TTL: 2 * time.Second})
+		if i == 0 {
+			if err != nil || sum.Done != 1 {
+				t.Fatalf("run up to %s: %+v %v", until, sum, err)
+			}
+			continue
+		}
+		if sum.Failed != 1 || len(results) != 1 || results[0].Err == nil || !strings.Contains(results[0].Err.Error(), "not every kubelet is: ") {
+			t.Fatalf("run on a new database with the kubelets behind: %+v %v %+v", sum, err, results)
+		}
+		t.Logf("%v", results[0].Err)
 	}
 }

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -134,6 +135,9 @@ func sign(d int) int {
 	return 0
 }
 
+// ErrNothingToUpgrade marks the refusal of an upgrade to the version the cluster is already at.
+var ErrNothingToUpgrade = errors.New("nothing to upgrade")
+
 // CheckVersionStep refuses (ErrRefused) an upgrade from `from` to `to` that kubeadm does not
 // support: the same version, a downgrade, a change of major version or a jump of more than one
 // minor version. force lets a downgrade or a jump through (the operator knows better); the same
@@ -144,7 +148,7 @@ func sign(d int) int {
 func CheckVersionStep(from, to Version, force bool) error {
 	switch {
 	case from.Compare(to) == 0:
-		return fmt.Errorf("%w: the cluster is already at %s: nothing to upgrade", ErrRefused, to)
+		return fmt.Errorf("%w: the cluster is already at %s: %w", ErrRefused, to, ErrNothingToUpgrade)
 	case to.Pre != "":
 		return fmt.Errorf("%w: %s is a pre-release (%s): kubeadm upgrades to one only with --allow-release-candidate-upgrades or --allow-experimental-upgrades, which kupgrade's playbooks do not pass; upgrade to a release, e.g. v%d.%d.%d",
 			ErrRefused, to, to.Pre, to.Major, to.Minor, to.Patch)

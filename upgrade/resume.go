@@ -1,10 +1,12 @@
 package upgrade
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/kupgrade/kupgrade/kubeadm"
@@ -51,7 +53,9 @@ func (w *Workflow) Resume(ctx context.Context, opts ResumeOptions) error {
 	u, err := w.Store.Upgrade(ctx, w.Cluster)
 	switch {
 	case errors.Is(err, state.ErrNotFound):
-		if _, err := w.Start(ctx, opts.To, "", false); err != nil {
+		if _, err := w.Start(ctx, opts.To, "", false); errors.Is(err, state.ErrNothingToUpgrade) {
+			return w.alreadyAt(ctx, opts.To, err)
+		} else if err != nil {
 			return fmt.Errorf("start the upgrade to %s: %w", opts.To, err)
 		}
 	case err != nil:
@@ -66,6 +70,29 @@ func (w *Workflow) Resume(ctx context.Context, opts ResumeOptions) error {
 		}
 	}
 	return w.Run(ctx, opts.RunOptions)
+}
+
+// alreadyAt ends the resume of a cluster with no upgrade whose control plane is already at to
+// (upgraded before this database knew it, by hand or by another tool): nothing to do when every
+// kubelet is at to as well; else refused, naming the kubelets that are not (refused is start's
+// error, the control plane's).
+func (w *Workflow) alreadyAt(ctx context.Context, to string, refused error) error {
+	vs, err := w.ReadVersions(ctx, w.Inventory.Hosts, false)
+	if err != nil {
+		return fmt.Errorf("start the upgrade to %s: %w", to, refused)
+	}
+	var behind []string
+	for _, h := range w.Inventory.Hosts {
+		if v := vs[h.Name].Kubelet; v != to {
+			behind = append(behind, fmt.Sprintf("%s (kubelet %s)", h.Name, cmp.Or(v, "unknown")))
+		}
+	}
+	if len(behind) > 0 {
+		return fmt.Errorf("start the upgrade to %s: %w; but not every kubelet is: %s: upgrade those kubelets, then run this again",
+			to, refused, strings.Join(behind, ", "))
+	}
+	w.log().Info("the cluster is already at the target, every kubelet too: nothing to do", "to", to)
+	return nil
 }
 
 // restart replaces an ended upgrade to another version by one to to; an upgrade still under way
