@@ -52,18 +52,7 @@ func (g *Galera) URL() string {
 func StartGalera(t testing.TB) *Galera {
 	t.Helper()
 	RequireDocker(t)
-	g, err := UpGalera(t.Context(), TestExpiry, testWriter{t})
-	if err != nil {
-		t.Fatalf("start galera: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		if err := g.Purge(ctx); err != nil {
-			t.Errorf("purge galera: %v", err)
-		}
-	})
-	return g
+	return startForTest(t, "galera", time.Minute, func() (*Galera, error) { return UpGalera(t.Context(), TestExpiry, testWriter{t}) })
 }
 
 // UpGalera bootstraps the first node, joins the other two, and returns once every node reports

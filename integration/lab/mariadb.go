@@ -35,18 +35,7 @@ func (m *MariaDB) DSN() string {
 func StartMariaDB(t testing.TB) *MariaDB {
 	t.Helper()
 	RequireDocker(t)
-	m, err := UpMariaDB(t.Context(), TestExpiry, testWriter{t})
-	if err != nil {
-		t.Fatalf("start mariadb: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		if err := m.Purge(ctx); err != nil {
-			t.Errorf("purge mariadb: %v", err)
-		}
-	})
-	return m
+	return startForTest(t, "mariadb", time.Minute, func() (*MariaDB, error) { return UpMariaDB(t.Context(), TestExpiry, testWriter{t}) })
 }
 
 // UpMariaDB runs MariaDB from the lab image and returns once `SELECT 1` succeeds through the

@@ -25,18 +25,28 @@ func Start(t testing.TB, opts Options) *Lab {
 	if opts.Log == nil {
 		opts.Log = testWriter{t}
 	}
-	l, err := Up(t.Context(), opts, t.TempDir())
+	return startForTest(t, "lab", time.Minute, func() (*Lab, error) { return Up(t.Context(), opts, t.TempDir()) })
+}
+
+// purger is what a test starts and removes: a lab, a MariaDB, a Galera cluster.
+type purger interface{ Purge(ctx context.Context) error }
+
+// startForTest starts what up starts, failing t when it cannot, and purges it (within purgeFor)
+// in t.Cleanup.
+func startForTest[T purger](t testing.TB, what string, purgeFor time.Duration, up func() (T, error)) T {
+	t.Helper()
+	v, err := up()
 	if err != nil {
-		t.Fatalf("start lab: %v", err)
+		t.Fatalf("start %s: %v", what, err)
 	}
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		ctx, cancel := context.WithTimeout(context.Background(), purgeFor)
 		defer cancel()
-		if err := l.Purge(ctx); err != nil {
-			t.Errorf("purge lab: %v", err)
+		if err := v.Purge(ctx); err != nil {
+			t.Errorf("purge %s: %v", what, err)
 		}
 	})
-	return l
+	return v
 }
 
 // testWriter sends progress lines to t.Log.
@@ -105,16 +115,5 @@ func StartReal(t testing.TB, opts RealOptions) *Lab {
 	if opts.Log == nil {
 		opts.Log = testWriter{t}
 	}
-	l, err := UpReal(t.Context(), opts, t.TempDir())
-	if err != nil {
-		t.Fatalf("start real lab: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		if err := l.Purge(ctx); err != nil {
-			t.Errorf("purge real lab: %v", err)
-		}
-	})
-	return l
+	return startForTest(t, "real lab", 2*time.Minute, func() (*Lab, error) { return UpReal(t.Context(), opts, t.TempDir()) })
 }
