@@ -29,7 +29,9 @@ func Start(t testing.TB, opts Options) *Lab {
 }
 
 // purger is what a test starts and removes: a lab, a MariaDB, a Galera cluster.
-type purger interface{ Purge(ctx context.Context) error }
+type purger interface {
+	Purge(ctx context.Context) error
+}
 
 // startForTest starts what up starts, failing t when it cannot, and purges it (within purgeFor)
 // in t.Cleanup.
