@@ -41,14 +41,9 @@ type Lab struct {
 	real  *realLab // nil in a simulated lab
 }
 
-// Up builds the image if needed, starts a lab and writes its files into dir. It returns once
-// every node accepts an SSH login with the lab's key and presents the recorded host key.
-func Up(ctx context.Context, opts Options, dir string) (*Lab, error) {
-	opts = opts.withDefaults()
-	image, err := EnsureImage(ctx, opts.Log)
-	if err != nil {
-		return nil, err
-	}
+// newLab is a lab named prefix plus a random suffix, its files in dir, with its Docker pool and
+// SSH client key, after a sweep of the expired labs of earlier runs.
+func newLab(ctx context.Context, prefix, dir string) (*Lab, error) {
 	pool, err := newPool()
 	if err != nil {
 		return nil, err
@@ -58,14 +53,35 @@ func Up(ctx context.Context, opts Options, dir string) (*Lab, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Lab{Name: "kupgrade-lab-" + randomHex(4), Dir: dir, pool: pool, keys: keys}
-	start := time.Now()
-	if err := l.create(ctx, opts, image); err != nil {
+	return &Lab{Name: prefix + randomHex(4), Dir: dir, pool: pool, keys: keys}, nil
+}
+
+// bringUp runs create, then writes the lab's files; on an error it removes whatever was started.
+func (l *Lab) bringUp(ctx context.Context, create func() error) error {
+	err := create()
+	if err == nil {
+		err = l.writeFiles()
+	}
+	if err != nil {
 		_ = l.Purge(context.WithoutCancel(ctx))
+	}
+	return err
+}
+
+// Up builds the image if needed, starts a lab and writes its files into dir. It returns once
+// every node accepts an SSH login with the lab's key and presents the recorded host key.
+func Up(ctx context.Context, opts Options, dir string) (*Lab, error) {
+	opts = opts.withDefaults()
+	image, err := EnsureImage(ctx, opts.Log)
+	if err != nil {
 		return nil, err
 	}
-	if err := l.writeFiles(); err != nil {
-		_ = l.Purge(context.WithoutCancel(ctx))
+	l, err := newLab(ctx, "kupgrade-lab-", dir)
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	if err := l.bringUp(ctx, func() error { return l.create(ctx, opts, image) }); err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(opts.Log, "lab: %s up in %s (%d controllers, %d workers)\n",

@@ -51,24 +51,13 @@ func UpReal(ctx context.Context, opts RealOptions, dir string) (*Lab, error) {
 	if err != nil {
 		return nil, err
 	}
-	pool, err := newPool()
+	l, err := newLab(ctx, "kupgrade-lab-real-", dir)
 	if err != nil {
 		return nil, err
 	}
-	sweepExpired(ctx, pool.Client)
-	keys, err := newClientKey(dir)
-	if err != nil {
-		return nil, err
-	}
-	l := &Lab{Name: "kupgrade-lab-real-" + randomHex(4), Dir: dir, pool: pool, keys: keys,
-		real: &realLab{build: b, token: randomToken(), certKey: randomHex(32)}}
+	l.real = &realLab{build: b, token: randomToken(), certKey: randomHex(32)}
 	start := time.Now()
-	if err := l.createReal(ctx, opts); err != nil {
-		_ = l.Purge(context.WithoutCancel(ctx))
-		return nil, err
-	}
-	if err := l.writeFiles(); err != nil {
-		_ = l.Purge(context.WithoutCancel(ctx))
+	if err := l.bringUp(ctx, func() error { return l.createReal(ctx, opts) }); err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(opts.Log, "lab: real lab %s up in %s (%d controllers, %d workers, %s, next %s)\n",
