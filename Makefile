@@ -53,8 +53,8 @@ integration: deps ## integration tests in Docker labs (builds the lab image once
 		echo "make: the real lab is not built: the real-Kubernetes tests (TestReal*) will SKIP; make test-real (or KUPGRADE_FULL=1) builds and runs them"
 	$(GO) test -count=1 -timeout 90m -p 1 ./integration/...
 
-test-real: deps ## the real-Kubernetes tests: builds the real lab when missing (cold about 30 min on 2 cores), then about 20 min
-	KUPGRADE_FULL=1 KUPGRADE_REAL_SEED=1 $(GO) test -count=1 -timeout 120m -p 1 -run 'TestReal' -v ./integration/
+test-real: deps ## the real-Kubernetes tests: builds the real lab when missing (cold about 36 min on 2 cores), then about 10 min
+	KUPGRADE_FULL=1 $(GO) test -count=1 -timeout 120m -p 1 -run 'TestReal' -v ./integration/
 
 faults: deps ## the kill campaign alone (part of make test): SIGKILL of upgrade run at 50 seeded moments, about 7 minutes (KUPGRADE_FAULT_KILLS=200 for more, KUPGRADE_FAULT_SEED)
 	$(GO) test -count=1 -timeout 60m -p 1 -run TestFaultKillAtRandomMoments -v ./integration/
