@@ -105,12 +105,18 @@ func (e *playExec) describe(ev *Event, t *ctask, res map[string]any) {
 	}
 	r := ResultOf(res)
 	ev.Msg, ev.RC = r.Msg, r.RC
+	switch failed := truth(res["failed"]); {
+	case !failed && r.Msg == nonZeroRC:
+		ev.Msg = "" // failed_when let it pass: nothing to say
+	case failed && r.Msg == "" && truth(res["failed_when_result"]):
+		ev.Msg = "failed_when matched"
+	}
 	ev.Stdout, ev.Stderr = clipOutput(r.Stdout), clipOutput(r.Stderr)
 	var data map[string]any
 	for k, v := range res {
 		switch k {
 		case "msg", "rc", "stdout", "stderr", "stdout_lines", "stderr_lines", "changed", "failed",
-			"skipped", "content", "invocation":
+			"skipped", "content", "invocation", "cmd", "failed_when_result":
 			continue
 		}
 		if data == nil {

@@ -33,7 +33,26 @@ func modCommand(ctx context.Context, m *modCtx, args map[string]any) (map[string
 		return failure("command: no command given"), nil
 	}
 	prelude, words := hostWords(argv)
-	return runCommand(ctx, m, args, prelude+"exec "+strings.Join(words, " "), commandLabel(argv))
+	cmd := make([]any, len(argv))
+	for i, a := range argv {
+		cmd[i] = a
+	}
+	return withCmd(runCommand(ctx, m, args, prelude+"exec "+strings.Join(words, " "), commandLabel(argv)))(cmd)
+}
+
+// withCmd adds to a command's result what Ansible's command and shell modules register besides
+// the output: cmd (the argv of command, the script of shell) and msg ("" when the command
+// succeeded, "non-zero return code" when not).
+func withCmd(res map[string]any, err error) func(cmd any) (map[string]any, error) {
+	return func(cmd any) (map[string]any, error) {
+		if res != nil && err == nil && !truth(res["skipped"]) {
+			res["cmd"] = cmd
+			if _, ok := res["msg"]; !ok {
+				res["msg"] = ""
+			}
+		}
+		return res, err
+	}
 }
 
 // envRef is what Python's os.path.expandvars replaces: $NAME or ${NAME}.
@@ -83,10 +102,11 @@ func modShell(ctx context.Context, m *modCtx, args map[string]any) (map[string]a
 	if script == "" {
 		return failure("shell: no command given"), nil
 	}
+	cmd := script
 	if ex := argStr(args, "executable"); ex != "" {
 		script = quote(ex) + " -c " + quote(script)
 	}
-	return runCommand(ctx, m, args, script, stampLabel(script))
+	return withCmd(runCommand(ctx, m, args, script, stampLabel(script)))(cmd)
 }
 
 // runCommand adds chdir and the creates/removes guard to a command and runs it, under the play's

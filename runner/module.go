@@ -133,10 +133,13 @@ func (o cmdOut) result(changed bool) map[string]any {
 		"changed": changed, "failed": o.rc != 0,
 	}
 	if o.rc != 0 {
-		res["msg"] = "non-zero return code"
+		res["msg"] = nonZeroRC
 	}
 	return res
 }
+
+// nonZeroRC is the msg of a command that exited non-zero, Ansible's words.
+const nonZeroRC = "non-zero return code"
 
 func lines(s string) []any {
 	if s == "" {

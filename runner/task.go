@@ -236,12 +236,7 @@ func (e *playExec) judge(h *hostState, t *ctask, res map[string]any) error {
 		if err != nil {
 			return fmt.Errorf("failed_when: %w", err)
 		}
-		res["failed"] = v
-		if !v {
-			delete(res, "msg")
-		} else if res["msg"] == nil {
-			res["msg"] = "failed_when matched"
-		}
+		res["failed"], res["failed_when_result"] = v, v // msg stays what the module said, as in Ansible
 	}
 	return nil
 }
