@@ -79,7 +79,7 @@ func (w *Workflow) Resume(ctx context.Context, opts ResumeOptions) error {
 func (w *Workflow) alreadyAt(ctx context.Context, to string, refused error) error {
 	vs, err := w.ReadVersions(ctx, w.Inventory.Hosts, false)
 	if err != nil {
-		return fmt.Errorf("start the upgrade to %s: %w", to, refused)
+		return fmt.Errorf("start the upgrade to %s: %w; and the kubelets' versions could not be read: %w", to, refused, err)
 	}
 	var behind []string
 	for _, h := range w.Inventory.Hosts {
