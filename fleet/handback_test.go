@@ -3,19 +3,13 @@ package fleet_test
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/kupgrade/kupgrade/fleet"
-	"github.com/kupgrade/kupgrade/fleet/fleettest"
-	"github.com/kupgrade/kupgrade/kubeadm"
-	"github.com/kupgrade/kupgrade/runner"
-	"github.com/kupgrade/kupgrade/runner/sshconn"
 	"github.com/kupgrade/kupgrade/state"
 	"github.com/kupgrade/kupgrade/state/sqlite"
-	"github.com/kupgrade/kupgrade/upgrade"
 )
 
 // errCut stands for a read the database cut (a Galera node stopped under it).
@@ -71,26 +65,10 @@ func TestClusterHandedBackWhenTheDatabaseFails(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			f, err := fleettest.Start(fleettest.Options{Clusters: 3, Controllers: 2, Workers: 1, From: "v1.29.4", To: "v1.30.1", Dir: t.TempDir()})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(f.Close)
-			targets, err := fleet.Load(nil, f.Inventories)
-			if err != nil {
-				t.Fatal(err)
-			}
-			base, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "k.db"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { base.Close() })
+			f, targets := startFleet(t, 3)
+			base := newSQLite(t)
 			st := &cuttingStore{Store: base, cluster: "c0001", database: tc.database, cuts: tc.cuts}
-			d := &sshconn.Dialer{KnownHosts: f.KnownHosts}
-			r := &fleet.Runner{Store: st, Owner: "runner", Open: func(tg fleet.Target) (*upgrade.Workflow, func(), error) {
-				run := runner.New(dialer{d}, runner.Options{Modules: kubeadm.Modules()})
-				return &upgrade.Workflow{Store: st, Runner: run, Inventory: tg.Inventory, Cluster: tg.Cluster}, func() { run.Close() }, nil
-			}}
+			r := newRunner(f, st, "runner", nil)
 			sum, err := r.Run(t.Context(), targets, fleet.Options{To: "v1.30.1", TTL: 2 * time.Second})
 			if tc.failed > 0 && !errors.Is(err, fleet.ErrClustersFailed) || tc.failed == 0 && err != nil {
 				t.Fatalf("run: %v", err)

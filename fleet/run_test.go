@@ -24,23 +24,52 @@ func (d dialer) Dial(ctx context.Context, h *inventory.Host) (runner.Conn, error
 	return d.d.Dial(ctx, h)
 }
 
-// A claim whose runner died (it renews it no more) is taken over once it expires, and the
-// cluster is finished by the runner that took it.
-func TestExpiredClaimIsTakenOver(t *testing.T) {
-	f, err := fleettest.Start(fleettest.Options{Clusters: 3, Controllers: 2, Workers: 1, From: "v1.29.4", To: "v1.30.1", Dir: t.TempDir()})
+// startFleet starts n simulated clusters of 2 controllers and 1 worker at v1.29.4 and loads
+// their inventories.
+func startFleet(t *testing.T, n int) (*fleettest.Fleet, []fleet.Target) {
+	t.Helper()
+	f, err := fleettest.Start(fleettest.Options{Clusters: n, Controllers: 2, Workers: 1, From: "v1.29.4", To: "v1.30.1", Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(f.Close)
+	targets, err := fleet.Load(nil, f.Inventories)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, targets
+}
+
+// newSQLite is a new, empty SQLite store.
+func newSQLite(t *testing.T) *sqlite.Store {
+	t.Helper()
 	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "k.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	targets, err := fleet.Load(nil, f.Inventories)
-	if err != nil {
-		t.Fatal(err)
+	return st
+}
+
+// newRunner is a fleet runner named owner on st over f's hosts; the results it reports are
+// appended to *results when results is not nil.
+func newRunner(f *fleettest.Fleet, st fleet.Store, owner string, results *[]fleet.Result) *fleet.Runner {
+	d := &sshconn.Dialer{KnownHosts: f.KnownHosts}
+	r := &fleet.Runner{Store: st, Owner: owner, Open: func(tg fleet.Target) (*upgrade.Workflow, func(), error) {
+		run := runner.New(dialer{d}, runner.Options{Modules: kubeadm.Modules()})
+		return &upgrade.Workflow{Store: st, Runner: run, Inventory: tg.Inventory, Cluster: tg.Cluster}, func() { run.Close() }, nil
+	}}
+	if results != nil {
+		r.Report = func(res fleet.Result) { *results = append(*results, res) }
 	}
+	return r
+}
+
+// A claim whose runner died (it renews it no more) is taken over once it expires, and the
+// cluster is finished by the runner that took it.
+func TestExpiredClaimIsTakenOver(t *testing.T) {
+	f, targets := startFleet(t, 3)
+	st := newSQLite(t)
 	const ttl = 400 * time.Millisecond
 	members := []state.FleetMember{{Cluster: "c0000", ToVersion: "v1.30.1"}}
 	if _, err := st.JoinFleet(t.Context(), "default", members); err != nil {
@@ -50,13 +79,8 @@ func TestExpiredClaimIsTakenOver(t *testing.T) {
 	if err != nil || len(dead) != 1 {
 		t.Fatalf("the dead runner's claim: %v %v", dead, err)
 	}
-	d := &sshconn.Dialer{KnownHosts: f.KnownHosts}
-	r := &fleet.Runner{Store: st, Owner: "live-runner", Open: func(tg fleet.Target) (*upgrade.Workflow, func(), error) {
-		run := runner.New(dialer{d}, runner.Options{Modules: kubeadm.Modules()})
-		return &upgrade.Workflow{Store: st, Runner: run, Inventory: tg.Inventory, Cluster: tg.Cluster}, func() { run.Close() }, nil
-	}}
 	var results []fleet.Result
-	r.Report = func(res fleet.Result) { results = append(results, res) }
+	r := newRunner(f, st, "live-runner", &results)
 	sum, err := r.Run(t.Context(), targets, fleet.Options{To: "v1.30.1", TTL: ttl})
 	if err != nil || sum.Done != 3 {
 		t.Fatalf("run: %+v %v", sum, err)
@@ -81,27 +105,10 @@ func TestExpiredClaimIsTakenOver(t *testing.T) {
 // A cluster that is already at the target (its upgrade recorded in another database, or done by
 // hand) is done, not failed: a fleet run on a new database over an upgraded fleet has nothing to do.
 func TestClusterAlreadyAtTheTargetIsDone(t *testing.T) {
-	f, err := fleettest.Start(fleettest.Options{Clusters: 2, Controllers: 2, Workers: 1, From: "v1.29.4", To: "v1.30.1", Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(f.Close)
-	targets, err := fleet.Load(nil, f.Inventories)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := &sshconn.Dialer{KnownHosts: f.KnownHosts}
+	f, targets := startFleet(t, 2)
 	for i, want := range []string{"upgrade-complete", ""} {
-		st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "k.db"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
 		var results []fleet.Result
-		r := &fleet.Runner{Store: st, Owner: "runner", Open: func(tg fleet.Target) (*upgrade.Workflow, func(), error) {
-			run := runner.New(dialer{d}, runner.Options{Modules: kubeadm.Modules()})
-			return &upgrade.Workflow{Store: st, Runner: run, Inventory: tg.Inventory, Cluster: tg.Cluster}, func() { run.Close() }, nil
-		}, Report: func(res fleet.Result) { results = append(results, res) }}
+		r := newRunner(f, newSQLite(t), "runner", &results)
 		sum, err := r.Run(t.Context(), targets, fleet.Options{To: "v1.30.1", TTL: 2 * time.Second})
 		if err != nil || sum.Done != 2 {
 			t.Fatalf("run %d on a new database: %+v %v", i+1, sum, err)
@@ -118,27 +125,10 @@ func TestClusterAlreadyAtTheTargetIsDone(t *testing.T) {
 // the database, is failed with the kubelets named: kupgrade cannot start an upgrade from the
 // version it is at, and a cluster half done is no cluster done.
 func TestClusterWithKubeletsBehindIsNotDone(t *testing.T) {
-	f, err := fleettest.Start(fleettest.Options{Clusters: 1, Controllers: 2, Workers: 1, From: "v1.29.4", To: "v1.30.1", Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(f.Close)
-	targets, err := fleet.Load(nil, f.Inventories)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := &sshconn.Dialer{KnownHosts: f.KnownHosts}
+	f, targets := startFleet(t, 1)
 	for i, until := range []state.State{state.UpgradedSecondMaster, ""} {
-		st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "k.db"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
 		var results []fleet.Result
-		r := &fleet.Runner{Store: st, Owner: "runner", Open: func(tg fleet.Target) (*upgrade.Workflow, func(), error) {
-			run := runner.New(dialer{d}, runner.Options{Modules: kubeadm.Modules()})
-			return &upgrade.Workflow{Store: st, Runner: run, Inventory: tg.Inventory, Cluster: tg.Cluster}, func() { run.Close() }, nil
-		}, Report: func(res fleet.Result) { results = append(results, res) }}
+		r := newRunner(f, newSQLite(t), "runner", &results)
 		sum, err := r.Run(t.Context(), targets, fleet.Options{To: "v1.30.1", Until: until, TTL: 2 * time.Second})
 		if i == 0 {
 			if err != nil || sum.Done != 1 {
