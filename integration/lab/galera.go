@@ -78,10 +78,7 @@ func UpGalera(ctx context.Context, expire time.Duration, log io.Writer) (*Galera
 }
 
 func (g *Galera) create(ctx context.Context, image string, expire time.Duration) error {
-	labels := map[string]string{LabelKey: g.Name}
-	if expire > 0 {
-		labels[labelExpires] = strconv.FormatInt(time.Now().Add(expire).Unix(), 10)
-	}
+	labels := labelsOf(g.Name, expire)
 	network, err := g.pool.Client.CreateNetwork(docker.CreateNetworkOptions{Name: g.Name, Driver: "bridge", Labels: labels, Context: ctx})
 	if err != nil {
 		return fmt.Errorf("create network %s: %w", g.Name, err)

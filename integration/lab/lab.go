@@ -105,17 +105,20 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-func (l *Lab) labels(expire time.Duration) map[string]string {
-	labels := map[string]string{LabelKey: l.Name}
+func (l *Lab) labels(expire time.Duration) map[string]string { return labelsOf(l.Name, expire) }
+
+// labelsOf are the labels of everything a lab, MariaDB or Galera cluster named name starts:
+// its name, and when expire > 0 the time after which sweepExpired removes it.
+func labelsOf(name string, expire time.Duration) map[string]string {
+	labels := map[string]string{LabelKey: name}
 	if expire > 0 {
 		labels[labelExpires] = strconv.FormatInt(time.Now().Add(expire).Unix(), 10)
 	}
 	return labels
 }
 
-// create makes the network, the shared volume and the nodes (started in parallel).
-func (l *Lab) create(ctx context.Context, opts Options, image string) error {
-	labels := l.labels(opts.Expire)
+// createNetwork makes the lab's bridge network.
+func (l *Lab) createNetwork(ctx context.Context, labels map[string]string) error {
 	network, err := l.pool.Client.CreateNetwork(docker.CreateNetworkOptions{
 		Name: l.Name, Driver: "bridge", Labels: labels, Context: ctx,
 	})
@@ -123,6 +126,15 @@ func (l *Lab) create(ctx context.Context, opts Options, image string) error {
 		return fmt.Errorf("create network %s: %w", l.Name, err)
 	}
 	l.netID = network.ID
+	return nil
+}
+
+// create makes the network, the shared volume and the nodes (started in parallel).
+func (l *Lab) create(ctx context.Context, opts Options, image string) error {
+	labels := l.labels(opts.Expire)
+	if err := l.createNetwork(ctx, labels); err != nil {
+		return err
+	}
 	if _, err := l.pool.Client.CreateVolume(docker.CreateVolumeOptions{
 		Name: l.Name + "-shared", Labels: labels, Context: ctx,
 	}); err != nil {

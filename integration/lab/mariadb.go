@@ -51,10 +51,7 @@ func UpMariaDB(ctx context.Context, expire time.Duration, log io.Writer) (*Maria
 	}
 	sweepExpired(ctx, pool.Client)
 	m := &MariaDB{Name: "kupgrade-lab-mariadb-" + randomHex(4), User: "kupgrade", Password: randomHex(12), pool: pool}
-	labels := map[string]string{LabelKey: m.Name}
-	if expire > 0 {
-		labels[labelExpires] = strconv.FormatInt(time.Now().Add(expire).Unix(), 10)
-	}
+	labels := labelsOf(m.Name, expire)
 	env := []string{"LAB_DB_USER=" + m.User, "LAB_DB_PASSWORD=" + m.Password}
 	if err := m.run(ctx, image, labels, "", "/usr/local/sbin/kupgrade-lab-mariadb", env, expire); err != nil {
 		_ = m.Purge(context.WithoutCancel(ctx))

@@ -67,13 +67,9 @@ func UpReal(ctx context.Context, opts RealOptions, dir string) (*Lab, error) {
 
 func (l *Lab) createReal(ctx context.Context, opts RealOptions) error {
 	labels := l.labels(opts.Expire)
-	network, err := l.pool.Client.CreateNetwork(docker.CreateNetworkOptions{
-		Name: l.Name, Driver: "bridge", Labels: labels, Context: ctx,
-	})
-	if err != nil {
-		return fmt.Errorf("create network %s: %w", l.Name, err)
+	if err := l.createNetwork(ctx, labels); err != nil {
+		return err
 	}
-	l.netID = network.ID
 	if err := l.startEtcd(ctx, labels); err != nil {
 		return err
 	}
