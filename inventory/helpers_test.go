@@ -1,9 +1,10 @@
 package inventory
 
 import (
+	"github.com/kupgrade/kupgrade/internal/testtree"
+
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,17 +14,7 @@ import (
 // inventory.yml among them.
 func writeTree(t *testing.T, files map[string]string) string {
 	t.Helper()
-	dir := t.TempDir()
-	for name, body := range files {
-		path := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return filepath.Join(dir, "inventory.yml")
+	return filepath.Join(testtree.Write(t, files), "inventory.yml")
 }
 
 func mustLoad(t *testing.T, files map[string]string) *Inventory {

@@ -1,26 +1,12 @@
 package playbooks
 
 import (
-	"os"
+	"github.com/kupgrade/kupgrade/internal/testtree"
+
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-func tree(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, content := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
 
 // names lists the labels of tasks, blocks opened, as the runner would meet them.
 func names(ts []*Task) []string {
@@ -40,7 +26,7 @@ func names(ts []*Task) []string {
 }
 
 func TestImportsAndRolesLoadInOrder(t *testing.T) {
-	dir := tree(t, map[string]string{
+	dir := testtree.Write(t, map[string]string{
 		"site.yml": `- import_playbook: plays/first.yml
   vars: {from_import: true}
 - hosts: all
@@ -84,13 +70,13 @@ func TestImportsAndRolesLoadInOrder(t *testing.T) {
 // A role is found in roles/ beside the playbook, then ANSIBLE_ROLES_PATH, then roles_path of
 // ansible.cfg; the role's meta dependencies come first.
 func TestRoleSearchPath(t *testing.T) {
-	shared := tree(t, map[string]string{
+	shared := testtree.Write(t, map[string]string{
 		"envroles/fromenv/tasks/main.yml": "- name: fromenv\n  ping:\n",
 		"cfgroles/fromcfg/tasks/main":     "- name: fromcfg\n  ping:\n",
 		"cfgroles/fromcfg/meta/main.yml":  "dependencies: [fromenv]\n",
 		"ansible.cfg":                     "[defaults]\nroles_path = cfgroles\n",
 	})
-	dir := tree(t, map[string]string{"site.yml": "- hosts: all\n  roles: [fromcfg, fromenv]\n"})
+	dir := testtree.Write(t, map[string]string{"site.yml": "- hosts: all\n  roles: [fromcfg, fromenv]\n"})
 	t.Setenv("ANSIBLE_ROLES_PATH", filepath.Join(shared, "envroles"))
 	t.Setenv("ANSIBLE_CONFIG", filepath.Join(shared, "ansible.cfg"))
 	pb, err := Load(filepath.Join(dir, "site.yml"))
@@ -132,7 +118,7 @@ func TestErrorsNameTheImportedFile(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			dir := tree(t, c.files)
+			dir := testtree.Write(t, c.files)
 			_, err := Load(filepath.Join(dir, "site.yml"))
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("error = %v\nwant it to contain %s", err, c.want)

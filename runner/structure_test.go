@@ -1,6 +1,8 @@
 package runner_test
 
 import (
+	"github.com/kupgrade/kupgrade/internal/testtree"
+
 	"context"
 	"fmt"
 	"os"
@@ -13,22 +15,6 @@ import (
 	"github.com/kupgrade/kupgrade/runner"
 	"github.com/kupgrade/kupgrade/runner/runnertest"
 )
-
-// writeTree writes files (path -> content) under a new temporary folder and returns it.
-func writeTree(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, content := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
 
 // playTree loads dir/inventory.yml and dir/site.yml and plays them through d.
 func playTree(t *testing.T, d runner.Dialer, dir string, po runner.PlayOptions) (*runner.Recap, error, *recorder) {
@@ -105,7 +91,7 @@ func TestVariablePrecedence(t *testing.T) {
 		fmt.Fprintf(&inv, "      a%d: inventory\n", i)
 	}
 	files["inventory.yml"] = inv.String()
-	recap, err, _ := playTree(t, &runnertest.LocalDialer{}, writeTree(t, files),
+	recap, err, _ := playTree(t, &runnertest.LocalDialer{}, testtree.Write(t, files),
 		runner.PlayOptions{ExtraVars: map[string]any{"a10": "extra"}})
 	if err != nil {
 		t.Fatal(err)
@@ -122,7 +108,7 @@ func TestVariablePrecedence(t *testing.T) {
 // include_tasks is decided per host when it runs: the file name from each host's variables,
 // its when and loop, its vars set for the included tasks.
 func TestIncludeTasksPerHost(t *testing.T) {
-	dir := writeTree(t, map[string]string{
+	dir := testtree.Write(t, map[string]string{
 		"inventory.yml": "all:\n  hosts:\n    h1: {kind: web}\n    h2: {kind: db}\n    h3: {kind: web}\n",
 		"site.yml": `- hosts: all
   gather_facts: false
@@ -165,7 +151,7 @@ func TestIncludeTasksPerHost(t *testing.T) {
 // roles: a role's tasks, handlers, defaults, files and templates; params over defaults; meta
 // dependencies run once however many roles need them.
 func TestRolesLayout(t *testing.T) {
-	dir := writeTree(t, map[string]string{
+	dir := testtree.Write(t, map[string]string{
 		"inventory.yml":                "all:\n  hosts:\n    h1:\n",
 		"roles/base/tasks/main.yml":    "- name: base\n  command: echo base\n",
 		"roles/common/meta/main.yml":   "galaxy_info: {author: me}\ndependencies: [base]\n",
@@ -348,7 +334,7 @@ func TestPlayEnvironmentTagsAndWithDict(t *testing.T) {
 // allow_duplicates runs each time it is listed; include_role is not counted in the recap.
 // (ansible-playbook 2.14 gives the same values and counts.)
 func TestVarsFilesIncludeRoleScopeAllowDuplicates(t *testing.T) {
-	dir := writeTree(t, map[string]string{
+	dir := testtree.Write(t, map[string]string{
 		"inventory.yml":            "all:\n  hosts:\n    h1: {kind: web}\n    h2: {kind: db}\n",
 		"vars/web.yml":             "port: 8080\n",
 		"vars/default.yml":         "port: 80\n",
@@ -398,7 +384,7 @@ func TestVarsFilesIncludeRoleScopeAllowDuplicates(t *testing.T) {
 // be an include_tasks.
 func TestImplicitLocalhostAndRoleHandlers(t *testing.T) {
 	t.Setenv("MARK", "")
-	dir := writeTree(t, map[string]string{
+	dir := testtree.Write(t, map[string]string{
 		"inventory.yml":             "all:\n  hosts:\n    h1:\n",
 		"roles/r/tasks/main.yml":    "- {command: \"true\", notify: \"r : restart\"}\n",
 		"roles/r/handlers/main.yml": "- name: restart\n  include_tasks: restart.yml\n",
@@ -417,7 +403,7 @@ func TestImplicitLocalhostAndRoleHandlers(t *testing.T) {
 // include_vars reads a role's vars/ file (by a templated name) or one beside the playbook, under
 // name: when given; its values are templated with the host's variables.
 func TestIncludeVars(t *testing.T) {
-	dir := writeTree(t, map[string]string{
+	dir := testtree.Write(t, map[string]string{
 		"inventory.yml":           "all:\n  hosts:\n    h1: {os: debian}\n",
 		"roles/r/vars/debian.yml": "pkg: apt-{{ inventory_hostname }}\n",
 		"roles/r/tasks/main.yml":  "- include_vars: \"{{ os }}.yml\"\n- include_vars: {file: extra.yml, name: extra}\n- debug: msg=\"{{ pkg }} {{ extra.size }}\"\n  register: out\n",
