@@ -37,22 +37,21 @@ func modCommand(ctx context.Context, m *modCtx, args map[string]any) (map[string
 	for i, a := range argv {
 		cmd[i] = a
 	}
-	return withCmd(runCommand(ctx, m, args, prelude+"exec "+strings.Join(words, " "), commandLabel(argv)))(cmd)
+	res, err := runCommand(ctx, m, args, prelude+"exec "+strings.Join(words, " "), commandLabel(argv))
+	return withCmd(res, err, cmd)
 }
 
 // withCmd adds to a command's result what Ansible's command and shell modules register besides
 // the output: cmd (the argv of command, the script of shell) and msg ("" when the command
 // succeeded, "non-zero return code" when not).
-func withCmd(res map[string]any, err error) func(cmd any) (map[string]any, error) {
-	return func(cmd any) (map[string]any, error) {
-		if res != nil && err == nil && !truth(res["skipped"]) {
-			res["cmd"] = cmd
-			if _, ok := res["msg"]; !ok {
-				res["msg"] = ""
-			}
+func withCmd(res map[string]any, err error, cmd any) (map[string]any, error) {
+	if res != nil && err == nil && !truth(res["skipped"]) {
+		res["cmd"] = cmd
+		if _, ok := res["msg"]; !ok {
+			res["msg"] = ""
 		}
-		return res, err
 	}
+	return res, err
 }
 
 // envRef is what Python's os.path.expandvars replaces: $NAME or ${NAME}.
@@ -106,7 +105,8 @@ func modShell(ctx context.Context, m *modCtx, args map[string]any) (map[string]a
 	if ex := argStr(args, "executable"); ex != "" {
 		script = quote(ex) + " -c " + quote(script)
 	}
-	return withCmd(runCommand(ctx, m, args, script, stampLabel(script)))(cmd)
+	res, err := runCommand(ctx, m, args, script, stampLabel(script))
+	return withCmd(res, err, cmd)
 }
 
 // runCommand adds chdir and the creates/removes guard to a command and runs it, under the play's
