@@ -71,7 +71,7 @@ type Store struct {
 	*sqlstore.Store
 }
 
-// Open opens (creating it and its folder's file if needed) the database at path, migrating it
+// Open opens (creating it, private to its owner, if needed) the database at path, migrating it
 // when some migration is not applied yet. A writer waits up to Options.LockWait for a write
 // lock that another process holds, then fails with ErrConflict naming the file. With
 // state.ReadOnly(), the connections only read (query_only): they answer while another process
@@ -85,6 +85,9 @@ func Open(ctx context.Context, path string, opts ...state.Option) (*Store, error
 		if _, err := os.Stat(dir); err != nil {
 			return nil, fmt.Errorf("%w: open sqlite %s: folder %s: %w", state.ErrBadInput, path, dir, err)
 		}
+	}
+	if err := createPrivate(path); err != nil {
+		return nil, err
 	}
 	o := state.NewOptions(opts...)
 	d := *dialect
