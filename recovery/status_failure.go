@@ -45,8 +45,9 @@ func (w *Watcher) addFailures(ctx context.Context, rows []ClusterStatus) {
 		if f.Host != state.WholeCluster {
 			r.LastFailure = f.At.UTC().Format(time.RFC3339) + " [" + f.Host + "] " + f.Reason
 		}
-		if r.Host == "" { // retry on the host that failed
-			r.Next = NextCommand(s, f.Host, r.Cluster, false, r.LeaseLive, w.CommandFlags)
+		if r.Host == "" && !r.LeaseLive { // retry on the host that failed
+			cmd, _ := Next(NextIn{State: s, Host: f.Host})
+			r.Next = WithFlags(cmd, r.Cluster, w.CommandFlags)
 		}
 	}
 }

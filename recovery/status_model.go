@@ -166,7 +166,8 @@ func clusterRow(u state.Upgrade, op state.InFlightOp, busy bool, now time.Time, 
 		}
 	}
 	if u.State.Valid() {
-		r.Next = NextCommand(u.State, r.Host, u.Cluster, busy, r.LeaseLive, flags)
+		cmd, _ := Next(NextIn{State: u.State, Host: r.Host, InFlight: busy, Lease: op.Lease, Now: now})
+		r.Next = WithFlags(cmd, u.Cluster, flags)
 	}
 	return r
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/kupgrade/kupgrade/recovery"
 	"github.com/kupgrade/kupgrade/state"
 )
 
@@ -129,13 +130,11 @@ func (w *Workflow) Preview(ctx context.Context, o PreviewOptions) (*Preview, err
 	}
 	p.Next, p.Wait = NextCommand(plan, u, hosts, lease, w.Store.Now())
 	w.walk(p, plan, u, hosts, lease, o.Until)
-	if p.Refusal != nil && len(p.Steps) <= 1 && p.Next != recoverCommand {
+	if p.Refusal != nil && len(p.Steps) <= 1 && p.Next != recovery.RecoverCommand {
 		p.Next = "" // the next step itself is refused: its refusal names the way out
 	}
 	return p, nil
 }
-
-const recoverCommand = "kupgrade recover"
 
 // previewVersions fills p.Versions: read over SSH now unless recorded, and laid over the hosts
 // the walk simulates (the kubelet step reads them again before deciding to skip a host).
@@ -177,36 +176,35 @@ func (w *Workflow) Next(ctx context.Context) (cmd, wait string, err error) {
 	return cmd, wait, nil
 }
 
-// NextCommand is the exact command the operator types next for u: the step `upgrade run` would
-// run next (a failed state: its retry), `kupgrade recover` for an operation in flight that
-// nobody's live lease covers, `kupgrade upgrade delete` once the upgrade has ended. When another
-// kupgrade holds a live lease, cmd is "" and wait says who.
+// NextCommand is recovery.Next for u with the plan `upgrade run` follows: the step it would run
+// next (a failed state: its retry), `kupgrade recover` for an operation in flight that nobody's
+// live lease covers, `kupgrade upgrade delete` once the upgrade has ended. When another kupgrade
+// holds a live lease, cmd is "" and wait says who.
 func NextCommand(plan Plan, u state.Upgrade, hosts []state.Host, lease *state.Lease, now time.Time) (cmd, wait string) {
-	inFlight := u.State.InFlight()
+	in := recovery.NextIn{State: u.State, Lease: lease, Now: now, InFlight: u.State.InFlight()}
 	for _, h := range hosts {
-		inFlight = inFlight || h.Status.InFlight()
+		in.InFlight = in.InFlight || h.Status.InFlight()
 	}
-	if inFlight {
-		if lease.Live(now) {
-			return "", lease.Holder(now) + "; wait for it"
-		}
-		return recoverCommand, ""
+	if !in.InFlight {
+		in.Host, in.Done = planned(plan, u, hosts)
 	}
+	if !u.State.Failed() {
+		in.Host = "" // upgrading-kubelets: only a failed kubelet's host is retried (by its caller)
+	}
+	return recovery.Next(in)
+}
+
+// planned is the host of the step plan runs next (for a failed state: the one its retry runs
+// on), or done when nothing is left.
+func planned(plan Plan, u state.Upgrade, hosts []state.Host) (host string, done bool) {
 	act, done, err := plan.Next(u, hosts)
 	switch {
-	case err != nil:
-		return "", ""
-	case done && slices.Contains(state.DeletableStates(), u.State):
-		return "kupgrade upgrade delete", ""
-	case done:
-		return "", ""
+	case err != nil || done:
+		return "", err == nil
+	case len(act.Hosts) > 0:
+		return act.Hosts[0], false
+	case len(controllers(hosts)) > 0:
+		return controllers(hosts)[0].Hostname, false // cordon, uncordon: the one controller
 	}
-	step, _ := state.StepNamed(act.Step)
-	host := ""
-	if len(act.Hosts) > 0 {
-		host = act.Hosts[0]
-	} else if cs := controllers(hosts); len(cs) > 0 {
-		host = cs[0].Hostname // cordon, uncordon: the one controller
-	}
-	return step.CommandFor(host), ""
+	return "", false
 }

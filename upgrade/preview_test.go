@@ -77,7 +77,7 @@ func TestPreviewResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "second-master [controller-1], kubelets [controller-0], kubelets [controller-1], kubelets [worker-0], complete"
-	if got := stepsOf(p); got != want || p.Next != "kupgrade host upgrade controller-1 control-plane" || p.Refusal != nil {
+	if got := stepsOf(p); got != want || p.Next != "kupgrade upgrade run" || p.Refusal != nil {
 		t.Errorf("steps = %s, next %q, refusal %q\nwant %s", got, p.Next, p.Refusal, want)
 	}
 	if c := p.Steps[1].Checks[0]; !c.OK || !strings.Contains(c.Note, "already reports") {

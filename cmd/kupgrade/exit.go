@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kupgrade/kupgrade/internal/fault"
+	"github.com/kupgrade/kupgrade/kubeadm"
 	"github.com/kupgrade/kupgrade/runner"
 	"github.com/kupgrade/kupgrade/upgrade"
 )
@@ -53,8 +54,34 @@ func (a *app) report(err error) int {
 	if errors.Is(err, fault.ErrNotFound) {
 		msg += a.otherClusters()
 	}
-	a.printError(a.redact(msg), code)
+	if !a.json() {
+		a.printError(a.redact(msg), code)
+		return code
+	}
+	ev := errorEvent{Time: rfc3339(time.Now()), Event: runner.EventError, Message: a.redact(msg), ExitStatus: code}
+	var se *upgrade.StepError
+	if errors.As(err, &se) {
+		ev.Step, ev.Host, ev.State = se.Step, se.Host, string(se.State)
+		ev.Retry, ev.Finding = a.command(se.Retry), findingJSONOf(se.Finding, a.commands)
+	}
+	b, _ := json.Marshal(ev)
+	fmt.Fprintf(a.stderr, "%s\n", b)
 	return code
+}
+
+// findingJSONOf is the probe's finding as -o json prints it (its next command completed with the
+// global flags), nil when there is none.
+func findingJSONOf(f *kubeadm.Finding, commands func(string) string) *findingJSON {
+	if f == nil {
+		return nil
+	}
+	return &findingJSON{Class: f.Class, Summary: f.Summary, Next: commands(f.Next)}
+}
+
+type findingJSON struct {
+	Class   string `json:"class"`
+	Summary string `json:"summary"`
+	Next    string `json:"next,omitempty"`
 }
 
 // errorEvent is the final error with -o json: one JSON line on stderr, like the events of the
@@ -64,6 +91,12 @@ type errorEvent struct {
 	Event      runner.EventKind `json:"event"`
 	Message    string           `json:"message"`
 	ExitStatus int              `json:"exit_status"`
+	// A failed step: where it failed, the state it left, the probe's finding and the retry.
+	Step    string       `json:"step,omitempty"`
+	Host    string       `json:"host,omitempty"`
+	State   string       `json:"state,omitempty"`
+	Finding *findingJSON `json:"finding,omitempty"`
+	Retry   string       `json:"retry,omitempty"`
 }
 
 // printError prints the final error message (already redacted) and the status it exits with.

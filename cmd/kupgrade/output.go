@@ -30,6 +30,11 @@ type upgradeView struct {
 	UpdatedAt        string     `json:"updated_at"`
 	RecoveryAttempts int        `json:"recovery_attempts"`
 	Lease            *leaseView `json:"lease"`
+	// Next is the exact command to type next (recovery.Next); Wait says why there is none to
+	// type now (another kupgrade holds the lease). Both null once the upgrade has ended.
+	Next        *string      `json:"next"`
+	Wait        *string      `json:"wait,omitempty"`
+	LastFailure *failureView `json:"last_failure,omitempty"`
 }
 
 type leaseView struct {

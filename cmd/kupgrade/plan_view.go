@@ -124,7 +124,7 @@ func (a *app) writePlan(p *upgrade.Preview) {
 		fmt.Fprintf(w, "\nnext: nothing to type now: %s\n", *v.Wait)
 	case v.Next != nil:
 		fmt.Fprintf(w, "\nnext: %s\n", *v.Next)
-		if v.RunAll != nil {
+		if v.RunAll != nil && *v.RunAll != *v.Next {
 			fmt.Fprintf(w, "  or every remaining step: %s\n", *v.RunAll)
 		}
 	}

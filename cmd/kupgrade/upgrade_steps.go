@@ -57,31 +57,14 @@ func (a *app) showUpgrade(ctx context.Context, u state.Upgrade) error {
 		return err
 	}
 	v := newUpgradeView(u, l)
+	if err := a.addNext(ctx, st, &v, u.State); err != nil {
+		return err
+	}
 	if a.json() {
 		return writeJSON(a.stdout, v)
 	}
 	writeUpgrade(a.stdout, v, st.Now())
-	return a.writeNext(ctx, st, u.Cluster)
-}
-
-// writeNext prints the `next:` line of upgrade show: the exact command to type next, or why
-// there is none to type now.
-func (a *app) writeNext(ctx context.Context, st upgrade.Store, cluster string) error {
-	inv, err := a.Inventory()
-	if err != nil {
-		inv = nil // the optional steps are then unknown: the next mandatory one is still right
-	}
-	cmd, wait, err := (&upgrade.Workflow{Store: st, Inventory: inv, Cluster: cluster}).Next(ctx)
-	switch {
-	case err != nil:
-		return err
-	case wait != "":
-		fmt.Fprintf(a.stdout, "next: nothing to type now: %s\n", wait)
-	case cmd != "":
-		fmt.Fprintf(a.stdout, "next: %s\n", a.command(cmd))
-	default:
-		fmt.Fprintln(a.stdout, "next: nothing: the upgrade has ended")
-	}
+	writeFailureNext(a.stdout, v)
 	return nil
 }
 

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/kupgrade/kupgrade/recovery"
+	"github.com/kupgrade/kupgrade/state"
+	"github.com/kupgrade/kupgrade/upgrade"
+)
+
+// failureView is the last failure of an upgrade that still needs a person (a failed state, or a
+// kubelet's failure in upgrading-kubelets), as `upgrade show` prints it.
+type failureView struct {
+	At      string `json:"at"`
+	Host    string `json:"host"`
+	Reason  string `json:"reason"`
+	Finding string `json:"finding"` // the probe's classified finding, "" when none was recorded
+}
+
+// addNext fills in v's next command (or why there is none to type now) and its last failure:
+// the same answers the status page and `upgrade plan` give, through recovery.Next.
+func (a *app) addNext(ctx context.Context, st state.Store, v *upgradeView, s state.State) error {
+	inv, err := a.Inventory()
+	if err != nil {
+		inv = nil // the optional steps are then unknown: the next mandatory one is still right
+	}
+	cmd, wait, err := (&upgrade.Workflow{Store: st, Inventory: inv, Cluster: v.Cluster}).Next(ctx)
+	if err != nil {
+		return err
+	}
+	v.Next, v.Wait = nullable(a.command(cmd)), nullable(wait)
+	if !s.Failed() && s != state.UpgradingKubelets {
+		return nil
+	}
+	evs, err := st.Events(ctx, v.Cluster, 50)
+	if err != nil {
+		return err
+	}
+	f, ok := recovery.LastFailure(evs)
+	if !ok {
+		return nil
+	}
+	v.LastFailure = &failureView{At: rfc3339(f.At), Host: f.Host, Reason: a.redact(f.Reason), Finding: a.commands(f.Finding)}
+	if v.Wait == nil && v.Next != nil && *v.Next != a.command(recovery.RecoverCommand) { // retry where it failed, as the status page
+		cmd, _ := recovery.Next(recovery.NextIn{State: s, Host: f.Host})
+		v.Next = nullable(a.command(cmd))
+	}
+	return nil
+}
+
+// writeFailureNext prints the last failure, its finding and the `next:` line of upgrade show.
+func writeFailureNext(w io.Writer, v upgradeView) {
+	if f := v.LastFailure; f != nil {
+		where := ""
+		if f.Host != state.WholeCluster {
+			where = " on " + f.Host
+		}
+		fmt.Fprintf(w, "last failure%s at %s: %s\n", where, f.At, f.Reason)
+		if f.Finding != "" {
+			fmt.Fprintf(w, "  found on the host: %s\n", f.Finding)
+		}
+	}
+	switch {
+	case v.Wait != nil:
+		fmt.Fprintf(w, "next: nothing to type now: %s\n", *v.Wait)
+	case v.Next != nil:
+		fmt.Fprintf(w, "next: %s\n", *v.Next)
+	default:
+		fmt.Fprintln(w, "next: nothing: the upgrade has ended")
+	}
+}
+
