@@ -118,7 +118,9 @@ func (w *Workflow) abortUntouched(ctx context.Context, u state.Upgrade) error {
 		return err
 	})
 	if err != nil {
-		return err
+		// upgrade-aborting is recorded, its end is not: the state stays in flight until the lease
+		// expires, whatever the cause (exit 6, not 1).
+		return fmt.Errorf("%w: abort: %s is recorded, %s is not: %w", ErrNotRecorded, mid.State, state.UpgradeAborted, err)
 	}
 	w.stateChanged(state.WholeCluster, mid.State, end.State, reason)
 	return nil
