@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/kupgrade/kupgrade/jinja"
 )
 
 // moduleArgs decodes a module's arguments (a mapping, the free-form command string, or the old
@@ -132,7 +134,7 @@ func (d *decoder) checkThat(n *yaml.Node, v any, label string) error {
 	for _, c := range list {
 		s, ok := c.(string)
 		if !ok {
-			s = pyStr(c)
+			s = jinja.Str(c)
 		}
 		if err := d.checkCond(n, s, "assert that of "+label); err != nil {
 			return err

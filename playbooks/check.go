@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/kupgrade/kupgrade/jinja"
 )
 
 // conditions reads a condition or a list of them and compiles each, so that a typo in an
@@ -24,17 +26,14 @@ func (d *decoder) conditions(n *yaml.Node, where string) ([]string, error) {
 }
 
 func (d *decoder) checkCond(n *yaml.Node, s, where string) error {
-	if err := checkCond(s); err != nil {
+	if err := jinja.CheckCond(s); err != nil {
 		return d.errAt(n, "bad condition in %s: %v", where, err)
 	}
 	return nil
 }
 
 func (d *decoder) checkTemplate(n *yaml.Node, s, where string) error {
-	if !strings.Contains(s, "{{") && !strings.Contains(s, "{%") {
-		return nil
-	}
-	if _, err := parse(s); err != nil {
+	if err := jinja.CheckTemplate(s); err != nil {
 		return d.errAt(n, "bad template in %s: %v", where, err)
 	}
 	return nil

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kupgrade/kupgrade/jinja"
 )
 
 func TestEmbeddedLoad(t *testing.T) {
@@ -41,7 +43,7 @@ func shippedTask(t *testing.T, name string, index int, vars map[string]any) *Tas
 		t.Fatal(err)
 	}
 	for k, v := range pb.Plays[0].Vars {
-		if vars[k], err = RenderValue(v, vars); err != nil {
+		if vars[k], err = jinja.RenderValue(v, vars); err != nil {
 			t.Fatalf("play var %s: %v", k, err)
 		}
 	}
@@ -60,11 +62,11 @@ func TestControlPlaneCommand(t *testing.T) {
 	for _, tt := range tests {
 		vars := map[string]any{"to_version": "v1.30.2", "first_controller": tt.first, "kubeadm_timeout": "15m0s"}
 		task := shippedTask(t, "control-plane", 2, vars)
-		got, err := RenderString(task.Args["_raw_params"].(string), vars)
+		got, err := jinja.RenderString(task.Args["_raw_params"].(string), vars)
 		if err != nil || got != tt.want {
 			t.Errorf("first_controller=%v: command %q, %v; want %q", tt.first, got, err, tt.want)
 		}
-		if timeout, _ := RenderString(task.Timeout, vars); timeout != "15m0s" {
+		if timeout, _ := jinja.RenderString(task.Timeout, vars); timeout != "15m0s" {
 			t.Errorf("timeout = %q", timeout)
 		}
 	}
@@ -72,7 +74,7 @@ func TestControlPlaneCommand(t *testing.T) {
 	that := verify.Args["that"].([]any)[0].(string)
 	for version, want := range map[string]bool{"v1.30.2": true, "v1.29.9": false} {
 		vars := map[string]any{"to_version": "v1.30.2", "kcfg_after": map[string]any{"control_plane_version": version}}
-		if ok, err := Cond(that, vars); err != nil || ok != want {
+		if ok, err := jinja.Cond(that, vars); err != nil || ok != want {
 			t.Errorf("verify with manifests at %s = %v, %v; want %v", version, ok, err, want)
 		}
 	}
@@ -84,14 +86,14 @@ func TestKubeletDefaultsAndOverrides(t *testing.T) {
 	}
 	vars := base()
 	install := shippedTask(t, "kubelet", 1, vars)
-	if got, err := RenderString(install.Args["_raw_params"].(string), vars); err != nil ||
+	if got, err := jinja.RenderString(install.Args["_raw_params"].(string), vars); err != nil ||
 		got != "apt-get install -y --allow-change-held-packages kubelet=1.30.2-*" {
 		t.Errorf("default install = %q, %v", got, err)
 	}
 	vars = base()
 	vars["kupgrade_kubelet_install"] = "dnf install -y kubelet-{{ to_version[1:] }}"
 	install = shippedTask(t, "kubelet", 1, vars)
-	if got, err := RenderString(install.Args["_raw_params"].(string), vars); err != nil || got != "dnf install -y kubelet-1.30.2" {
+	if got, err := jinja.RenderString(install.Args["_raw_params"].(string), vars); err != nil || got != "dnf install -y kubelet-1.30.2" {
 		t.Errorf("inventory install = %q, %v", got, err)
 	}
 	for _, tt := range []struct {
@@ -110,7 +112,7 @@ func TestKubeletDefaultsAndOverrides(t *testing.T) {
 			vars["kupgrade_personality"] = tt.personality
 		}
 		node := shippedTask(t, "kubelet", 0, vars)
-		if ok, err := Cond(node.When[0], vars); err != nil || ok != tt.runs {
+		if ok, err := jinja.Cond(node.When[0], vars); err != nil || ok != tt.runs {
 			t.Errorf("groups %v personality %v: kubeadm upgrade node runs = %v, %v; want %v", tt.groups, tt.personality, ok, err, tt.runs)
 		}
 	}
@@ -119,7 +121,7 @@ func TestKubeletDefaultsAndOverrides(t *testing.T) {
 	for out, want := range map[string]bool{"Kubernetes v1.30.2\n": true, "Kubernetes v1.30.20\n": false} {
 		vars := base()
 		vars["kubelet_version"] = map[string]any{"stdout": out}
-		if ok, err := Cond(that, vars); err != nil || ok != want {
+		if ok, err := jinja.Cond(that, vars); err != nil || ok != want {
 			t.Errorf("kubelet --version %q: verify = %v, %v; want %v", out, ok, err, want)
 		}
 	}
@@ -152,7 +154,7 @@ func TestAbortRestoresNewestBackup(t *testing.T) {
 		return string(out)
 	}
 	changed := func(stdout string) bool {
-		ok, err := Cond(task.ChangedWhen[0], map[string]any{"restore": map[string]any{"stdout": stdout}})
+		ok, err := jinja.Cond(task.ChangedWhen[0], map[string]any{"restore": map[string]any{"stdout": stdout}})
 		if err != nil {
 			t.Fatal(err)
 		}

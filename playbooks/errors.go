@@ -44,3 +44,11 @@ func suggest(s string, candidates []string) string {
 	}
 	return ""
 }
+
+// clip shortens s for an error message.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}

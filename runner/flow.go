@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/kupgrade/kupgrade/jinja"
 	"github.com/kupgrade/kupgrade/playbooks"
 )
 
@@ -83,7 +84,7 @@ func (e *playExec) runMeta(hosts []*hostState, t *ctask) {
 
 func (e *playExec) whenTrue(h *hostState, t *ctask) (bool, error) {
 	for _, c := range t.when {
-		ok, err := playbooks.Cond(c, h.vars)
+		ok, err := jinja.Cond(c, h.vars)
 		if err != nil {
 			return false, fmt.Errorf("when %q: %v", c, err)
 		}
@@ -204,7 +205,7 @@ func (e *playExec) includeItems(h *hostState, t *ctask) ([]incItem, map[string]a
 			it.params[k] = rv
 		}
 		if it.file != "" {
-			f, err := playbooks.RenderString(it.file, h.vars)
+			f, err := jinja.RenderString(it.file, h.vars)
 			if err != nil {
 				return it, fmt.Errorf("include_tasks: %w", err)
 			}

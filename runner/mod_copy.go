@@ -14,7 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/kupgrade/kupgrade/playbooks"
+	"github.com/kupgrade/kupgrade/jinja"
 )
 
 // localFile finds a playbook-relative file as Ansible does: in a role's task, the role's
@@ -79,7 +79,7 @@ func modTemplate(ctx context.Context, m *modCtx, args map[string]any) (map[strin
 	if err != nil {
 		return failure("template: " + err.Error()), nil
 	}
-	out, err := playbooks.RenderFile(string(raw), m.h.vars)
+	out, err := jinja.RenderFile(string(raw), m.h.vars)
 	if err != nil {
 		return failure(fmt.Sprintf("template %s: %v", src, err)), nil
 	}

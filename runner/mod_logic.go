@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kupgrade/kupgrade/jinja"
 	"github.com/kupgrade/kupgrade/playbooks"
 )
 
@@ -12,7 +13,7 @@ import (
 
 func modDebug(_ context.Context, m *modCtx, args map[string]any) (map[string]any, error) {
 	if name := argStr(args, "var"); name != "" {
-		v, err := playbooks.Render("{{ "+name+" }}", m.h.vars)
+		v, err := jinja.Render("{{ "+name+" }}", m.h.vars)
 		if err != nil {
 			return failure(fmt.Sprintf("debug var %q: %v", name, err)), nil
 		}
@@ -62,7 +63,7 @@ func modAssert(_ context.Context, m *modCtx, args map[string]any) (map[string]an
 		return failure("assert: that must be a condition or a list of them"), nil
 	}
 	for _, c := range that {
-		ok, err := playbooks.Cond(c, m.h.vars)
+		ok, err := jinja.Cond(c, m.h.vars)
 		if err != nil {
 			return failure(fmt.Sprintf("assert %q: %v", c, err)), nil
 		}

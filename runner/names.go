@@ -3,6 +3,7 @@ package runner
 import (
 	"strings"
 
+	"github.com/kupgrade/kupgrade/jinja"
 	"github.com/kupgrade/kupgrade/playbooks"
 )
 
@@ -20,7 +21,7 @@ func displayName(name string, p *playbooks.Play, extra map[string]any) string {
 	for k, v := range extra {
 		vars[k] = v
 	}
-	s, err := playbooks.RenderString(name, vars)
+	s, err := jinja.RenderString(name, vars)
 	if err != nil {
 		return name
 	}

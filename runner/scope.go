@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/kupgrade/kupgrade/jinja"
 	"github.com/kupgrade/kupgrade/playbooks"
 )
 
@@ -92,7 +93,7 @@ func (e *playExec) renderEach(vals, vars map[string]any, ok func(string) bool, s
 func (e *playExec) varsFile(cands []string, v map[string]any) (map[string]any, error) {
 	var tried []string
 	for _, c := range cands {
-		name, err := playbooks.RenderString(c, v)
+		name, err := jinja.RenderString(c, v)
 		if err != nil {
 			return nil, err
 		}

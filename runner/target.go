@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/kupgrade/kupgrade/inventory"
-	"github.com/kupgrade/kupgrade/playbooks"
+	"github.com/kupgrade/kupgrade/jinja"
 )
 
 // localNames are the names delegate_to reaches on this machine when the inventory has no host
@@ -67,7 +67,7 @@ func (e *playExec) delegateHost(h *hostState, t *ctask) (*inventory.Host, error)
 	if t.delegate == "" {
 		return h.host, nil
 	}
-	name, err := playbooks.RenderString(t.delegate, h.vars)
+	name, err := jinja.RenderString(t.delegate, h.vars)
 	if err != nil {
 		return nil, fmt.Errorf("delegate_to: %w", err)
 	}
@@ -90,7 +90,7 @@ func (e *playExec) remoteUser(h *hostState, user string) (string, error) {
 	if !strings.Contains(user, "{{") {
 		return user, nil
 	}
-	u, err := playbooks.RenderString(user, h.vars)
+	u, err := jinja.RenderString(user, h.vars)
 	if err != nil {
 		return "", fmt.Errorf("remote_user: %w", err)
 	}

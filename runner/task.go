@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kupgrade/kupgrade/playbooks"
+	"github.com/kupgrade/kupgrade/jinja"
 )
 
 const censored = "the output has been hidden due to the fact that 'no_log: true' was specified for this result"
@@ -120,7 +120,7 @@ func (e *playExec) runLoop(ctx context.Context, h *hostState, t *ctask) (map[str
 // interrupted.
 func (e *playExec) runOnce(ctx context.Context, h *hostState, t *ctask) (map[string]any, error) {
 	for _, c := range t.when {
-		ok, err := playbooks.Cond(c, h.vars)
+		ok, err := jinja.Cond(c, h.vars)
 		if err != nil {
 			return tmplFailure(t, fmt.Sprintf("when %q", c), err), nil
 		}
@@ -260,7 +260,7 @@ func (e *playExec) cond(h *hostState, t *ctask, res map[string]any, c string) (b
 		h.push(t.t.Register, res)
 	}
 	defer h.pop(mark)
-	return playbooks.Cond(c, h.vars)
+	return jinja.Cond(c, h.vars)
 }
 
 // duration reads a templated "30", "1.5" (seconds) or Go duration ("2m").
@@ -269,7 +269,7 @@ func (e *playExec) duration(h *hostState, s string, def time.Duration) (time.Dur
 		return def, nil
 	}
 	if strings.Contains(s, "{{") {
-		r, err := playbooks.RenderString(s, h.vars)
+		r, err := jinja.RenderString(s, h.vars)
 		if err != nil {
 			return 0, err
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kupgrade/kupgrade/inventory"
+	"github.com/kupgrade/kupgrade/jinja"
 	"github.com/kupgrade/kupgrade/playbooks"
 )
 
@@ -150,7 +151,7 @@ func (e *playExec) buildVars(p *playbooks.Play, hosts []*hostState) error {
 		for k, x := range e.po.ExtraVars {
 			v[k] = x
 		}
-		v[playbooks.DataKey] = h.facts
+		v[jinja.DataKey] = h.facts
 		h.vars = v
 		// Play vars are kept as written: a template in one is rendered when it is read, with
 		// the host's variables, so they may refer to each other in any order (Ansible's lazy
@@ -165,7 +166,7 @@ func (e *playExec) buildVars(p *playbooks.Play, hosts []*hostState) error {
 		}
 		h.pub = make(map[string]any, len(v))
 		for k, x := range v {
-			if k != "hostvars" && k != "groups" && k != playbooks.DataKey {
+			if k != "hostvars" && k != "groups" && k != jinja.DataKey {
 				h.pub[k] = x
 			}
 		}
@@ -185,7 +186,7 @@ func toAnySlice(ss []string) []any {
 // render templates strings (recursively through maps and lists, leaving out what renders to
 // omit); values without templates are returned as they are, without copying.
 func render(v any, vars map[string]any) (any, error) {
-	return playbooks.RenderValue(v, vars)
+	return jinja.RenderValue(v, vars)
 }
 
 func hasTemplate(v any) bool {
@@ -216,7 +217,7 @@ func renderEnv(env map[string]string, vars map[string]any) (map[string]string, e
 		if !hasTemplate(v) {
 			continue
 		}
-		r, err := playbooks.RenderString(v, vars)
+		r, err := jinja.RenderString(v, vars)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", k, err)
 		}

@@ -1,4 +1,4 @@
-package playbooks
+package jinja
 
 import (
 	"fmt"
@@ -327,7 +327,7 @@ func index(container, key any) (any, error) {
 			return c[i], nil
 		}
 	}
-	return nil, fmt.Errorf("%s has no item %s", typeName(container), pyStr(key))
+	return nil, fmt.Errorf("%s has no item %s", typeName(container), Str(key))
 }
 
 func fProduct(in any, args []any, _ map[string]any) (any, error) {
@@ -380,7 +380,7 @@ func fDict(in any, _ []any, _ map[string]any) (any, error) {
 	for _, e := range l {
 		pair, ok := e.([]any)
 		if !ok || len(pair) != 2 {
-			return nil, fmt.Errorf("dict needs pairs, got %s", pyStr(e))
+			return nil, fmt.Errorf("dict needs pairs, got %s", Str(e))
 		}
 		out[str(pair[0])] = pair[1]
 	}

@@ -1,4 +1,4 @@
-package playbooks
+package jinja
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 
 // jinjaCases is the table of real-world expressions and its variables; ansible.json beside it
 // is what Ansible's Templar made of each, recorded by this test when ansible-core is installed.
-const jinjaCases = "testdata/jinja"
+const jinjaCases = "testdata"
 
 type jcase struct {
 	Kind  string `yaml:"kind" json:"kind"`
@@ -106,7 +106,7 @@ func show(a answer) string {
 }
 
 // ansibleAnswers runs ansible_eval.py once over every case with the Python that has
-// ansible-core, or reads the answers it recorded last (testdata/jinja/ansible.json).
+// ansible-core, or reads the answers it recorded last (testdata/ansible.json).
 func ansibleAnswers(t *testing.T, vars map[string]any, cases []jcase) []answer {
 	golden := filepath.Join(jinjaCases, "ansible.json")
 	py := ansiblePython()

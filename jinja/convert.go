@@ -1,4 +1,4 @@
-package playbooks
+package jinja
 
 import (
 	"fmt"
@@ -58,7 +58,7 @@ func native(x any) any {
 func dictMap(d *exec.Dict) map[string]any {
 	out := make(map[string]any, len(d.Pairs))
 	for _, p := range d.Pairs {
-		out[pyStr(toGo(p.Key))] = toGo(p.Value)
+		out[Str(toGo(p.Key))] = toGo(p.Value)
 	}
 	return out
 }
@@ -134,7 +134,7 @@ func nativeReflect(v reflect.Value) any {
 		out := make(map[string]any, v.Len())
 		it := v.MapRange()
 		for it.Next() {
-			out[pyStr(native(it.Key().Interface()))] = native(it.Value().Interface())
+			out[Str(native(it.Key().Interface()))] = native(it.Value().Interface())
 		}
 		return out
 	case reflect.Pointer, reflect.Interface:
@@ -172,9 +172,9 @@ func truth(v any) bool {
 	return true
 }
 
-// pyStr is Python's str() of a value, as Jinja writes it into text; None is the empty string
+// Str is Python's str() of a value, as Jinja writes it into text; None is the empty string
 // (Ansible's finalize).
-func pyStr(v any) string {
+func Str(v any) string {
 	switch x := v.(type) {
 	case nil:
 		return ""

@@ -1,4 +1,4 @@
-package playbooks
+package jinja
 
 import (
 	"bytes"
@@ -190,7 +190,7 @@ func yamlNative(v any) any {
 	case map[any]any:
 		m := make(map[string]any, len(x))
 		for k, e := range x {
-			m[pyStr(k)] = yamlNative(e)
+			m[Str(k)] = yamlNative(e)
 		}
 		return m
 	}

@@ -1,4 +1,4 @@
-package playbooks
+package jinja
 
 import (
 	"errors"
@@ -347,4 +347,15 @@ func clip(s string, n int) string {
 		return s
 	}
 	return s[:n] + "..."
+}
+
+// CheckTemplate parses a template without rendering it, so that a loader can refuse a bad
+// expression, an unknown filter or test, or an unsupported call before anything runs. Text
+// without `{{` or `{%` is not a template and always passes.
+func CheckTemplate(s string) error {
+	if !isTemplate(s) {
+		return nil
+	}
+	_, err := parse(s)
+	return err
 }

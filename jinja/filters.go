@@ -1,4 +1,4 @@
-package playbooks
+package jinja
 
 import (
 	"encoding/base64"
@@ -198,7 +198,7 @@ func str(v any) string {
 	if v == nil {
 		return "None"
 	}
-	return pyStr(v)
+	return Str(v)
 }
 
 func fString(in any, _ []any, _ map[string]any) (any, error) { return text(str(in)), nil }

@@ -1,4 +1,4 @@
-package playbooks
+package jinja
 
 import (
 	"bytes"
@@ -182,7 +182,7 @@ func (s *scope) run(c *compiled, src string, native bool) (out any, err error) {
 		if native {
 			return nativeOne(v), nil
 		}
-		return pyStr(v), nil
+		return Str(v), nil
 	}
 	var b bytes.Buffer
 	if c.plain {
@@ -262,7 +262,7 @@ func renderPlain(c *compiled, ctx *exec.Context, w io.Writer) error {
 			if err != nil {
 				return err
 			}
-			io.WriteString(w, pyStr(v))
+			io.WriteString(w, Str(v))
 		}
 	}
 	return nil
@@ -313,7 +313,7 @@ func nativeOne(v any) any {
 	case text:
 		return string(x)
 	}
-	return pyStr(v)
+	return Str(v)
 }
 
 // renderErr turns gonja's chain of wrapped errors into one message: an undefined variable is
@@ -397,8 +397,9 @@ func boolWord(s string) (bool, bool) {
 	return false, false
 }
 
-// checkCond parses a condition without evaluating it, for the loader.
-func checkCond(expr string) error {
+// CheckCond parses a condition (a `when:` expression, bare or in {{ }}) without evaluating it,
+// so that a loader can refuse a typo before anything runs.
+func CheckCond(expr string) error {
 	t := strings.TrimSpace(expr)
 	switch {
 	case t == "":

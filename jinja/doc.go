@@ -1,0 +1,37 @@
+// Package jinja is kupgrade's Ansible-flavoured Jinja2: the templating of `{{ }}` and `{% %}`
+// in module arguments, template files and `when:`-style conditions, with Ansible 2.14's
+// semantics. It knows nothing of playbooks, hosts or the upgrade: it reads the variables it is
+// given and returns a value, a text or a truth.
+//
+// The API:
+//   - Render renders module arguments and set_fact values: a result that reads as a list, a dict
+//     or a boolean becomes one; "{{ var }}" holding a number keeps it.
+//   - RenderString renders to text (names, commands, file names); RenderFile renders a template
+//     file as the template module does; RenderValue renders every string inside a map or list.
+//   - Cond evaluates a condition (`when:`, `failed_when:`, `that:`), bare or in "{{ }}".
+//   - CheckTemplate and CheckCond parse without evaluating, for a loader that must refuse a typo
+//     before anything runs; Str is Python's str() of a value.
+//   - An undefined variable is an *UndefinedError; Omit is the value `omit` stands for; DataKey
+//     lists the variables that are data and never rendered again.
+//
+// Templates are Jinja2 (github.com/nikolalohinski/gonja/v2) with Ansible's filters and tests
+// over Jinja's (jinja.go, filters*.go, jtests.go), Python's arithmetic (ops.go), `x if c else y`
+// inside brackets and tests with keyword arguments, which gonja alone does not parse
+// (syntax.go), Ansible's undefined variables and lazy templating (scope.go) and its conversion of
+// results (template.go, convert.go). testdata/cases.yaml is a table of real-world expressions
+// that TestJinjaMatchesAnsible checks against Ansible's own Templar (`go test ./jinja`).
+//
+// Guarantees:
+//   - Templates never run shell or touch the host: lookup(), query() and now() are refused when
+//     parsed, and so is a filter or test kupgrade does not have, by its whole name
+//     (ansible.utils.ipaddr, say). An undefined variable is an *UndefinedError ("'foo' is
+//     undefined"), except under default() or `is defined`/`is undefined`.
+//   - A variable whose value holds a template is rendered when it is read, with the same
+//     variables, so play vars may refer to each other in any order; one that refers to itself is
+//     an error naming the chain. Variables listed under DataKey (registered results, set_fact)
+//     are data and never rendered again; through hostvars, only another host's text variables
+//     are rendered (with that host's variables), its maps and lists are read as they are.
+//   - Parsed templates are cached by source, so a condition evaluated on many hosts is parsed
+//     once. Every function of the API is safe for concurrent use.
+//   - No input makes the templating panic or hang (FuzzTemplate).
+package jinja
