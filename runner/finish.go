@@ -138,8 +138,10 @@ func (e *playExec) hostError(h *hostState, t *ctask, res map[string]any, cause e
 		return he
 	}
 	he.Result = map[string]any{"msg": res["msg"]}
-	if rc, ok := res["rc"]; ok {
-		he.Result["rc"] = rc
+	for _, k := range []string{"rc", "timedout"} {
+		if v, ok := res[k]; ok {
+			he.Result[k] = v
+		}
 	}
 	if s := str(res["stdout"]); s != "" {
 		he.Result["stdout"] = tail(s, 20)

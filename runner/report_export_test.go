@@ -9,3 +9,6 @@ import (
 func NewTextReporterAt(w io.Writer, now func() time.Time) Reporter {
 	return newTextReporter(w, true, now)
 }
+
+// ShortDuration is shortDuration, the duration a timeout's message names.
+var ShortDuration = shortDuration

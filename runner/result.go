@@ -11,6 +11,8 @@ type TaskResult struct {
 	Changed bool
 	Failed  bool
 	Skipped bool
+	// TimedOut: the task's timeout stopped it (rc is then 124, and Msg says after how long).
+	TimedOut bool
 }
 
 // ResultOf reads a module's result v (a map, as a task registers it); a value of any other
@@ -18,7 +20,8 @@ type TaskResult struct {
 func ResultOf(v any) TaskResult {
 	res, _ := v.(map[string]any)
 	r := TaskResult{Stdout: str(res["stdout"]), Stderr: str(res["stderr"]), Msg: str(res["msg"]),
-		Changed: truth(res["changed"]), Failed: truth(res["failed"]), Skipped: truth(res["skipped"])}
+		Changed: truth(res["changed"]), Failed: truth(res["failed"]), Skipped: truth(res["skipped"]),
+		TimedOut: truth(res["timedout"])}
 	if rc, ok := res["rc"].(int); ok {
 		r.RC = &rc
 	}

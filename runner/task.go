@@ -214,7 +214,7 @@ func (e *playExec) call(ctx context.Context, m *modCtx, t *ctask, args map[strin
 	case ctx.Err() != nil:
 		return failure("interrupted: " + ctx.Err().Error()), ctx.Err()
 	case tctx.Err() != nil:
-		return failure("timed out after " + timeout.String()), nil
+		return timedOut(timeout), nil
 	case m.conn.lost != nil:
 		return map[string]any{"unreachable": true, "changed": false, "msg": err.Error()}, nil
 	}

@@ -243,6 +243,8 @@ func failureFrom(hf *runner.HostError) *hostFailure {
 		why = kubeadm.FailureLine(f.stdout)
 	}
 	switch {
+	case res.TimedOut:
+		f.err = fmt.Errorf("task %q: %s", hf.Task, res.Msg)
 	case res.NonZero() && why != "":
 		f.err = fmt.Errorf("task %q exited %d: %s", hf.Task, *f.rc, why)
 	case res.NonZero():
