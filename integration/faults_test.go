@@ -262,7 +262,7 @@ func inFlight(t *testing.T, db *sql.DB) bool {
 func (u *labUnderTest) consistentAfterKill(t *testing.T, round int, at time.Duration) bool {
 	t.Helper()
 	ok := true
-	if inFlight(t, u.db) && countRows(t, u.db, "SELECT COUNT(*) FROM kube_upgrade_lease") == 0 {
+	if inFlight(t, u.db) && countRows(t, u.db, "SELECT COUNT(*) FROM upgrade_lease") == 0 {
 		t.Errorf("kill %d at %s: an operation is in flight with no lease", round, at)
 		ok = false
 	}

@@ -148,7 +148,7 @@ func dbImage(t *testing.T, db *sql.DB) string {
 		`SELECT state || '|' || state_entered_at || '|' || updated_at || '|' || recovery_attempts FROM kube_upgrade`,
 		`SELECT hostname || '|' || COALESCE(target_version, '') || '|' || COALESCE(status, '') || '|' || u.updated_at
 			FROM kube_host_upgrade u JOIN host h ON h.id = u.host_id ORDER BY hostname`,
-		`SELECT owner || '|' || heartbeat_at || '|' || expires_at FROM kube_upgrade_lease`,
+		`SELECT owner || '|' || heartbeat_at || '|' || expires_at FROM upgrade_lease`,
 		`SELECT COUNT(*) FROM kube_upgrade_event`,
 	} {
 		rows, err := db.QueryContext(t.Context(), q)

@@ -83,19 +83,28 @@ func dropTables(tb testing.TB, db *sql.DB) {
 		tb.Fatal(err)
 	}
 	defer conn.Close()
-	rows, err := conn.QueryContext(ctx, "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()")
+	rows, err := conn.QueryContext(ctx, "SELECT table_name, table_type FROM information_schema.tables WHERE table_schema = DATABASE()")
 	if err != nil {
 		tb.Fatal(err)
 	}
-	var tables []string
+	var tables, views []string
 	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
+		var name, kind string
+		if err := rows.Scan(&name, &kind); err != nil {
 			tb.Fatal(err)
 		}
-		tables = append(tables, "`"+name+"`")
+		if kind == "VIEW" { // kube_upgrade_lease, since schema 0008
+			views = append(views, "`"+name+"`")
+		} else {
+			tables = append(tables, "`"+name+"`")
+		}
 	}
 	rows.Close()
+	if len(views) > 0 {
+		if _, err := conn.ExecContext(ctx, "DROP VIEW "+strings.Join(views, ", ")); err != nil {
+			tb.Fatalf("drop views: %v", err)
+		}
+	}
 	if len(tables) > 0 {
 		for _, q := range []string{"SET FOREIGN_KEY_CHECKS = 0", "DROP TABLE " + strings.Join(tables, ", "), "SET FOREIGN_KEY_CHECKS = 1"} {
 			if _, err := conn.ExecContext(ctx, q); err != nil {

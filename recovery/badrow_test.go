@@ -22,7 +22,7 @@ func badClusters(t *testing.T, f *fixture) {
 	f.move(t, "bad-lease", state.UpgradingFirstMaster, "controller-1", state.UpgradingControlPlane, "dead:1:x", 30*time.Second)
 	f.move(t, "bad-entered", state.UpgradingStorage, "", "", "", 0)
 	f.clk.Add(2 * time.Hour)
-	f.sql(t, "UPDATE kube_upgrade_lease SET expires_at = 'garbage' WHERE cluster = 'bad-lease'")
+	f.sql(t, "UPDATE upgrade_lease SET expires_at = 'garbage' WHERE cluster = 'bad-lease'")
 	f.sql(t, "UPDATE kube_upgrade SET state_entered_at = 'yesterday' WHERE cluster = 'bad-entered'")
 	f.sql(t, "UPDATE kube_upgrade SET state = 'upgrading-frist-master' WHERE cluster = 'bad-state'")
 }
@@ -73,7 +73,7 @@ func TestAuditSkipsBadRowsAndAuditsTheOthers(t *testing.T) {
 		}
 	}
 	page := get(t, w.StatusHandler(), "/")
-	for _, want := range []string{"bad-lease", "kube_upgrade_lease.expires_at", "kube_upgrade.state_entered_at",
+	for _, want := range []string{"bad-lease", "upgrade_lease.expires_at", "kube_upgrade.state_entered_at",
 		"upgrading-frist-master", "UPDATE kube_upgrade SET state"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("status page lacks %q", want)

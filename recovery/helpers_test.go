@@ -89,7 +89,7 @@ func (f *fixture) move(t *testing.T, cluster string, s state.State, host string,
 	}
 	if owner != "" {
 		f.sql(t, "UPDATE kube_upgrade SET lease_generation = lease_generation + 1 WHERE cluster = ?", cluster)
-		f.sql(t, `INSERT OR REPLACE INTO kube_upgrade_lease (cluster, owner, operation, generation, acquired_at, heartbeat_at, expires_at)
+		f.sql(t, `INSERT OR REPLACE INTO upgrade_lease (cluster, owner, operation, generation, acquired_at, heartbeat_at, expires_at)
 			SELECT cluster, ?, ?, lease_generation, ?, ?, ? FROM kube_upgrade WHERE cluster = ?`,
 			owner, "control-plane@"+host, now.Format(layout), now.Format(layout), now.Add(ttl).Format(layout), cluster)
 	}

@@ -31,7 +31,7 @@ var (
 type RowError struct {
 	Cluster string
 	Host    string // the host of a host or kube_host_upgrade row, "" for the others
-	Table   string // kube_upgrade, kube_upgrade_lease, kube_host_upgrade or host
+	Table   string // kube_upgrade, upgrade_lease, kube_host_upgrade or host
 	Column  string
 	Err     error // what is wrong with the value (it names the value)
 }

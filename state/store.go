@@ -41,7 +41,7 @@ type Host struct {
 	UpdatedAt time.Time `json:"-"`
 }
 
-// Lease is the kube_upgrade_lease row of a cluster: who is running the in-flight operation.
+// Lease is the upgrade_lease row of a cluster: who is running the in-flight operation.
 type Lease struct {
 	Cluster   string `json:"-"`
 	Owner     string `json:"owner"`

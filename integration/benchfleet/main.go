@@ -145,8 +145,15 @@ func emptyMariaDB(ctx context.Context, dsn string) error {
 		return err
 	}
 	defer db.Close()
-	for _, t := range []string{"fleet_cluster", "kube_upgrade_event", "kube_upgrade_lease", "kube_host_upgrade", "kube_upgrade", "host", "schema_migrations"} {
-		if _, err := db.ExecContext(ctx, "DROP TABLE IF EXISTS "+t); err != nil {
+	// kube_upgrade_lease is a view since schema 0008, a table before: the view's drop fails on the
+	// table, which DROP TABLE then drops.
+	db.ExecContext(ctx, "DROP VIEW IF EXISTS kube_upgrade_lease") //nolint:errcheck // see above
+	var drops []string
+	for _, t := range []string{"fleet_cluster", "kube_upgrade_event", "upgrade_lease", "kube_upgrade_lease", "kube_host_upgrade", "kube_upgrade", "host", "schema_migrations"} {
+		drops = append(drops, "DROP TABLE IF EXISTS "+t)
+	}
+	for _, q := range drops {
+		if _, err := db.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("empty mariadb: %w", err)
 		}
 	}

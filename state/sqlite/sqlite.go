@@ -116,8 +116,11 @@ func migrateFirst(ctx context.Context, path string, d *sqlstore.Dialect, opts []
 	}
 	n, err := sqlstore.Pending(ctx, db, d)
 	db.Close()
-	if err != nil || n == 0 {
-		return err
+	if err != nil {
+		return fmt.Errorf("open sqlite %s: %w", path, err)
+	}
+	if n == 0 {
+		return nil
 	}
 	w, err := Open(ctx, path, append(opts, func(o *state.Options) { o.ReadOnly = false })...)
 	if err != nil {

@@ -181,7 +181,7 @@ func (s *Store) applyLease(ctx context.Context, tx *sql.Tx, c state.Change, l *s
 		release = left == ""
 	}
 	if release {
-		res, err := tx.ExecContext(ctx, "DELETE FROM kube_upgrade_lease WHERE cluster = ? AND owner = ?", c.Cluster(), l.Owner)
+		res, err := tx.ExecContext(ctx, "DELETE FROM upgrade_lease WHERE cluster = ? AND owner = ?", c.Cluster(), l.Owner)
 		if err := one(res, err, c.Cluster(), "lease"); err != nil {
 			return err
 		}
@@ -197,7 +197,7 @@ func (s *Store) applyLease(ctx context.Context, tx *sql.Tx, c state.Change, l *s
 	}
 	exp := fmtTime(now.Add(spec.TTL))
 	if l == nil {
-		_, err := tx.ExecContext(ctx, `INSERT INTO kube_upgrade_lease (cluster, owner, operation, generation, acquired_at, heartbeat_at, expires_at)
+		_, err := tx.ExecContext(ctx, `INSERT INTO upgrade_lease (cluster, owner, operation, generation, acquired_at, heartbeat_at, expires_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?)`, c.Cluster(), spec.Owner, spec.Operation, gen, fmtTime(now), fmtTime(now), exp)
 		if err != nil && s.d.Duplicate(err) {
 			return conflict(c.Cluster(), "another operation took the lease at the same moment")
@@ -207,7 +207,7 @@ func (s *Store) applyLease(ctx context.Context, tx *sql.Tx, c state.Change, l *s
 		}
 		return nil
 	}
-	res, err := tx.ExecContext(ctx, `UPDATE kube_upgrade_lease SET owner = ?, operation = ?, generation = ?, acquired_at = ?, heartbeat_at = ?,
+	res, err := tx.ExecContext(ctx, `UPDATE upgrade_lease SET owner = ?, operation = ?, generation = ?, acquired_at = ?, heartbeat_at = ?,
 		expires_at = ? WHERE cluster = ? AND owner = ?`, spec.Owner, spec.Operation, gen, fmtTime(now), fmtTime(now), exp, c.Cluster(), l.Owner)
 	return one(res, err, c.Cluster(), "lease")
 }

@@ -18,7 +18,7 @@ func (s *Store) fleetRows(ctx context.Context, fleet string) ([]state.FleetRow, 
 	query := `SELECT f.fleet, f.cluster, f.position, f.to_version, f.outcome, f.owner, f.generation, f.claimed_at,
 		f.expires_at, f.outcome_at, COALESCE(f.last_error, ''), COALESCE(f.taken_from, ''), COALESCE(u.state, ''),
 		u.state_entered_at, l.expires_at
-		FROM fleet_cluster f LEFT JOIN kube_upgrade u ON u.cluster = f.cluster LEFT JOIN kube_upgrade_lease l ON l.cluster = f.cluster`
+		FROM fleet_cluster f LEFT JOIN kube_upgrade u ON u.cluster = f.cluster LEFT JOIN upgrade_lease l ON l.cluster = f.cluster`
 	var args []any
 	if fleet != "" {
 		query += " WHERE f.fleet = ?"

@@ -70,7 +70,7 @@ func inFlightQuery() (string, []any) {
 	// that outlived its operation (hand edit, older tool) blocks the retry just the same.
 	args = append(args, string(state.UpgradingControlPlane), string(state.UpgradingKubelet))
 	return "SELECT " + upgradeCols + ", " + leaseCols +
-		` FROM kube_upgrade u LEFT JOIN kube_upgrade_lease l ON l.cluster = u.cluster
+		` FROM kube_upgrade u LEFT JOIN upgrade_lease l ON l.cluster = u.cluster
 		WHERE u.state IN (` + strings.Join(inflight, ",") + `)
 		   OR u.state NOT IN (` + strings.Join(all, ",") + `)
 		   OR EXISTS (SELECT 1 FROM host h JOIN kube_host_upgrade hu ON hu.host_id = h.id

@@ -60,40 +60,6 @@ func splitSQL(body string) []string {
 	return stmts
 }
 
-// Pending counts the migrations of d not yet recorded in db's schema_migrations, with plain
-// reads only. A database without that table has every migration pending; so does one that
-// cannot be read (the migration that follows then reports why).
-func Pending(ctx context.Context, db *sql.DB, d *Dialect) (int, error) {
-	s := &Store{d: d}
-	ms, err := s.migrations()
-	if err != nil {
-		return 0, err
-	}
-	rows, err := db.QueryContext(ctx, "SELECT version FROM schema_migrations")
-	if err != nil {
-		return len(ms), nil
-	}
-	defer rows.Close()
-	applied := map[int]bool{}
-	for rows.Next() {
-		var v int
-		if err := rows.Scan(&v); err != nil {
-			return len(ms), nil
-		}
-		applied[v] = true
-	}
-	if rows.Err() != nil {
-		return len(ms), nil
-	}
-	n := 0
-	for _, m := range ms {
-		if !applied[m.version] {
-			n++
-		}
-	}
-	return n, nil
-}
-
 // migrate applies every migration not yet recorded in schema_migrations, each in its own
 // transaction on one connection. (MySQL commits DDL implicitly, so there a migration is atomic
 // only statement by statement: its statements are written to be safe to run again.)
@@ -116,6 +82,10 @@ func (s *Store) migrate(ctx context.Context) error {
 	}
 	if _, err := conn.ExecContext(ctx, s.d.MigrationsTable); err != nil {
 		return fmt.Errorf("create schema_migrations: %w", err)
+	}
+	// Under the lock again: a newer kupgrade may have migrated since New looked.
+	if _, err := pending(ctx, conn, ms); err != nil {
+		return err
 	}
 	for _, m := range ms {
 		if err := s.apply(ctx, conn, m); err != nil {

@@ -100,7 +100,7 @@ const leaseCols = "l.cluster, l.owner, l.operation, l.generation, l.acquired_at,
 // time that does not parse gives the row (owner and operation read) with an error wrapping
 // state.ErrBadRow: whoever holds it, nobody can tell whether it is live.
 func (s *Store) readLease(ctx context.Context, q querier, cluster string, lock bool) (*state.Lease, error) {
-	query := "SELECT " + leaseCols + " FROM kube_upgrade_lease l WHERE l.cluster = ?"
+	query := "SELECT " + leaseCols + " FROM upgrade_lease l WHERE l.cluster = ?"
 	if lock && s.d.ForUpdate != "" {
 		// A locking read of a row that is not there locks the gap where it would go, and every
 		// cluster whose lease is taken at the same moment (a fleet) deadlocks on that gap. A
@@ -108,7 +108,7 @@ func (s *Store) readLease(ctx context.Context, q querier, cluster string, lock b
 		// the caller holds: a plain read that finds none may trust it, and the row, when there,
 		// is then read with its lock.
 		var one int
-		err := q.QueryRowContext(ctx, "SELECT 1 FROM kube_upgrade_lease WHERE cluster = ?", cluster).Scan(&one)
+		err := q.QueryRowContext(ctx, "SELECT 1 FROM upgrade_lease WHERE cluster = ?", cluster).Scan(&one)
 		if isNoRows(err) {
 			return nil, nil
 		}
@@ -135,9 +135,9 @@ func (s *Store) readLease(ctx context.Context, q querier, cluster string, lock b
 
 // leaseBad returns the RowErrors of a lease row's times.
 func leaseBad(cluster string, acq, hb, exp *looseTime) error {
-	return errors.Join(badTime(cluster, "", "kube_upgrade_lease", "acquired_at", acq),
-		badTime(cluster, "", "kube_upgrade_lease", "heartbeat_at", hb),
-		badTime(cluster, "", "kube_upgrade_lease", "expires_at", exp))
+	return errors.Join(badTime(cluster, "", "upgrade_lease", "acquired_at", acq),
+		badTime(cluster, "", "upgrade_lease", "heartbeat_at", hb),
+		badTime(cluster, "", "upgrade_lease", "expires_at", exp))
 }
 
 // Lease returns the cluster's lease row, or nil when there is none.

@@ -76,7 +76,11 @@ func New(ctx context.Context, db *sql.DB, d *Dialect, locker AuditLocker, opts .
 	if locker == nil {
 		s.locker = s.leaseLocker(auditLockName, o.AuditTTL, o.Log)
 	}
-	if n, err := Pending(ctx, db, d); err == nil && n == 0 {
+	n, err := Pending(ctx, db, d)
+	if err != nil {
+		return nil, err
+	}
+	if n == 0 {
 		return s, nil
 	}
 	if err := s.migrate(ctx); err != nil {

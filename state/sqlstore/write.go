@@ -137,7 +137,7 @@ func (s *Store) DeleteUpgrade(ctx context.Context, cluster string, from state.St
 		if err := s.onHostUpgrades(ctx, tx, cluster, "DELETE FROM kube_host_upgrade"); err != nil {
 			return fmt.Errorf("delete upgrade rows: %w", err)
 		}
-		if _, err := tx.ExecContext(ctx, "DELETE FROM kube_upgrade_lease WHERE cluster = ?", cluster); err != nil {
+		if _, err := tx.ExecContext(ctx, "DELETE FROM upgrade_lease WHERE cluster = ?", cluster); err != nil {
 			return fmt.Errorf("delete upgrade rows: %w", err)
 		}
 		res, err := tx.ExecContext(ctx, "DELETE FROM kube_upgrade WHERE id = ? AND state = ?", u.ID, string(from))
@@ -198,7 +198,7 @@ func (s *Store) RenewLease(ctx context.Context, cluster, owner string, ttl time.
 		if err != nil {
 			return err
 		}
-		res, err := tx.ExecContext(ctx, "UPDATE kube_upgrade_lease SET heartbeat_at = ?, expires_at = ? WHERE cluster = ? AND owner = ?",
+		res, err := tx.ExecContext(ctx, "UPDATE upgrade_lease SET heartbeat_at = ?, expires_at = ? WHERE cluster = ? AND owner = ?",
 			fmtTime(now), fmtTime(now.Add(ttl)), cluster, owner)
 		if err := one(res, err, cluster, "lease"); err != nil {
 			return err

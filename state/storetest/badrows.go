@@ -65,7 +65,7 @@ func testBadRows(t *testing.T, b Backend) {
 		cluster, table, column, host string
 		state                        state.State
 	}{
-		{"b-lease", "kube_upgrade_lease", "expires_at", "", state.DownloadingImages},
+		{"b-lease", "upgrade_lease", "expires_at", "", state.DownloadingImages},
 		{"c-entered", "kube_upgrade", "state_entered_at", "", state.DownloadingImages},
 		{"d-state", "kube_upgrade", "state", "", "upgrading-frist-master"},
 		{"e-host", "kube_host_upgrade", "updated_at", "worker-1", state.UpgradingKubelets},
@@ -109,7 +109,7 @@ func seedBadRows(t *testing.T, b Backend, s state.Store) {
 	b.Exec(t, "UPDATE kube_upgrade SET state = 'upgrading-kubelets' WHERE cluster = ?", "e-host")
 	b.Exec(t, "UPDATE kube_host_upgrade SET status = 'upgrading-kubelet' WHERE host_id = (SELECT id FROM host WHERE cluster = ? AND hostname = ?)", "e-host", "worker-1")
 	b.Exec(t, "UPDATE kube_upgrade SET state = 'pre-updating-apps' WHERE cluster = ?", "f-good")
-	b.Garble(t, "kube_upgrade_lease", "expires_at", "cluster = ?", "b-lease")
+	b.Garble(t, "upgrade_lease", "expires_at", "cluster = ?", "b-lease")
 	b.Garble(t, "kube_upgrade", "state_entered_at", "cluster = ?", "c-entered")
 	b.Exec(t, "UPDATE kube_upgrade SET state = 'upgrading-frist-master' WHERE cluster = ?", "d-state")
 	b.Garble(t, "kube_host_upgrade", "updated_at", "host_id = (SELECT id FROM host WHERE cluster = ? AND hostname = ?)", "e-host", "worker-1")

@@ -102,7 +102,7 @@ func seedClusters(b *testing.B, be Backend, n int) {
 		}
 	}
 	insert("kube_upgrade", "uuid, cluster, from_version, to_version, state, state_entered_at, created_at, updated_at", ups)
-	insert("kube_upgrade_lease", "cluster, owner, operation, acquired_at, heartbeat_at, expires_at", leases)
+	insert("upgrade_lease", "cluster, owner, operation, acquired_at, heartbeat_at, expires_at", leases)
 	insert("host", "id, cluster, hostname, personality", hosts)
 	insert("kube_host_upgrade", "uuid, host_id, target_version, status, created_at, updated_at", hus)
 	if err := tx.Commit(); err != nil {

@@ -89,7 +89,7 @@ func testInFlight(t *testing.T, b Backend) {
 	}
 	walk(t, s, "d-idle", state.UpgradedNetworking)
 	walk(t, s, "e-nolease", state.DownloadingImages)
-	b.Exec(t, "DELETE FROM kube_upgrade_lease WHERE cluster = 'e-nolease'") // its runner's lease, removed by hand
+	b.Exec(t, "DELETE FROM upgrade_lease WHERE cluster = 'e-nolease'") // its runner's lease, removed by hand
 
 	ops, bad, err := s.InFlight(ctx)
 	if err != nil || len(bad) != 0 {

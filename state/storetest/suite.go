@@ -66,6 +66,7 @@ func Run(t *testing.T, fresh func(t *testing.T) Backend) {
 		{"EventsNewestFirst", testEvents},
 		{"AuditLockExclusive", testAuditLock},
 		{"VersionsAndLastFailure", testVersions},
+		{"OldLeaseNameRefusesWrites", testOldLeaseNameRefusesWrites},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, fresh(t)) })
