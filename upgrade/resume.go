@@ -96,16 +96,22 @@ func (w *Workflow) alreadyAt(ctx context.Context, to string, refused error) erro
 }
 
 // restart replaces an ended upgrade to another version by one to to; an upgrade still under way
-// to another version is refused.
+// to another version is refused. Every check of the new upgrade's versions (a downgrade, a jump)
+// is made before the ended upgrade is deleted: a refused target leaves its record as it was.
 func (w *Workflow) restart(ctx context.Context, u state.Upgrade, to string) error {
 	if !slices.Contains(state.DeletableStates(), u.State) {
 		return fmt.Errorf("cluster %s is upgrading to %s (state %s), not to %s: finish or abort that upgrade first: %w",
 			w.Cluster, u.ToVersion, u.State, to, state.ErrRefused)
 	}
+	nu, err := w.newUpgrade(ctx, to, "", false)
+	if err != nil {
+		return fmt.Errorf("cluster %s: its upgrade to %s ended (state %s), and a new one to %s is refused, so that upgrade is kept: %w",
+			w.Cluster, u.ToVersion, u.State, to, err)
+	}
 	if err := w.Store.DeleteUpgrade(ctx, w.Cluster, u.State, state.ActorCLI, "fleet run: a new upgrade to "+to); err != nil {
 		return err
 	}
-	_, err := w.Start(ctx, to, "", false)
+	_, err = w.Store.CreateUpgrade(ctx, nu)
 	return err
 }
 

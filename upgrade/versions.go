@@ -133,29 +133,39 @@ func (w *Workflow) verifyKubelet(ctx context.Context, h *inventory.Host, target 
 // (the lowest control-plane version of the controllers), and controllers that disagree are
 // refused unless force.
 func (w *Workflow) Start(ctx context.Context, to, from string, force bool) (state.Upgrade, error) {
-	toV, err := state.ParseVersion(to)
+	nu, err := w.newUpgrade(ctx, to, from, force)
 	if err != nil {
 		return state.Upgrade{}, err
 	}
+	return w.Store.CreateUpgrade(ctx, nu)
+}
+
+// newUpgrade is the upgrade Start would create, every check of the versions done: nothing is
+// written.
+func (w *Workflow) newUpgrade(ctx context.Context, to, from string, force bool) (state.NewUpgrade, error) {
+	toV, err := state.ParseVersion(to)
+	if err != nil {
+		return state.NewUpgrade{}, err
+	}
 	cs, err := w.controllerHosts()
 	if err != nil {
-		return state.Upgrade{}, err
+		return state.NewUpgrade{}, err
 	}
 	var vs map[string]Versions
 	if from == "" {
 		if vs, err = w.ReadVersions(ctx, w.Inventory.Hosts, true); err != nil {
-			return state.Upgrade{}, err
+			return state.NewUpgrade{}, err
 		}
 		if from, err = agreedVersion(cs, vs, force); err != nil {
-			return state.Upgrade{}, err
+			return state.NewUpgrade{}, err
 		}
 	}
 	fromV, err := state.ParseVersion(from)
 	if err != nil {
-		return state.Upgrade{}, err
+		return state.NewUpgrade{}, err
 	}
 	if err := state.CheckVersionStep(fromV, toV, force); err != nil {
-		return state.Upgrade{}, err
+		return state.NewUpgrade{}, err
 	}
 	// One spelling in the store (v1.30.1, as the hosts report it), however the operator typed it.
 	from, to = fromV.String(), toV.String()
@@ -166,7 +176,7 @@ func (w *Workflow) Start(ctx context.Context, to, from string, force bool) (stat
 		nu.Hosts = append(nu.Hosts, state.NewHost{Hostname: h.Name, Personality: personality(h),
 			ControlPlaneVersion: v.ControlPlane, KubeletVersion: v.Kubelet})
 	}
-	return w.Store.CreateUpgrade(ctx, nu)
+	return nu, nil
 }
 
 func personality(h *inventory.Host) string {
