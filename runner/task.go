@@ -24,11 +24,9 @@ func (e *playExec) runTask(ctx context.Context, h *hostState, t *ctask) {
 		ev.Data = map[string]any{"timeout": d.Seconds()}
 	}
 	e.r.report(ev)
-	if e.po.Gate != nil {
-		if err := e.po.Gate(ctx); err != nil {
-			e.finish(h, t, failure("not started: "+err.Error()), nil, start)
-			return
-		}
+	if res, cause := e.gate(ctx, "task"); cause != nil {
+		e.finish(h, t, res, cause, start)
+		return
 	}
 	mark := len(h.stack)
 	// Block vars, then the task's own, pushed as written and rendered when read, as play vars
@@ -57,62 +55,6 @@ func (e *playExec) runTask(ctx context.Context, h *hostState, t *ctask) {
 	}
 	h.pop(mark)
 	e.finish(h, t, res, cause, start)
-}
-
-func (e *playExec) runLoop(ctx context.Context, h *hostState, t *ctask) (map[string]any, error) {
-	lv, err := render(t.t.Loop, h.vars)
-	if err != nil {
-		return tmplFailure(t, "loop", err), nil
-	}
-	items, ok := loopItems(lv, t.t.LoopDict)
-	if !ok {
-		return failure(fmt.Sprintf("loop: expected a list, got %T", lv)), nil
-	}
-	lc := t.t.LoopControl
-	pause, err := e.duration(h, lc.Pause, 0)
-	if err != nil {
-		return failure("loop_control pause: " + err.Error()), nil
-	}
-	results := make([]any, 0, len(items))
-	changed, failed, skipped := false, false, len(items) > 0
-	for i, it := range items {
-		if i > 0 && pause > 0 {
-			select {
-			case <-time.After(pause):
-			case <-ctx.Done():
-				return failure("interrupted: " + ctx.Err().Error()), ctx.Err()
-			}
-		}
-		mark := len(h.stack)
-		extra := loopVars(lc, items, i)
-		h.push(t.loopVar, it)
-		for k, v := range extra {
-			h.push(k, v)
-		}
-		r, cause := e.runOnce(ctx, h, t)
-		h.pop(mark)
-		r[t.loopVar] = it
-		r["ansible_loop_var"] = t.loopVar
-		for k, v := range extra {
-			r[k] = v
-		}
-		if lc.IndexVar != "" {
-			r["ansible_index_var"] = lc.IndexVar
-		}
-		results = append(results, r)
-		changed = changed || truth(r["changed"])
-		failed = failed || truth(r["failed"])
-		skipped = skipped && truth(r["skipped"])
-		if cause != nil || h.conn.lost != nil {
-			return r, cause
-		}
-	}
-	res := map[string]any{"results": results, "changed": changed, "failed": failed, "skipped": skipped,
-		"msg": "All items completed"}
-	if failed {
-		res["msg"] = "One or more items failed"
-	}
-	return res, nil
 }
 
 // runOnce evaluates when, renders the arguments and calls the module, with timeout,
@@ -144,10 +86,10 @@ func (e *playExec) runOnce(ctx context.Context, h *hostState, t *ctask) (map[str
 	if err != nil {
 		return failure("timeout: " + err.Error()), nil
 	}
-	retries, delay := 0, time.Duration(0)
+	var rt retry
 	if t.t.Until != "" {
-		retries = max(t.t.Retries, 0) // retries: 0 runs once, as Ansible does
-		if delay, err = e.duration(h, t.t.Delay, 5*time.Second); err != nil {
+		rt.retries = max(t.t.Retries, 0) // retries: 0 runs once, as Ansible does
+		if rt.delay, err = e.duration(h, t.t.Delay, 5*time.Second); err != nil {
 			return failure("delay: " + err.Error()), nil
 		}
 	}
@@ -155,41 +97,7 @@ func (e *playExec) runOnce(ctx context.Context, h *hostState, t *ctask) (map[str
 	if m.env, err = renderEnv(t.env, h.vars); err != nil {
 		return failure("environment: " + err.Error()), nil
 	}
-	for attempt := 1; ; attempt++ {
-		res, cause := e.call(ctx, m, t, args, timeout)
-		if cause != nil || h.conn.lost != nil {
-			return res, cause
-		}
-		if err := e.judge(h, t, res); err != nil {
-			return tmplFailure(t, "", err), nil
-		}
-		if t.t.Until == "" {
-			return res, nil
-		}
-		res["attempts"] = attempt
-		done, err := e.cond(h, t, res, t.t.Until)
-		if err != nil {
-			return tmplFailure(t, fmt.Sprintf("until %q", t.t.Until), err), nil
-		}
-		if done {
-			return res, nil // as judged: a command that failed still failed (Ansible's too)
-		}
-		if attempt > retries {
-			// Ansible reports one attempt fewer than it made once retries run out (retries, not
-			// retries+1): registered results and playbooks that read them count on that.
-			res["attempts"] = retries
-			res["failed"] = true
-			if res["msg"] == nil || res["msg"] == "" {
-				res["msg"] = fmt.Sprintf("retries exhausted: %q still false after %d attempts", t.t.Until, attempt)
-			}
-			return res, nil
-		}
-		select {
-		case <-time.After(delay):
-		case <-ctx.Done():
-			return failure("interrupted: " + ctx.Err().Error()), ctx.Err()
-		}
-	}
+	return e.attempts(ctx, h, t, m, args, timeout, rt)
 }
 
 // call runs the module under the task's timeout and turns transport errors into results.
