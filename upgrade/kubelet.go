@@ -20,6 +20,11 @@ func (w *Workflow) Kubelets(ctx context.Context, hostnames []string, force bool)
 		}
 		hs = append(hs, h)
 	}
+	if u, err := w.Store.Upgrade(ctx, w.Cluster); err != nil {
+		return err
+	} else if err := w.leaseFree(ctx, u); err != nil {
+		return err // another kupgrade's live lease: a conflict before any host is read
+	}
 	// Read what the kubelets report now: the skip decision must not trust a stale record.
 	if err := w.refresh(ctx, hs, false); err != nil {
 		return err

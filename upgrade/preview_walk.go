@@ -95,6 +95,9 @@ func (w *Workflow) walk(p *Preview, plan Plan, u state.Upgrade, hosts []state.Ho
 		act, done, err := plan.Next(u, hosts)
 		if err != nil {
 			p.Refusal = err
+			if lerr := state.CheckLease(u, lease, now); lerr != nil && u.State.InFlight() {
+				p.Refusal = lerr // another kupgrade runs it: a conflict (exit 4), as `upgrade run` says
+			}
 			return
 		}
 		if done {

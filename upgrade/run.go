@@ -46,6 +46,11 @@ func (w *Workflow) Run(ctx context.Context, opts RunOptions) error {
 				return err
 			}
 		}
+		if u.State.InFlight() { // another kupgrade's live lease: a conflict (exit 4), as for every step
+			if err := w.leaseFree(ctx, u); err != nil {
+				return err
+			}
+		}
 		act, done, err := plan.Next(u, hosts)
 		if err != nil || done {
 			return err

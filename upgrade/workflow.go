@@ -182,7 +182,7 @@ func detached(ctx context.Context) (context.Context, context.CancelFunc) {
 func (w *Workflow) host(name string) (*inventory.Host, error) {
 	h, ok := w.Inventory.Host(name)
 	if !ok {
-		return nil, fmt.Errorf("host %q is not in inventory %s: %w", name, w.Inventory.Path, state.ErrRefused)
+		return nil, UnknownHost(name, w.Inventory)
 	}
 	return h, nil
 }

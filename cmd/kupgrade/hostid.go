@@ -40,5 +40,5 @@ func (a *app) hostArg(ctx context.Context, arg string) (string, error) {
 			return h.Hostname, nil
 		}
 	}
-	return "", fmt.Errorf("no host has id %d in cluster %q (`kupgrade host list` shows the ids): %w", id, a.cluster(), state.ErrRefused)
+	return "", fmt.Errorf("no host has id %d in cluster %q (`kupgrade host list` shows the ids): %w", id, a.cluster(), state.ErrBadInput)
 }

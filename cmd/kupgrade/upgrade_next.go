@@ -71,4 +71,3 @@ func writeFailureNext(w io.Writer, v upgradeView) {
 		fmt.Fprintln(w, "next: nothing: the upgrade has ended")
 	}
 }
-

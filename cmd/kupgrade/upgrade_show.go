@@ -19,13 +19,12 @@ func (c *upgradeShowCmd) Run(ctx context.Context, a *app) error {
 	}
 	cluster := a.cluster()
 	u, err := st.Upgrade(ctx, cluster)
-	if errors.Is(err, state.ErrNotFound) {
+	if errors.Is(err, state.ErrNotFound) { // refused (exit 3), as the manual says; the report lists the clusters there are
 		if a.json() {
-			return writeJSON(a.stdout, nil)
+			writeJSON(a.stdout, nil)
 		}
-		fmt.Fprintf(a.stdout, "no upgrade for cluster %q%s\nnext: %s, then %s\n", cluster, a.otherClusters(),
-			a.command("kupgrade upgrade plan VERSION"), a.command("kupgrade upgrade start VERSION"))
-		return nil
+		return fmt.Errorf("%w: no upgrade for cluster %q; next: `kupgrade upgrade plan VERSION`, then `kupgrade upgrade start VERSION`",
+			state.ErrNotFound, cluster) // report adds the flags to the commands
 	}
 	if err != nil {
 		return err
@@ -123,6 +122,13 @@ func (c *upgradeDeleteCmd) Run(ctx context.Context, a *app) error {
 	}
 	u, err := st.Upgrade(ctx, a.cluster())
 	if err != nil {
+		return err
+	}
+	l, err := st.Lease(ctx, u.Cluster)
+	if err != nil {
+		return err
+	}
+	if err := state.CheckLease(u, l, st.Now()); err != nil {
 		return err
 	}
 	if err := state.CheckDelete(u); err != nil {
