@@ -175,6 +175,9 @@ type Store interface {
 	// Events returns the newest limit events of cluster (AllClusters for every cluster), newest
 	// first.
 	Events(ctx context.Context, cluster string, limit int) ([]Event, error)
+	// Entered reports whether the upgrade upgradeUUID of cluster ever entered state s, from its
+	// whole event log (not from its newest events).
+	Entered(ctx context.Context, cluster, upgradeUUID string, s State) (bool, error)
 
 	// AuditLock takes the single-auditor lock without waiting: nil (and no error) when another
 	// process holds it. (MySQL and MariaDB, Galera included: a row of kupgrade_lock with a lease

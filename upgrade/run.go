@@ -100,16 +100,8 @@ func (w *Workflow) do(ctx context.Context, act Action) error {
 	}
 }
 
-// cordoned reports whether this upgrade cordoned its controller (an event entered cordon-complete).
+// cordoned reports whether this upgrade cordoned its controller: it entered cordon-complete,
+// however many events followed.
 func (w *Workflow) cordoned(ctx context.Context, u state.Upgrade) (bool, error) {
-	evs, err := w.Store.Events(ctx, w.Cluster, 1000)
-	if err != nil {
-		return false, err
-	}
-	for _, e := range evs {
-		if e.UpgradeUUID == u.UUID && e.ToState == state.CordonComplete {
-			return true, nil
-		}
-	}
-	return false, nil
+	return w.Store.Entered(ctx, w.Cluster, u.UUID, state.CordonComplete)
 }

@@ -23,6 +23,7 @@ type Store interface {
 	RenewLease(ctx context.Context, cluster, owner string, ttl time.Duration) (state.Lease, error)
 	SetVersions(ctx context.Context, cluster, hostname, controlPlane, kubelet string, at time.Time) error
 	Events(ctx context.Context, cluster string, limit int) ([]state.Event, error)
+	Entered(ctx context.Context, cluster, upgradeUUID string, s state.State) (bool, error)
 	AddEvent(ctx context.Context, e state.Event) error
 	DeleteUpgrade(ctx context.Context, cluster string, from state.State, actor, reason string) error
 }
