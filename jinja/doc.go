@@ -33,5 +33,7 @@
 //     are rendered (with that host's variables), its maps and lists are read as they are.
 //   - Parsed templates are cached by source, so a condition evaluated on many hosts is parsed
 //     once. Every function of the API is safe for concurrent use.
+//   - Macro calls nest at most MaxMacroDepth deep: a macro that calls itself without end is an
+//     error naming its line, never a stack overflow (TestRecursiveMacroRefused).
 //   - No input makes the templating panic or hang (FuzzTemplate).
 package jinja

@@ -64,7 +64,7 @@ func newEnvironment() *exec.Environment {
 		Context:           exec.EmptyContext(),
 		Filters:           filters,
 		Tests:             tests,
-		ControlStructures: builtins.ControlStructures,
+		ControlStructures: controlStructureSet(),
 		Methods:           methods(),
 	}
 }

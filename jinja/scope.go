@@ -26,6 +26,10 @@ type scope struct {
 	vars  map[string]any
 	data  map[string]bool
 	stack []string
+	// macroDepth is how deep macro calls nest now; tooDeep is set when they passed
+	// MaxMacroDepth, and fails the rendering whatever the template made of the error.
+	macroDepth int
+	tooDeep    error
 }
 
 func newScope(vars map[string]any) *scope {

@@ -190,6 +190,9 @@ func (s *scope) run(c *compiled, src string, native bool) (out any, err error) {
 	} else {
 		err = exec.NewRenderer(envWith(ctx), &b, jcfg, sourceLoader(""), c.tmpl).Execute()
 	}
+	if s.tooDeep != nil {
+		return nil, fmt.Errorf("template %q: %w", clip(src, 80), s.tooDeep)
+	}
 	if err != nil {
 		return nil, renderErr(src, err)
 	}
