@@ -29,13 +29,17 @@ const (
 // Event is one line of a stream (CLI.md "Output"). Its JSON form always has the keys time (RFC
 // 3339, UTC), event, host and task; the other keys appear when set.
 type Event struct {
-	Time      time.Time
-	Event     EventKind
-	Host      string
-	Task      string
-	Changed   bool
-	RC        *int
-	Msg       string
+	Time    time.Time
+	Event   EventKind
+	Host    string
+	Task    string
+	Changed bool
+	RC      *int
+	Msg     string
+	// MsgJSON is the JSON of the result's msg when it is not text (debug of a list or a
+	// mapping), as Python writes it (2.0 stays 2.0): Msg is then its display
+	// (playbooks.Display) and the event's JSON form has this value as its msg.
+	MsgJSON   json.RawMessage
 	Stdout    string
 	Stderr    string
 	FromState string
@@ -55,7 +59,7 @@ type eventJSON struct {
 	Task      string                `json:"task"`
 	Changed   bool                  `json:"changed,omitempty"`
 	RC        *int                  `json:"rc,omitempty"`
-	Msg       string                `json:"msg,omitempty"`
+	Msg       any                   `json:"msg,omitempty"`
 	Stdout    string                `json:"stdout,omitempty"`
 	Stderr    string                `json:"stderr,omitempty"`
 	FromState string                `json:"from_state,omitempty"`
@@ -74,8 +78,14 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	}
 	j := eventJSON{
 		Time: t.UTC().Format(time.RFC3339Nano), Event: e.Event, Host: e.Host, Task: e.Task,
-		Changed: e.Changed, RC: e.RC, Msg: e.Msg, Stdout: e.Stdout, Stderr: e.Stderr,
+		Changed: e.Changed, RC: e.RC, Stdout: e.Stdout, Stderr: e.Stderr,
 		FromState: e.FromState, ToState: e.ToState, Recap: e.Recap, Data: e.Data, Ignored: e.Ignored,
+	}
+	switch {
+	case e.MsgJSON != nil:
+		j.Msg = e.MsgJSON
+	case e.Msg != "":
+		j.Msg = e.Msg
 	}
 	if e.Duration > 0 {
 		d := e.Duration.Round(time.Millisecond).Seconds()

@@ -1,8 +1,11 @@
 package runner
 
 import (
+	"encoding/json"
 	"errors"
 	"time"
+
+	"github.com/kupgrade/kupgrade/playbooks"
 )
 
 // finish records one host's result of a task: register, set_fact, counts, notify, the event,
@@ -112,6 +115,7 @@ func (e *playExec) describe(ev *Event, t *ctask, res map[string]any) {
 		ev.Msg = "failed_when matched"
 	}
 	ev.Stdout, ev.Stderr = clipOutput(r.Stdout), clipOutput(r.Stderr)
+	showValue(ev, t, res)
 	var data map[string]any
 	for k, v := range res {
 		switch k {
@@ -182,4 +186,23 @@ func clipOutput(s string) string {
 func str(v any) string {
 	s, _ := v.(string)
 	return s
+}
+
+// showValue sets the event's message from a msg that is not text, or from the variable a
+// debug var shows, as Ansible displays the value (playbooks.Display).
+func showValue(ev *Event, t *ctask, res map[string]any) {
+	v, ok := res["msg"]
+	if _, text := v.(string); text {
+		return
+	}
+	if !ok && t.modName == "debug" && len(res) == 2 { // {"changed": false, var: value}
+		for k, x := range res {
+			if k != "changed" {
+				v, ok = x, true
+			}
+		}
+	}
+	if ok {
+		ev.Msg, ev.MsgJSON = playbooks.Display(v), json.RawMessage(playbooks.DisplayJSON(v, 0))
+	}
 }

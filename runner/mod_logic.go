@@ -11,23 +11,21 @@ import (
 
 // The modules below run on the controller only: they read and write variables.
 
+// modDebug returns the message or the variable as its value (a list stays a list); the event
+// shows it as Ansible does (playbooks.Display) and -o json writes it as that JSON value.
 func modDebug(_ context.Context, m *modCtx, args map[string]any) (map[string]any, error) {
 	if name := argStr(args, "var"); name != "" {
 		v, err := jinja.Render("{{ "+name+" }}", m.h.vars)
 		if err != nil {
 			return failure(fmt.Sprintf("debug var %q: %v", name, err)), nil
 		}
-		return map[string]any{"changed": false, name: v, "msg": fmt.Sprint(v)}, nil
+		return map[string]any{"changed": false, name: v}, nil
 	}
 	msg, ok := args["msg"]
 	if !ok {
 		msg = "Hello world!"
 	}
-	s, isStr := msg.(string)
-	if !isStr {
-		s = fmt.Sprint(msg)
-	}
-	return map[string]any{"changed": false, "msg": s}, nil
+	return map[string]any{"changed": false, "msg": msg}, nil
 }
 
 func modSetFact(_ context.Context, _ *modCtx, args map[string]any) (map[string]any, error) {

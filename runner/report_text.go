@@ -63,7 +63,7 @@ func (r *textReporter) Report(e Event) {
 		}
 		fmt.Fprintf(&b, "%s: [%s] %s%s\n", word, e.Host, e.Task, seconds(e.Duration))
 		if e.Msg != "" { // debug's msg, and what a module says it did
-			fmt.Fprintf(&b, "  msg: %s\n", e.Msg)
+			fmt.Fprintf(&b, "  msg: %s\n", strings.ReplaceAll(e.Msg, "\n", "\n  "))
 		}
 	case EventTaskSkipped:
 		r.done++
