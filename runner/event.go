@@ -38,7 +38,7 @@ type Event struct {
 	Msg     string
 	// MsgJSON is the JSON of the result's msg when it is not text (debug of a list or a
 	// mapping), as Python writes it (2.0 stays 2.0): Msg is then its display
-	// (playbooks.Display) and the event's JSON form has this value as its msg.
+	// (jinja.Display) and the event's JSON form has this value as its msg.
 	MsgJSON   json.RawMessage
 	Stdout    string
 	Stderr    string

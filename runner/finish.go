@@ -5,7 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/kupgrade/kupgrade/playbooks"
+	"github.com/kupgrade/kupgrade/jinja"
 )
 
 // finish records one host's result of a task: register, set_fact, counts, notify, the event,
@@ -189,7 +189,7 @@ func str(v any) string {
 }
 
 // showValue sets the event's message from a msg that is not text, or from the variable a
-// debug var shows, as Ansible displays the value (playbooks.Display).
+// debug var shows, as Ansible displays the value (jinja.Display).
 func showValue(ev *Event, t *ctask, res map[string]any) {
 	v, ok := res["msg"]
 	if _, text := v.(string); text {
@@ -203,6 +203,6 @@ func showValue(ev *Event, t *ctask, res map[string]any) {
 		}
 	}
 	if ok {
-		ev.Msg, ev.MsgJSON = playbooks.Display(v), json.RawMessage(playbooks.DisplayJSON(v, 0))
+		ev.Msg, ev.MsgJSON = jinja.Display(v), json.RawMessage(jinja.DisplayJSON(v, 0))
 	}
 }

@@ -1,4 +1,4 @@
-package playbooks
+package jinja
 
 import (
 	"encoding/json"
