@@ -2,48 +2,58 @@ package runner
 
 import (
 	"errors"
-	"github.com/kupgrade/kupgrade/internal/shellword"
+	"math"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kupgrade/kupgrade/internal/fencefile"
+	"github.com/kupgrade/kupgrade/internal/shellword"
 )
 
 // Fence is a guard the host itself keeps, so that no two fenced commands ever run on it at the
-// same time and a command from an operation that another has since replaced never starts,
-// whatever the caller's database, clocks or processes do. When PlayOptions.Fence is set, every
-// command and shell task of the play that runs as root (become to root, or remote user root)
-// runs under it:
+// same time, a command from an operation that another has since replaced never starts, and a
+// command of one cluster's operation never runs on a host a live operation of another cluster
+// holds, whatever the caller's database, clocks or processes do. When PlayOptions.Fence is set,
+// every command and shell task of the play that runs as root (become to root, or remote user
+// root) runs under it. The files' format is internal/fencefile's.
 //
-//   - the command holds an flock(1) lock on Dir/fence.lock for its whole life: the lock is taken
-//     on a file descriptor the command inherits, so it ends with the command (and whatever the
-//     command leaves running with that descriptor), even when the caller or its SSH connection
-//     dies first;
-//   - before it waits, a command announces its Key and Generation in Dir/fence.gen ("key
-//     generation", raised, never lowered, under a lock of its own held for an instant), so that
-//     a command of an older generation still waiting for the lock (its kupgrade killed, or its
+//   - a wrapper holds an flock(1) lock on Dir/fence.lock for the command's whole life and runs
+//     the command with the lock's descriptor closed: a daemon the command leaves running (a
+//     kubelet started with &) does not keep the host locked. A TERM, INT or HUP the wrapper gets
+//     is passed on to the command, and the wrapper keeps the lock until the command has ended;
+//   - before it waits, a command announces its Key and Generation in Dir/fence.gen (one line a
+//     key, raised, never lowered, under a lock of its own held for an instant), so that a
+//     command of an older generation still waiting for the lock (its kupgrade killed, or its
 //     lease lost while it waited) learns that a newer operation wants the host;
 //   - a command waits up to Wait for the lock, then is refused, naming who holds it;
-//   - holding the lock, it reads the stamp Dir/fence that the last fenced command left ("key
-//     generation owner start command") and the announcement, and is refused when either has the
-//     same Key and a higher Generation: a newer operation owns or wants the host. Otherwise it
-//     writes its own stamp (atomically) and runs. A different Key (another upgrade) is accepted.
+//   - holding the lock, it reads the stamp Dir/fence that the last fenced command left and the
+//     announcement of its Key, and is refused when the stamp cannot be read (empty, torn or
+//     edited by hand), when either has the same Key and a higher Generation (a newer operation
+//     owns or wants the host), or when the stamp is of another Cluster whose claim is live: its
+//     command ended less than Claim ago, or this command had to wait for it. Otherwise it
+//     stamps the host (atomically) with its cluster, key, generation, owner and a label (the
+//     task's name and the command's digest, never its text), runs, and stamps again when the
+//     command ends, so that the claim runs from the end. Another Key of the same cluster (a
+//     new upgrade) is accepted.
 //
 // A refused command never runs: the task fails with the fence's message, and the host error
 // wraps ErrFenced. Neither failed_when nor ignore_errors turns that into a success.
 type Fence struct {
+	Cluster    string        // whose operation runs: the host is refused to other clusters' commands meanwhile
 	Key        string        // what generations are compared within (an upgrade's id)
 	Generation int64         // the caller's fencing token: grows with each new owner of Key
 	Owner      string        // who runs the command, for people
 	Wait       time.Duration // how long a command waits for a busy fence; 0 refuses at once
-	Dir        string        // the fence's folder on the host; DefaultFenceDir when empty
+	Claim      time.Duration // how long the host stays Cluster's after a command ends (a lease's TTL)
+	Dir        string        // the fence's folder on the host; fencefile.Dir when empty
 }
 
-// The fence's files on a host: FenceLockFile is locked, FenceStampFile says by whom. Both live
-// in DefaultFenceDir (mode 0700) unless Fence.Dir says otherwise.
+// The fence's files on a host (fencefile's names, kept here for the runner's callers).
 const (
-	DefaultFenceDir = "/var/lib/kupgrade"
-	FenceLockFile   = "fence.lock"
-	FenceStampFile  = "fence"
+	DefaultFenceDir = fencefile.Dir
+	FenceLockFile   = fencefile.LockFile
+	FenceStampFile  = fencefile.StampFile
 )
 
 // ErrFenced marks a command the host's fence refused: it did not run.
@@ -57,73 +67,18 @@ const (
 	fencePrefix = "kupgrade fence: "
 )
 
-// fenceScript runs as root before the command: $1 folder, $2 wait in seconds, $3 key, $4
-// generation, $5 owner, $6 label; the command follows. It holds no single quote, so quote
-// keeps it one plain '...' word that sshconn's `exec WORD...` fast path reads as is. The lock's
-// descriptor 9 is left open on purpose across the final exec.
-const fenceScript = `d=$1 w=$2 k=$3 g=$4 o=$5 l=$6
-shift 6
-r() { echo "kupgrade fence: $*" >&2; exit 75; }
-stamp() { sk= sg= so= st= sl=; [ -f "$d/fence" ] && read -r sk sg so st sl < "$d/fence"; }
-announced() { ak= ag=; [ -f "$d/fence.gen" ] && read -r ak ag < "$d/fence.gen"; }
-command -v flock >/dev/null 2>&1 || r "flock (util-linux) is missing on this host: no command runs unfenced"
-mkdir -p -m 700 "$d" 2>/dev/null || r "cannot create $d"
-touch "$d/fence.lock" 2>/dev/null || r "cannot open $d/fence.lock"
-exec 8>>"$d/fence.gen.lock" && flock 8 || r "cannot lock $d/fence.gen.lock"
-announced
-if [ "$ak" != "$k" ] || [ "$g" -gt "$ag" ] 2>/dev/null; then
-  printf "%s %s\n" "$k" "$g" > "$d/fence.gen.tmp" && mv -f "$d/fence.gen.tmp" "$d/fence.gen" || r "cannot write $d/fence.gen"
-fi
-exec 8>&-
-exec 9>>"$d/fence.lock"
-if ! flock -w "$w" 9; then
-  stamp
-  r "another kupgrade command is still running on this host (generation ${sg:-?}, owner ${so:-?}, since ${st:-?}: ${sl:-?}); waited ${w}s for it to end: wait for it, then retry"
-fi
-stamp
-if [ "$sk" = "$k" ] && [ "$sg" -gt "$g" ] 2>/dev/null; then
-  r "a newer operation (generation $sg, owner $so) owns this host: this kupgrade (generation $g, owner $o) lost its lease and must not start new work"
-fi
-announced
-if [ "$ak" = "$k" ] && [ "$ag" -gt "$g" ] 2>/dev/null; then
-  r "a newer operation (generation $ag) is waiting for this host: this kupgrade (generation $g, owner $o) lost its lease and must not start new work"
-fi
-printf "%s %s %s %s %s\n" "$k" "$g" "$o" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$l" > "$d/fence.tmp" && mv -f "$d/fence.tmp" "$d/fence" || r "cannot write $d/fence"
-exec "$@"`
-
-// command returns the command line that runs inner (a script for sh -c) under the fence;
-// label says in the stamp what runs.
+// command returns the command line that runs inner (a script for sh -c) under the fence; label
+// names it in the stamp (fencefile.Label).
 func (f *Fence) command(inner, label string) string {
 	dir := f.Dir
 	if dir == "" {
 		dir = DefaultFenceDir
 	}
-	args := []string{dir, strconv.FormatFloat(max(f.Wait, 0).Seconds(), 'f', -1, 64), stampWord(f.Key),
-		strconv.FormatInt(f.Generation, 10), stampWord(f.Owner), stampLabel(label), "sh", "-c", inner}
+	claim := int64(math.Ceil(max(f.Claim, 0).Seconds()))
+	args := []string{dir, strconv.FormatFloat(max(f.Wait, 0).Seconds(), 'f', -1, 64), fencefile.Word(f.Cluster),
+		fencefile.Word(f.Key), strconv.FormatInt(max(f.Generation, 0), 10), fencefile.Word(f.Owner),
+		strconv.FormatInt(claim, 10), label, "sh", "-c", inner}
 	return "exec sh -c " + quote(fenceScript) + " kupgrade-fence " + shellword.Join(args)
-}
-
-// stampWord makes s one field of the stamp's line: no blanks, never empty.
-func stampWord(s string) string {
-	s = strings.Join(strings.Fields(s), "_")
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-// stampLabel is the start of what runs, on one line: the stamp's last field.
-func stampLabel(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 80 {
-		s = s[:80] + "..."
-	}
-	return s
-}
-
-// commandLabel is the first words of a command, for the stamp.
-func commandLabel(argv []string) string {
-	return strings.Join(argv[:min(len(argv), 4)], " ")
 }
 
 // fenceRefusal reads a refusal from a fenced command's outcome; ok is false when the command

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kupgrade/kupgrade/internal/fencefile"
 	"github.com/kupgrade/kupgrade/runner"
 	"github.com/kupgrade/kupgrade/runner/runnertest"
 )
@@ -87,6 +88,16 @@ func readMarks(t *testing.T, path string) string {
 	return strings.TrimSpace(string(b))
 }
 
+// readStamp reads the stamp the last fenced command left in dir/fence.
+func readStamp(t *testing.T, dir string) fencefile.Stamp {
+	t.Helper()
+	st, err := fencefile.Parse(readMarks(t, filepath.Join(dir, "fence", runner.FenceStampFile)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
 // blocker is a command that marks its start, waits until the test releases it, marks its end.
 func blocker(dir, name string) string {
 	return "echo start-" + name + " >> " + dir + "/marks; touch " + dir + "/started-" + name +
@@ -115,9 +126,8 @@ func TestFenceSerialisesCommands(t *testing.T) {
 	if got, want := readMarks(t, dir+"/marks"), "start-a\nend-a\nstart-b\nend-b"; got != want {
 		t.Errorf("marks:\n%s\nwant the second command to run after the first ended:\n%s", got, want)
 	}
-	stamp := readMarks(t, filepath.Join(dir, "fence", runner.FenceStampFile))
-	if !strings.HasPrefix(stamp, "u1 2 second ") || !strings.Contains(stamp, "echo start-b") {
-		t.Errorf("stamp %q, want the second command's (u1 2 second ... echo start-b ...)", stamp)
+	if st := readStamp(t, dir); st.Key != "u1" || st.Generation != 2 || st.Owner != "second" || !strings.HasPrefix(st.Label, "work (sha256:") {
+		t.Errorf("stamp %+v, want the second command's (u1 2 second, task work)", st)
 	}
 }
 
@@ -139,7 +149,7 @@ func TestFenceBusyRefuses(t *testing.T) {
 	if !errors.Is(err, runner.ErrFenced) {
 		t.Fatalf("busy fence: play error %v, want one wrapping ErrFenced", err)
 	}
-	for _, want := range []string{"still running", "generation 7", "owner holder:42:abc", "echo start-a"} {
+	for _, want := range []string{"still running", "generation 7", "owner holder:42:abc", "work (sha256:"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("refusal %q does not say %q", err, want)
 		}
@@ -271,7 +281,7 @@ func TestFenceUnderBecome(t *testing.T) {
 	if b, _ := os.ReadFile(log); string(b) != "root\n" {
 		t.Errorf("sudo log %q, want one call as root", b)
 	}
-	if stamp := readMarks(t, filepath.Join(dir, "fence", runner.FenceStampFile)); !strings.HasPrefix(stamp, "u1 2 me ") {
-		t.Errorf("stamp %q, want the command's (u1 2 me ...)", stamp)
+	if st := readStamp(t, dir); st.Key != "u1" || st.Generation != 2 || st.Owner != "me" {
+		t.Errorf("stamp %+v, want the command's (u1 2 me)", st)
 	}
 }

@@ -37,7 +37,7 @@ func modCommand(ctx context.Context, m *modCtx, args map[string]any) (map[string
 	for i, a := range argv {
 		cmd[i] = a
 	}
-	res, err := runCommand(ctx, m, args, prelude+"exec "+strings.Join(words, " "), commandLabel(argv))
+	res, err := runCommand(ctx, m, args, prelude+"exec "+strings.Join(words, " "))
 	return withCmd(res, err, cmd)
 }
 
@@ -105,14 +105,14 @@ func modShell(ctx context.Context, m *modCtx, args map[string]any) (map[string]a
 	if ex := argStr(args, "executable"); ex != "" {
 		script = quote(ex) + " -c " + quote(script)
 	}
-	res, err := runCommand(ctx, m, args, script, stampLabel(script))
+	res, err := runCommand(ctx, m, args, script)
 	return withCmd(res, err, cmd)
 }
 
 // runCommand adds chdir and the creates/removes guard to a command and runs it, under the play's
-// fence when it has one (label names the command in the fence's stamp). In check mode the
+// fence when it has one. In check mode the
 // command is skipped (the engine only calls it there when check_mode: false is not set).
-func runCommand(ctx context.Context, m *modCtx, args map[string]any, script, label string) (map[string]any, error) {
+func runCommand(ctx context.Context, m *modCtx, args map[string]any, script string) (map[string]any, error) {
 	if m.check {
 		return map[string]any{"changed": false, "skipped": true, "msg": "skipped in check mode"}, nil
 	}
@@ -141,9 +141,9 @@ func runCommand(ctx context.Context, m *modCtx, args map[string]any, script, lab
 	var out cmdOut
 	var err error
 	if stdin != nil {
-		out, err = m.runFenced(ctx, script, label, stdin)
+		out, err = m.runFenced(ctx, script, stdin)
 	} else {
-		out, err = m.runFenced(ctx, script, label, nil)
+		out, err = m.runFenced(ctx, script, nil)
 	}
 	if err != nil {
 		return nil, err

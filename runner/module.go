@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/kupgrade/kupgrade/internal/fencefile"
 	"io"
 	"io/fs"
 	"strconv"
@@ -64,11 +65,12 @@ type modCtx struct {
 	check      bool
 	noLog      bool
 	fence      *Fence // the play's fence when this task's commands run as root
+	taskName   string // the task's name as written (not rendered): the fence's stamp names it
 	roleDir    string // the role the task comes from: copy and template look in it first
 }
 
 func (e *playExec) modCtx(h *hostState, t *ctask) *modCtx {
-	m := &modCtx{e: e, h: h, conn: h.conn, env: t.env, check: e.po.Check, noLog: t.noLog, roleDir: t.roleDir}
+	m := &modCtx{e: e, h: h, conn: h.conn, env: t.env, check: e.po.Check, noLog: t.noLog, roleDir: t.roleDir, taskName: t.name}
 	if t.checkMode != nil {
 		m.check = *t.checkMode
 	}
@@ -104,13 +106,14 @@ func (m *modCtx) send(ctx context.Context, cmd string, stdin io.Reader) (cmdOut,
 }
 
 // runFenced is run for the command and shell modules: under the play's fence when the task has
-// one (label names the command in the fence's stamp). A refusal of the fence is returned as an
-// error wrapping ErrFenced: the command did not run.
-func (m *modCtx) runFenced(ctx context.Context, script, label string, stdin io.Reader) (cmdOut, error) {
+// one, stamped with the task's name and the script's digest (never its text: it may hold a
+// secret). A refusal of the fence is returned as an error wrapping ErrFenced: the command did
+// not run.
+func (m *modCtx) runFenced(ctx context.Context, script string, stdin io.Reader) (cmdOut, error) {
 	if m.fence == nil {
 		return m.run(ctx, script, stdin)
 	}
-	out, err := m.send(ctx, withBecome(m.fence.command(withEnv(script, m.env), label), m.become, m.becomeUser), stdin)
+	out, err := m.send(ctx, withBecome(m.fence.command(withEnv(script, m.env), fencefile.Label(m.taskName, script)), m.become, m.becomeUser), stdin)
 	if err == nil {
 		if refused, ok := fenceRefusal(out); ok {
 			return out, refused

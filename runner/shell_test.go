@@ -3,6 +3,7 @@ package runner
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestWrap(t *testing.T) {
@@ -31,9 +32,9 @@ func TestFenceCommandIsExecWords(t *testing.T) {
 	if strings.Contains(fenceScript, "'") {
 		t.Fatal("fenceScript holds a single quote")
 	}
-	f := &Fence{Key: "k", Generation: 3, Owner: "host:1:x"}
-	got := f.command("exec kubeadm upgrade node", "kubeadm upgrade node")
-	want := "exec sh -c '" + fenceScript + "' kupgrade-fence /var/lib/kupgrade 0 k 3 host:1:x 'kubeadm upgrade node' sh -c 'exec kubeadm upgrade node'"
+	f := &Fence{Cluster: "lab", Key: "k", Generation: 3, Owner: "host:1:x", Claim: 1500 * time.Millisecond}
+	got := f.command("exec kubeadm upgrade node", "upgrade (sha256:0a1b)")
+	want := "exec sh -c '" + fenceScript + "' kupgrade-fence /var/lib/kupgrade 0 lab k 3 host:1:x 2 'upgrade (sha256:0a1b)' sh -c 'exec kubeadm upgrade node'"
 	if got != want {
 		t.Errorf("fence command\n%s\nwant\n%s", got, want)
 	}

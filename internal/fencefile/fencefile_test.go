@@ -77,6 +77,13 @@ func sh(t *testing.T, dir, script string) (string, error) {
 	return string(out), err
 }
 
+// The functions are embedded in a script sent as one '...' word.
+func TestShellHoldsNoSingleQuote(t *testing.T) {
+	if strings.Contains(Shell, "'") || strings.Contains(ScriptParams, "'") {
+		t.Fatal("Shell holds a single quote")
+	}
+}
+
 func TestShellReadsWhatGoWrites(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, StampFile), []byte(stamp().Line()), 0o600); err != nil {

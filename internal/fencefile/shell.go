@@ -30,8 +30,8 @@ var Shell = `fence_stamp() {
   read -r sc sk sg so st su sl <<EOF
 $fence_r
 EOF
-  case $sg in ''|*[!0-9]*) return 1 ;; esac
-  case $su in ''|*[!0-9]*) return 1 ;; esac
+  case $sg in ""|*[!0-9]*) return 1 ;; esac
+  case $su in ""|*[!0-9]*) return 1 ;; esac
   [ -n "$sl" ]
 }
 fence_put() {
@@ -43,7 +43,7 @@ fence_gen_read() {
   ag= fence_k= fence_g=
   [ -e "$d/` + GenFile + `" ] || return 0
   while IFS=" " read -r fence_k fence_g fence_x; do
-    case $fence_g in ''|*[!0-9]*) return 2 ;; esac
+    case $fence_g in ""|*[!0-9]*) return 2 ;; esac
     [ -z "$fence_x" ] || return 2
     if [ "$fence_k" = "$1" ]; then ag=$fence_g; else printf "%s %s\n" "$fence_k" "$fence_g" >> "$2" || return 1; fi
   done < "$d/` + GenFile + `"

@@ -1,0 +1,56 @@
+package runner
+
+import "github.com/kupgrade/kupgrade/internal/fencefile"
+
+// fenceScript runs as root around the command: its parameters are fencefile.ScriptParams, the
+// command follows. It holds no single quote, so quote keeps it one plain '...' word that
+// sshconn's `exec WORD...` fast path reads as is. The command runs in the background with the
+// lock's descriptor 9 closed and stdin handed over through fd 3 (dash gives a background
+// command /dev/null otherwise); the wrapper waits for it, passing signals on, and keeps the lock
+// until it has ended.
+var fenceScript = fencefile.ScriptParams + `
+shift 8
+r() { echo "kupgrade fence: $*" >&2; exit 75; }
+` + fencefile.Shell + `
+held() { echo "cluster ${sc:-?}, generation ${sg:-?}, owner ${so:-?}, since ${st:-?}: ${sl:-?}"; }
+damaged() { r "$1 cannot be read (empty, torn or edited by hand): no command runs on its word; once no kupgrade command runs on this host (flock -n $d/fence.lock true succeeds), remove $1 and retry"; }
+command -v flock >/dev/null 2>&1 || r "flock (util-linux) is missing on this host: no command runs unfenced"
+mkdir -p -m 700 "$d" 2>/dev/null || r "cannot create $d"
+touch "$d/fence.lock" 2>/dev/null || r "cannot open $d/fence.lock"
+exec 8>>"$d/fence.gen.lock" && flock 8 || r "cannot lock $d/fence.gen.lock"
+fence_announce "$k" "$g"
+case $? in 0) ;; 2) damaged "$d/fence.gen" ;; *) r "cannot write $d/fence.gen" ;; esac
+exec 8>&-
+exec 9>>"$d/fence.lock"
+waited=0
+if ! flock -n 9; then
+  waited=1
+  if ! flock -w "$w" 9; then
+    fence_stamp
+    r "another kupgrade command is still running on this host ($(held)); waited ${w}s for it to end: wait for it, then retry"
+  fi
+fi
+fence_stamp || damaged "$d/fence"
+if [ "$sk" = "$k" ] && [ "$sg" -gt "$g" ]; then
+  r "a newer operation (generation $sg, owner $so) owns this host: this kupgrade (generation $g, owner $o) lost its lease and must not start new work"
+fi
+if [ -n "$sc" ] && [ "$sc" != - ] && [ "$sc" != "$c" ] && { [ $waited = 1 ] || [ "$(date +%s)" -lt "$su" ]; }; then
+  r "this host belongs to a live upgrade of cluster $sc ($(held)): a command of cluster $c must not run on it; check that the inventory (-i) and --cluster name the same cluster"
+fi
+fence_announced "$k" || damaged "$d/fence.gen"
+if [ -n "$ag" ] && [ "$ag" -gt "$g" ]; then
+  r "a newer operation (generation $ag) is waiting for this host: this kupgrade (generation $g, owner $o) lost its lease and must not start new work"
+fi
+s0=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+fence_put "$c" "$k" "$g" "$o" "$s0" "$t" "$l" || r "cannot write $d/fence"
+p=
+trap "[ -z \"\$p\" ] || kill -TERM \$p 2>/dev/null" TERM
+trap "[ -z \"\$p\" ] || kill -INT \$p 2>/dev/null" INT
+trap "[ -z \"\$p\" ] || kill -HUP \$p 2>/dev/null" HUP
+exec 3<&0
+"$@" 9>&- <&3 3<&- &
+p=$!
+exec 3<&-
+while :; do wait $p; e=$?; kill -0 $p 2>/dev/null || break; done
+fence_put "$c" "$k" "$g" "$o" "$s0" "$t" "$l" 2>/dev/null
+exit $e`
