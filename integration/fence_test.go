@@ -48,7 +48,7 @@ func TestOneKubeadmPerHost(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("the retry exited %d, want 1 (refused by the host's fence)", code)
 	}
-	for _, want := range []string{"kupgrade fence:", "another kupgrade command is still running", "kubeadm upgrade node"} {
+	for _, want := range []string{"kupgrade fence:", "another kupgrade command is still running", "kubeadm upgrade (sha256:"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the retry's output does not say %q:\n%s", want, out)
 		}

@@ -98,7 +98,7 @@ func TestClassify(t *testing.T) {
 func TestSnapshotMapRoundTrip(t *testing.T) {
 	s := snap(sha1, [3]string{newTag, oldTag, newTag}, withBackup, withUpgraded, withKubeletBackup)
 	s.ConfigMtime = time.Unix(1700000000, 0).UTC()
-	s.Fence = &FenceStamp{Busy: true, Key: "u1", Generation: 4, Owner: "o", Since: s.ConfigMtime, Command: "kubeadm upgrade node"}
+	s.Fence = &FenceStamp{Busy: true, Cluster: "lab", Key: "u1", Generation: 4, Owner: "o", Since: s.ConfigMtime, Command: "upgrade (sha256:0a)"}
 	m := s.Map()
 	if m["control_plane_version"] != oldTag || m["changed"] != false || m["config_sha256"] != sha1 {
 		t.Errorf("map = %v", m)

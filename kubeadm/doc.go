@@ -17,11 +17,11 @@
 //   - whether another kupgrade command still runs on the host: the probe reads the runner's host
 //     fence (/var/lib/kupgrade/fence.lock, tested without being kept, and its stamp) into
 //     Snapshot.Fence, and Classify then says to wait for that command first. The paths and the
-//     stamp's form are the runner's (runner.Fence), written here again, not imported.
+//     stamp's form are internal/fencefile's, which the runner writes with.
 //
 // What it must not know: hosts, connections, SSH, sudo, playbooks or the runner (it is handed an
 // Exec and runs nothing itself), the store, leases or states beyond state.Version. It imports
-// nothing of kupgrade but state, so runner, recovery and upgrade can all depend on it.
+// nothing of kupgrade but state and internal/fencefile, so runner, recovery and upgrade can all depend on it.
 //
 // Guarantees: the JSON field names of Snapshot and Finding, the classes, the sentences and the
 // keys the module registers are stored in events and read by people and playbooks; they change

@@ -162,8 +162,8 @@ func render(f kubeadm.Finding) string {
 		fmt.Fprintf(&b, "  kubelet backup: %s has_config=%v\n", k.Path, k.HasConfig)
 	}
 	if fe := a.Fence; fe != nil {
-		fmt.Fprintf(&b, "  fence: busy=%v key=%s generation=%d owner=%s since=%s command=%q\n",
-			fe.Busy, fe.Key, fe.Generation, fe.Owner, fe.Since.Format(time.RFC3339), fe.Command)
+		fmt.Fprintf(&b, "  fence: busy=%v damaged=%v cluster=%s key=%s generation=%d owner=%s since=%s command=%q\n",
+			fe.Busy, fe.Damaged, fe.Cluster, fe.Key, fe.Generation, fe.Owner, fe.Since.Format(time.RFC3339), fe.Command)
 	}
 	return b.String()
 }

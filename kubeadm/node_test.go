@@ -9,7 +9,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
+	"github.com/kupgrade/kupgrade/internal/fencefile"
 	"github.com/kupgrade/kupgrade/kubeadm"
 )
 
@@ -105,7 +107,9 @@ func (n *node) kubeletConfigPhase(backup bool, config string) {
 }
 
 // fenceStamp is the stamp a kupgrade command left on the host's fence (runner.Fence).
-const fenceStamp = "9f0c2d4e-5b1a-4c3e-8d7f-0a1b2c3d4e5f 7 ops-1:4242:Xk2p 2025-07-15T09:12:30Z kubeadm upgrade node"
+var fenceStamp = strings.TrimSuffix(fencefile.Stamp{Cluster: "lab", Key: "9f0c2d4e-5b1a-4c3e-8d7f-0a1b2c3d4e5f", Generation: 7,
+	Owner: "ops-1:4242:Xk2p", Since: time.Date(2025, 7, 15, 9, 12, 30, 0, time.UTC), Until: time.Date(2025, 7, 15, 9, 13, 0, 0, time.UTC),
+	Label: fencefile.Label("Upgrade the node", "kubeadm upgrade node")}.Line(), "\n")
 
 // stampFence is a kupgrade command having taken the host's fence: the lock file and its stamp.
 func (n *node) stampFence() {

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kupgrade/kupgrade/internal/fencefile"
 )
 
 // Exec runs one shell script on a host (env set for the script, as root where the caller's
@@ -52,7 +54,7 @@ func (p Prober) Probe(ctx context.Context, exec Exec) (Snapshot, error) {
 //	manifest <component> <image line>
 //	dir upgraded|backup <mtime> <path>
 //	dir kubelet <mtime> <has config.yaml 0|1> <path>
-//	fence <busy 0|1> <stamp line>   (only when the host has a fence)
+//	fence <busy 0|1> <stamp line|none|torn>   (only when the host has a fence)
 //	end
 func (p Prober) Command() (string, map[string]string) {
 	root := strings.TrimRight(p.Root, "/")
@@ -84,12 +86,12 @@ for d in "$r"` + tmpDir + `/kubeadm-upgraded-manifests* "$r"` + tmpDir + `/kubea
   *) h=0; [ -f "$d/config.yaml" ] && h=1; echo "dir${t}kubelet$t$(stat -c %Y "$d")$t$h$t$p" ;;
   esac
 done
-f="$r` + fenceDir + `"
-if [ -f "$f/fence.lock" ]; then
+f="$r` + fencefile.Dir + `"
+if [ -f "$f/` + fencefile.LockFile + `" ]; then
   b=0
-  if command -v flock >/dev/null 2>&1; then flock -n "$f/fence.lock" true || b=1; fi
-  s=
-  [ -f "$f/fence" ] && read -r s < "$f/fence"
+  if command -v flock >/dev/null 2>&1; then flock -n "$f/` + fencefile.LockFile + `" true || b=1; fi
+  s=` + noStamp + `
+  if [ -e "$f/` + fencefile.StampFile + `" ]; then IFS= read -r s < "$f/` + fencefile.StampFile + `" || s=` + tornStamp + `; fi
   echo "fence$t$b$t$s"
 fi
 echo end
@@ -125,8 +127,8 @@ func ParseReport(out []byte) (Snapshot, error) {
 			s.ConfigExists, s.ConfigSHA256, s.ConfigMtime = true, f[1], time.Unix(sec, 0).UTC()
 		case f[0] == "manifest" && len(f) == 3:
 			s.Manifests[f[1]] = imageTag(f[2])
-		case f[0] == "fence" && len(f) == 3 && (f[1] == "0" || f[1] == "1"):
-			s.Fence = parseStamp(f[1] == "1", f[2])
+		case f[0] == "fence" && len(f) >= 3 && (f[1] == "0" || f[1] == "1"):
+			s.Fence = parseStamp(f[1] == "1", strings.Join(f[2:], "\t")) // a tab in a stamp damages it
 		case f[0] == "dir" && (len(f) == 4 || len(f) == 5 && f[1] == "kubelet"):
 			sec, err := strconv.ParseInt(f[2], 10, 64)
 			if err != nil {

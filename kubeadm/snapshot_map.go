@@ -32,8 +32,8 @@ func (s Snapshot) Map() map[string]any {
 		"kubelet_config_backups":  kb,
 	}
 	if f := s.Fence; f != nil {
-		m["fence"] = map[string]any{"busy": f.Busy, "key": f.Key, "generation": f.Generation, "owner": f.Owner,
-			"since": timeText(f.Since), "command": f.Command}
+		m["fence"] = map[string]any{"busy": f.Busy, "damaged": f.Damaged, "cluster": f.Cluster, "key": f.Key,
+			"generation": f.Generation, "owner": f.Owner, "since": timeText(f.Since), "command": f.Command}
 	}
 	return m
 }
@@ -102,6 +102,8 @@ func snapshotFromMap(m map[string]any) (Snapshot, error) {
 	if f, ok := m["fence"].(map[string]any); ok {
 		st := &FenceStamp{}
 		st.Busy, _ = f["busy"].(bool)
+		st.Damaged, _ = f["damaged"].(bool)
+		st.Cluster, _ = f["cluster"].(string)
 		st.Key, _ = f["key"].(string)
 		st.Owner, _ = f["owner"].(string)
 		st.Command, _ = f["command"].(string)

@@ -10,7 +10,8 @@ import (
 )
 
 // Every step's playbook runs under the host fence, stamped with the upgrade's id and the
-// generation of the lease the step holds while it runs.
+// generation of the lease the step holds while it runs, and claiming the host for the upgrade's
+// cluster for a lease's TTL.
 func TestEveryPlayIsFencedWithItsLease(t *testing.T) {
 	f := newFixture(t)
 	u, err := f.w.Start(t.Context(), "v1.30.1", "", false)
@@ -32,6 +33,8 @@ func TestEveryPlayIsFencedWithItsLease(t *testing.T) {
 			t.Errorf("%s@%s: fence %+v, want key %s, the lease's generation %d and owner %s", name, limit, *fence, u.UUID, l.Generation, l.Owner)
 		case fence.Generation <= last:
 			t.Errorf("%s@%s: generation %d, not above the previous step's %d", name, limit, fence.Generation, last)
+		case fence.Cluster != u.Cluster || fence.Claim != f.w.LeaseTTL:
+			t.Errorf("%s@%s: fence cluster %q, claim %s, want the upgrade's cluster %q and the lease's TTL %s", name, limit, fence.Cluster, fence.Claim, u.Cluster, f.w.LeaseTTL)
 		case fence.Wait != 2*time.Minute:
 			t.Errorf("%s@%s: fence wait %s, want the default 2m", name, limit, fence.Wait)
 		}

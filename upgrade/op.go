@@ -118,7 +118,8 @@ func (w *Workflow) execute(ctx context.Context, o *op) error {
 // taken. Every root command a step runs on a host (kubeadm; the kubelet's install and restart;
 // kubectl cordon, drain and uncordon; the abort's restore) runs under it: no two of them ever
 // overlap on a host, even when this process lost its lease to another while its kubeadm still
-// runs, and none starts once a newer operation has run on the host. The lease's generation is
+// runs, none starts once a newer operation has run on the host, and no other cluster's command
+// runs on a host within a lease's TTL of this one's last command. The lease's generation is
 // read back rather than assumed: a lease that is no longer ours fails the step before it runs.
 func (w *Workflow) fence(ctx context.Context) (*runner.Fence, error) {
 	var u state.Upgrade
@@ -141,7 +142,7 @@ func (w *Workflow) fence(ctx context.Context) (*runner.Fence, error) {
 	if l == nil || l.Owner != w.owner() {
 		return nil, errors.New("the lease was taken over before the playbook started")
 	}
-	return &runner.Fence{Key: u.UUID, Generation: l.Generation, Owner: w.owner(), Wait: w.fenceWait()}, nil
+	return &runner.Fence{Cluster: w.Cluster, Key: u.UUID, Generation: l.Generation, Owner: w.owner(), Wait: w.fenceWait(), Claim: w.ttl()}, nil
 }
 
 // reach connects to every host of o at once (unreachable hosts are refused before anything is

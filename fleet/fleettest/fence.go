@@ -2,52 +2,115 @@ package fleettest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/kupgrade/kupgrade/internal/fencefile"
 	"mvdan.cc/sh/v3/interp"
 )
 
-// fenceScriptStart begins the runner's host-fence script (runner.Fence): its arguments are the
-// fence's folder, wait in seconds, key, generation, owner and label, then the command.
-const fenceScriptStart = "d=$1 w=$2 k=$3 g=$4 o=$5 l=$6"
+// fenceScriptStart begins the runner's host-fence script (runner.Fence): its parameters are
+// fencefile.ScriptParams, then the command.
+const fenceScriptStart = fencefile.ScriptParams
+
+// fenceCall is one fenced command's parameters.
+type fenceCall struct {
+	dir, wait, cluster, key, owner, label string
+	gen, claim                            int64
+	cmd                                   []string
+}
+
+func parseFenceCall(p []string) (fenceCall, error) {
+	if len(p) < 9 {
+		return fenceCall{}, errors.New("bad arguments")
+	}
+	gen, errG := strconv.ParseInt(p[4], 10, 64)
+	claim, errC := strconv.ParseInt(p[6], 10, 64)
+	if errG != nil || errC != nil {
+		return fenceCall{}, errors.New("bad generation or claim")
+	}
+	return fenceCall{dir: p[0], wait: p[1], cluster: p[2], key: p[3], gen: gen, owner: p[5], claim: claim, label: p[7], cmd: p[8:]}, nil
+}
 
 // fenced runs the host fence natively, with the script's semantics: the lock held for the life
-// of the command, the wait, the stamp, and the refusal of an older generation of the same key.
+// of the command, the wait, the stamp, the refusal of a damaged stamp, of an older generation of
+// the same key and of another cluster's command on a host a live operation holds. The
+// generation announcements are not simulated: the simulated fleet's runners never wait behind
+// one another's older generation.
 func (h *Host) fenced(ctx context.Context, hc interp.HandlerContext, p []string) int {
-	if len(p) < 7 {
-		fmt.Fprintln(hc.Stderr, "kupgrade fence: bad arguments")
+	c, err := parseFenceCall(p)
+	if err != nil {
+		fmt.Fprintln(hc.Stderr, "kupgrade fence: "+err.Error())
 		return 75
 	}
-	dir, key, gen, owner, label, cmd := p[0], p[2], p[3], p[4], p[5], p[6:]
-	wait, _ := strconv.ParseFloat(p[1], 64)
 	h.mu.Lock()
-	h.disk.mkdirAll(dir, time.Now())
-	if _, ok := h.disk[dir+"/fence.lock"]; !ok {
-		h.disk.write(dir+"/fence.lock", nil, time.Now())
+	h.disk.mkdirAll(c.dir, time.Now())
+	if _, ok := h.disk[c.dir+"/"+fencefile.LockFile]; !ok {
+		h.disk.write(c.dir+"/"+fencefile.LockFile, nil, time.Now())
 	}
 	h.mu.Unlock()
-	if !h.lockFence(ctx, time.Duration(wait*float64(time.Second))) {
-		sg, so, st, sl := h.stamp(dir)
-		fmt.Fprintf(hc.Stderr, "kupgrade fence: another kupgrade command is still running on this host (generation %s, owner %s, since %s: %s); waited %ss for it to end: wait for it, then retry\n", sg, so, st, sl, p[1])
+	waited := !h.lockFence(ctx, 0)
+	if waited && !h.lockFence(ctx, time.Duration(must(strconv.ParseFloat(c.wait, 64))*float64(time.Second))) {
+		st, _ := h.stamp(c.dir)
+		fmt.Fprintf(hc.Stderr, "kupgrade fence: another kupgrade command is still running on this host (%s); waited %ss for it to end: wait for it, then retry\n", held(st), c.wait)
 		return 75
 	}
 	defer func() { <-h.fence }()
-	sk, sg := h.stampKey(dir)
-	if g, err := strconv.ParseInt(gen, 10, 64); err == nil && sk == key && sg > g {
-		_, so, _, _ := h.stamp(dir)
-		fmt.Fprintf(hc.Stderr, "kupgrade fence: a newer operation (generation %d, owner %s) owns this host: this kupgrade (generation %s, owner %s) lost its lease and must not start new work\n", sg, so, gen, owner)
+	if msg := h.refusal(c, waited); msg != "" {
+		fmt.Fprintln(hc.Stderr, "kupgrade fence: "+msg)
 		return 75
 	}
-	h.mu.Lock()
-	h.disk.write(dir+"/fence", fmt.Appendf(nil, "%s %s %s %s %s\n", key, gen, owner, time.Now().UTC().Format(time.RFC3339), label), time.Now())
-	h.mu.Unlock()
-	if len(cmd) >= 2 && cmd[0] == "sh" {
-		return h.shell(ctx, hc, cmd[1:], nil)
+	since := time.Now().UTC().Truncate(time.Second)
+	h.putStamp(c, since)
+	defer h.putStamp(c, since)
+	if len(c.cmd) >= 2 && c.cmd[0] == "sh" {
+		return h.shell(ctx, hc, c.cmd[1:], nil)
 	}
-	return h.call(ctx, hc, cmd, nil)
+	return h.call(ctx, hc, c.cmd, nil)
+}
+
+func must(f float64, _ error) float64 { return f }
+
+// refusal is why the fence refuses c holding the lock ("" when it does not): the script's.
+func (h *Host) refusal(c fenceCall, waited bool) string {
+	st, err := h.stamp(c.dir)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("%s/%s cannot be read (empty, torn or edited by hand): no command runs on its word; once no kupgrade command runs on this host (flock -n %s/%s true succeeds), remove %s/%s and retry",
+			c.dir, fencefile.StampFile, c.dir, fencefile.LockFile, c.dir, fencefile.StampFile)
+	case st.Key == c.key && st.Generation > c.gen:
+		return fmt.Sprintf("a newer operation (generation %d, owner %s) owns this host: this kupgrade (generation %d, owner %s) lost its lease and must not start new work", st.Generation, st.Owner, c.gen, c.owner)
+	case st.Cluster != "" && st.Cluster != "-" && st.Cluster != c.cluster && (waited || time.Now().Before(st.Until)):
+		return fmt.Sprintf("this host belongs to a live upgrade of cluster %s (%s): a command of cluster %s must not run on it; check that the inventory (-i) and --cluster name the same cluster", st.Cluster, held(st), c.cluster)
+	}
+	return ""
+}
+
+func held(st fencefile.Stamp) string {
+	return fmt.Sprintf("cluster %s, generation %d, owner %s, since %s: %s", st.Cluster, st.Generation, st.Owner, st.Since.Format(time.RFC3339), st.Label)
+}
+
+// stamp reads the host's stamp: a zero Stamp when there is none, an error when it is damaged.
+func (h *Host) stamp(dir string) (fencefile.Stamp, error) {
+	s, ok := h.File(dir + "/" + fencefile.StampFile)
+	if !ok {
+		return fencefile.Stamp{}, nil
+	}
+	if !strings.HasSuffix(s, "\n") {
+		return fencefile.Stamp{}, fencefile.ErrDamaged
+	}
+	return fencefile.Parse(s)
+}
+
+func (h *Host) putStamp(c fenceCall, since time.Time) {
+	st := fencefile.Stamp{Cluster: c.cluster, Key: c.key, Generation: c.gen, Owner: c.owner, Since: since,
+		Until: time.Now().Add(time.Duration(c.claim) * time.Second), Label: c.label}
+	h.mu.Lock()
+	h.disk.write(c.dir+"/"+fencefile.StampFile, []byte(st.Line()), time.Now())
+	h.mu.Unlock()
 }
 
 // lockFence takes the fence's lock, waiting up to wait.
@@ -56,6 +119,9 @@ func (h *Host) lockFence(ctx context.Context, wait time.Duration) bool {
 	case h.fence <- struct{}{}:
 		return true
 	default:
+	}
+	if wait <= 0 {
+		return false
 	}
 	t := time.NewTimer(wait)
 	defer t.Stop()
@@ -67,25 +133,6 @@ func (h *Host) lockFence(ctx context.Context, wait time.Duration) bool {
 	case <-ctx.Done():
 		return false
 	}
-}
-
-func (h *Host) stamp(dir string) (gen, owner, since, label string) {
-	s, _ := h.File(dir + "/fence")
-	f := strings.SplitN(strings.TrimSpace(s), " ", 5)
-	for len(f) < 5 {
-		f = append(f, "?")
-	}
-	return f[1], f[2], f[3], f[4]
-}
-
-func (h *Host) stampKey(dir string) (string, int64) {
-	s, _ := h.File(dir + "/fence")
-	f := strings.Fields(s)
-	if len(f) < 2 {
-		return "", 0
-	}
-	g, _ := strconv.ParseInt(f[1], 10, 64)
-	return f[0], g
 }
 
 // flock is `flock -n FILE COMMAND...` (the probe asks whether the fence is busy) and

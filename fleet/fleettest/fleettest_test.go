@@ -3,6 +3,7 @@ package fleettest
 import (
 	"bytes"
 	"context"
+	"github.com/kupgrade/kupgrade/internal/fencefile"
 	"os"
 	"path/filepath"
 	"strings"
@@ -81,7 +82,7 @@ func TestProbeReadsTheSimulatedNode(t *testing.T) {
 func TestFenceRefusesAnOlderGeneration(t *testing.T) {
 	h := newTestFleet(t).Clusters[0].Hosts[0]
 	fence := func(gen string) (int, string) {
-		rc, _, errs := run(t, h, "exec sh -c '"+fenceScriptStart+"' kupgrade-fence /var/lib/kupgrade 1 up1 "+gen+" me label sh -c 'echo ran'")
+		rc, _, errs := run(t, h, "exec sh -c '"+fenceScriptStart+"' kupgrade-fence /var/lib/kupgrade 1 lab up1 "+gen+" me 30 label sh -c 'echo ran'")
 		return rc, errs
 	}
 	if rc, errs := fence("3"); rc != 0 {
@@ -89,6 +90,13 @@ func TestFenceRefusesAnOlderGeneration(t *testing.T) {
 	}
 	if rc, errs := fence("2"); rc != 75 || !strings.Contains(errs, "kupgrade fence: a newer operation (generation 3") {
 		t.Errorf("generation 2 after 3: rc %d, %s", rc, errs)
+	}
+	rc, _, errs := run(t, h, "exec sh -c '"+fenceScriptStart+"' kupgrade-fence /var/lib/kupgrade 1 c0001 up9 1 me 30 label sh -c 'echo ran'")
+	if rc != 75 || !strings.Contains(errs, "live upgrade of cluster lab") {
+		t.Errorf("another cluster's command within the claim: rc %d, %s", rc, errs)
+	}
+	if s, _ := h.File("/var/lib/kupgrade/fence"); !strings.HasPrefix(s, fencefile.Version+" ") {
+		t.Errorf("stamp %q, not in fencefile's format", s)
 	}
 }
 
