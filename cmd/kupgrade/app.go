@@ -16,7 +16,7 @@ import (
 
 // Globals are the global flags of CLI.md.
 type Globals struct {
-	DB                string        `name:"db" env:"KUPGRADE_DB" default:"sqlite:kupgrade.db" help:"State store: sqlite:PATH or mysql://user:pass@host:port/db (a Galera cluster: mysql://user:pass@db1,db2,db3/db)."`
+	DB                string        `name:"db" env:"KUPGRADE_DB" help:"State store: sqlite:PATH or mysql://user:pass@host:port/db (a Galera cluster: mysql://user:pass@db1,db2,db3/db). Default: sqlite:/var/lib/kupgrade/kupgrade.db as root, else sqlite:$XDG_STATE_HOME/kupgrade/kupgrade.db (~/.local/state/kupgrade/kupgrade.db)."`
 	DBFile            string        `name:"db-file" type:"path" help:"Read the DSN from this file (keeps a password off the command line)."`
 	Inventory         []string      `short:"i" env:"KUPGRADE_INVENTORY" default:"inventory.yml" type:"path" sep:"none" help:"Ansible inventory: a YAML or INI file, or a folder of them; repeat -i to merge several, later ones winning."`
 	Cluster           string        `env:"KUPGRADE_CLUSTER" help:"Cluster name (default: kupgrade_cluster of the inventory, else 'default')."`
@@ -40,6 +40,8 @@ type app struct {
 	db             state.DSN // parsed once, by dsn
 	dbErr          error
 	parsed         bool
+	defaulted      bool        // the database is defaultDB's: no --db, --db-file or KUPGRADE_DB
+	mayCreate      bool        // this command may create the database: upgrade start, fleet run
 	store          state.Store // for writing (Store)
 	reader         state.Store // for reading only (Reader), when no writer is open
 	inv            *inventory.Inventory

@@ -64,7 +64,10 @@
 //
 // # Global flags
 //
-//	--db DSN                  state store (default sqlite:kupgrade.db): sqlite:PATH,
+//	--db DSN                  state store: sqlite:PATH (default /var/lib/kupgrade/kupgrade.db as
+//	                          root, else $XDG_STATE_HOME/kupgrade/kupgrade.db, that is
+//	                          ~/.local/state/kupgrade/kupgrade.db; only upgrade start and fleet
+//	                          run create it), or
 //	                          mysql://user:pass@host:port/db?params, or user:pass@tcp(host:port)/db;
 //	                          several servers of one Galera cluster: mysql://u:p@db1,db2,db3/db
 //	                          (a new connection goes to the first that answers)

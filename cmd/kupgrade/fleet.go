@@ -52,6 +52,7 @@ func (c *fleetRunCmd) Run(ctx context.Context, a *app) error {
 	if err != nil {
 		return err
 	}
+	a.mayCreate = true
 	st, err := a.fleetStore(ctx)
 	if err != nil {
 		return err

@@ -15,7 +15,7 @@ import (
 // shows those of the command it names.
 var examples = map[string][]string{
 	"upgrade start":           {"kupgrade upgrade start v1.30.1", "kupgrade upgrade start v1.30.1 --from-version v1.29.4", "kupgrade upgrade start v1.31.0 --ignore-version-checks"},
-	"upgrade show":            {"kupgrade upgrade show", "kupgrade upgrade show -o json --db sqlite:/var/lib/kupgrade.db"},
+	"upgrade show":            {"kupgrade upgrade show", "kupgrade upgrade show -o json --db sqlite:/var/lib/kupgrade/kupgrade.db"},
 	"upgrade plan":            {"kupgrade upgrade plan", "kupgrade upgrade plan v1.30.1 -o json"},
 	"upgrade list":            {"kupgrade upgrade list"},
 	"upgrade history":         {"kupgrade upgrade history --cluster lab --since 2h"},

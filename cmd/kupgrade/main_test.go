@@ -18,6 +18,11 @@ import (
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"kupgrade": func() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		// kupgrade-user: kupgrade as a user who is not root, whoever runs the tests.
+		"kupgrade-user": func() {
+			asRoot = func() bool { return false }
+			os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+		},
 	})
 }
 

@@ -34,6 +34,9 @@ func (a *app) dsn() (state.DSN, error) {
 	}
 	a.parsed = true
 	raw := a.g.DB
+	if raw == "" && a.g.DBFile == "" {
+		raw, a.defaulted = "sqlite:"+defaultDB(), true
+	}
 	if a.g.DBFile != "" {
 		b, err := os.ReadFile(a.g.DBFile)
 		if err != nil {
@@ -48,7 +51,9 @@ func (a *app) dsn() (state.DSN, error) {
 	return a.db, a.dbErr
 }
 
-// Store opens, once, the state store for commands that write.
+// Store opens, once, the state store for commands that write. Only `upgrade start` and `fleet
+// run` may create the database (mayCreate): for the others, a missing one is bad input naming
+// the database looked for.
 func (a *app) Store(ctx context.Context) (state.Store, error) {
 	if a.store != nil {
 		return a.store, nil
@@ -57,9 +62,21 @@ func (a *app) Store(ctx context.Context) (state.Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	missing := mustExist(d)
+	if missing != nil && !a.mayCreate {
+		return nil, missing
+	}
+	if missing != nil {
+		if err := a.makeDBFolder(d); err != nil {
+			return nil, err
+		}
+	}
 	st, err := openStore(ctx, d, a.storeOptions()...)
 	if err != nil {
 		return nil, err
+	}
+	if missing != nil {
+		a.announceCreated(d)
 	}
 	a.store = st
 	return st, nil
@@ -100,9 +117,9 @@ func (a *app) storeOptions() []state.Option {
 	return opts
 }
 
-// mustExist refuses to open, for reading, an SQLite database that does not exist: opening it
-// would create an empty one, and a read-only command run from the wrong directory would then
-// report "no upgrade" instead of the mistake.
+// mustExist refuses to open an SQLite database that does not exist: opening it would create an
+// empty one, and a command given the wrong database would then report "no upgrade" or "nothing
+// is stuck" instead of the mistake.
 func mustExist(d state.DSN) error {
 	if d.Driver == "mysql" || d.Path == ":memory:" || strings.HasPrefix(d.Path, "file:") {
 		return nil
@@ -121,7 +138,8 @@ func mustExist(d state.DSN) error {
 type missingDBError struct{ path string }
 
 func (e *missingDBError) Error() string {
-	return fmt.Sprintf("database sqlite:%s does not exist; run kupgrade from the directory that holds it, or pass --db sqlite:PATH (or KUPGRADE_DB); this command only reads and creates no database", e.path)
+	return fmt.Sprintf("database sqlite:%s does not exist; pass --db sqlite:PATH (or KUPGRADE_DB) naming the database "+
+		"of the upgrade; this command creates no database (only `upgrade start` and `fleet run` do)", e.path)
 }
 
 func (e *missingDBError) Unwrap() error { return state.ErrBadInput }

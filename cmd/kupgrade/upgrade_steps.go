@@ -36,6 +36,7 @@ func (c *upgradeStartCmd) Run(ctx context.Context, a *app) error {
 		}
 		*v = pv.String()
 	}
+	a.mayCreate = true
 	w, err := a.workflow(ctx)
 	if err != nil {
 		return err

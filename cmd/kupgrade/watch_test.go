@@ -11,12 +11,13 @@ import (
 	"time"
 
 	"github.com/kupgrade/kupgrade/runner/runnertest"
+	"github.com/kupgrade/kupgrade/state/sqlite"
 )
 
 // watch --listen serves /healthz and /metrics while it audits, and a cancelled context (SIGTERM)
 // ends it cleanly: the server closes and Run returns nil (exit 0).
 func TestWatchListenServesAndShutsDownGracefully(t *testing.T) {
-	g := &Globals{DB: "sqlite:" + filepath.Join(t.TempDir(), "kupgrade.db"), Inventory: []string{filepath.Join(t.TempDir(), "none.yml")},
+	g := &Globals{DB: "sqlite:" + emptyDB(t), Inventory: []string{filepath.Join(t.TempDir(), "none.yml")},
 		Output: "table", LogLevel: "info", LogFormat: "text"}
 	addr, cancel, done := startWatch(t, g)
 	for path, want := range map[string]string{"/healthz": "ok", "/metrics": "kupgrade_build_info", "/": "<h1>kupgrade watch</h1>",
@@ -77,4 +78,16 @@ func get(t *testing.T, addr, path string) string {
 		t.Fatalf("GET %s: %s\n%s", path, resp.Status, b)
 	}
 	return string(b)
+}
+
+// emptyDB is a new, empty database (watch creates none).
+func emptyDB(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "kupgrade.db")
+	st, err := sqlite.Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	return path
 }
