@@ -18,5 +18,8 @@
 //     include_tasks and include_role whose file is named without a template; an error in any of
 //     them names that file. An Ansible keyword, module, option or connection kupgrade does not
 //     run is an error saying "not supported by kupgrade" with its whole name.
+//   - A role whose meta dependencies (or import_role) lead back to itself is refused with the
+//     chain of roles and the file:line naming each (TestRoleDependencyCycleRefused); an import
+//     cycle of files is refused with the chain of files.
 //   - No input makes the loader panic, nor the templating of whatever loads (FuzzParse).
 package playbooks

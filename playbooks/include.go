@@ -18,8 +18,9 @@ const maxFiles = 2000
 type loader struct {
 	base  string // the folder of the top playbook
 	files int
-	stack []string  // files being decoded, to refuse an import cycle
-	play  *playLoad // the play being decoded
+	stack []string   // files being decoded, to refuse an import cycle
+	roles []roleLink // roles being placed, to refuse a dependency cycle
+	play  *playLoad  // the play being decoded
 }
 
 // playLoad is the state of one play while its roles are placed.

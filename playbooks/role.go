@@ -110,6 +110,10 @@ func (d *decoder) loadRole(s roleSpec, c taskCtx) (*Task, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := d.enterRole(dir, s); err != nil {
+		return nil, err
+	}
+	defer d.leaveRole()
 	r := &Role{Name: filepath.Base(dir), Dir: dir, Private: !s.public}
 	rd := *d
 	rd.role = r
@@ -124,9 +128,11 @@ func (d *decoder) loadRole(s roleSpec, c taskCtx) (*Task, error) {
 	}
 	pl.seen[string(key)] = true
 	outer := &Task{Block: []*Task{}, When: s.when, Tags: s.tags, File: d.file, Line: s.at.Line, Column: s.at.Column}
+	deps := rd
+	deps.file = meta.file // a dependency's errors name the meta file that lists it
 	for _, dep := range meta.deps {
 		dep.public, dep.dedup = s.public, true
-		b, err := rd.loadRole(dep, c)
+		b, err := deps.loadRole(dep, c)
 		if err != nil {
 			return nil, err
 		}
@@ -229,6 +235,7 @@ func (d *decoder) varsFile(at *yaml.Node, path string) (map[string]any, error) {
 }
 
 type roleMeta struct {
+	file            string // meta/main.yml, when the role has one
 	deps            []roleSpec
 	allowDuplicates bool
 }
@@ -248,6 +255,7 @@ func (d *decoder) roleMeta(at *yaml.Node) (roleMeta, error) {
 		}
 		return m, err
 	}
+	m.file = p
 	pairs, err := sub.mapping(root, "a role's meta/main.yml")
 	if err != nil {
 		return m, err
