@@ -92,7 +92,7 @@ func heldLeaseCluster(t *testing.T, dir string) (db, inv string) {
 	for _, q := range []string{
 		`UPDATE kube_upgrade SET state = 'upgrading-second-master'`,
 		`UPDATE kube_host_upgrade SET status = 'upgrading-control-plane', target_version = 'v1.30.1' WHERE host_id = (SELECT id FROM host WHERE hostname = 'controller-1')`,
-		`INSERT INTO kube_upgrade_lease (cluster, owner, operation, acquired_at, heartbeat_at, expires_at) VALUES ('default', 'host-b:7:cd', 'control-plane@controller-1', datetime('now'), datetime('now'), datetime('now', '+1 hour'))`,
+		`INSERT INTO upgrade_lease (cluster, owner, operation, acquired_at, heartbeat_at, expires_at) VALUES ('default', 'host-b:7:cd', 'control-plane@controller-1', datetime('now'), datetime('now'), datetime('now', '+1 hour'))`,
 	} {
 		_, err := h.Exec(q)
 		must(t, err)
