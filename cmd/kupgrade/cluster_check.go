@@ -1,0 +1,34 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kupgrade/kupgrade/state"
+)
+
+// clusterAgrees refuses a --cluster (or KUPGRADE_CLUSTER) that names another cluster than the
+// inventory's kupgrade_cluster: the command would act on one cluster's hosts under the other
+// cluster's upgrade (kubeadm on the wrong controller). An inventory that names no cluster, or
+// cannot be read (explicitInventory judges that), leaves --cluster as it is; the fleet's
+// commands read their own inventories.
+func (a *app) clusterAgrees(command string) error {
+	if a.g.Cluster == "" || command == "version" || strings.HasPrefix(command, "fleet ") {
+		return nil
+	}
+	inv, err := a.Inventory()
+	if err != nil || inv.Cluster() == "" || inv.Cluster() == a.g.Cluster {
+		return nil
+	}
+	from := "KUPGRADE_CLUSTER=" + a.g.Cluster
+	if a.given["cluster"] {
+		from = "--cluster " + a.g.Cluster
+	}
+	paths := make([]string, len(a.g.Inventory))
+	for i, p := range a.g.Inventory {
+		paths[i] = relPath(p)
+	}
+	return fmt.Errorf("%s disagrees with the inventory %s, whose kupgrade_cluster is %s: kupgrade would act on %s's hosts under %s's upgrade; "+
+		"give -i the inventory of cluster %s (a fleet member's: run it with `kupgrade fleet run`), or drop %s to work on %s: %w",
+		from, strings.Join(paths, ", "), inv.Cluster(), inv.Cluster(), a.g.Cluster, a.g.Cluster, strings.Fields(from)[0], inv.Cluster(), state.ErrBadInput)
+}
