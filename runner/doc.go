@@ -23,6 +23,9 @@
 //   - an unreachable host (dial failure or connection lost during a task) reports an error of
 //     class fault.ErrUnreachable (errors.Is); a broken Conn leaves the pool so the
 //     next Conn or Play redials;
+//   - includes nest at most MaxIncludeDepth deep as a play runs: a file that includes itself
+//     without end fails the host with the chain of includes (file:line of each), never a stack
+//     overflow;
 //   - under PlayOptions.Fence, no two root commands of fenced plays ever run on one host at once,
 //     and none starts after a newer generation of the same key has run one there (Fence): the
 //     host keeps the lock and the stamp, so this holds whatever happens to the caller.

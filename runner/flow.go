@@ -108,6 +108,7 @@ type incRun struct {
 func (e *playExec) runInclude(ctx context.Context, hosts []*hostState, t *ctask) {
 	var runs []*incRun
 	byKey := map[string]*incRun{}
+	tooDeep := e.includeTooDeep(t)
 	for _, h := range active(hosts) {
 		start := time.Now()
 		e.r.report(Event{Time: start, Event: EventTaskStart, Host: h.name, Task: t.name})
@@ -116,6 +117,10 @@ func (e *playExec) runInclude(ctx context.Context, hosts []*hostState, t *ctask)
 			key, _ := json.Marshal([]any{it.file, it.params})
 			r := byKey[string(key)]
 			if r == nil {
+				if tooDeep != nil {
+					res = failure(tooDeep.Error())
+					break
+				}
 				tasks, err := e.includedTasks(t, it.file)
 				if err != nil {
 					res = failure(err.Error())
@@ -147,7 +152,9 @@ func (e *playExec) runInclude(ctx context.Context, hosts []*hostState, t *ctask)
 				h.pushLevel(k, v, true)
 			}
 		}
+		e.includes = append(e.includes, e.taskAt(t))
 		e.runList(ctx, r.hosts, r.tasks, nil)
+		e.includes = e.includes[:len(e.includes)-1]
 		for i, h := range r.hosts {
 			h.pop(marks[i])
 		}

@@ -55,6 +55,7 @@ type playExec struct {
 	over     bool
 	handlers []*ctask                // the play's, for meta: flush_handlers
 	included map[includeKey][]*ctask // files read by include_tasks as the play ran
+	includes []string                // the includes running now, file:line of each (MaxIncludeDepth)
 	// mayIgnoreUnreachable: some task of the play has ignore_unreachable, so a host that cannot
 	// be dialled stays in the play.
 	mayIgnoreUnreachable bool
