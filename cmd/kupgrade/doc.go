@@ -37,9 +37,12 @@
 //	                          one-controller systems
 //	recover [--dry-run] [--force] [--no-probe]
 //	                          fail an operation nobody runs any more, so it can be retried
-//	watch [--interval 1m] [--stale-after 1h] [--once] [--listen ADDR]
+//	watch [--interval 1m] [--stale-after 1h] [--once] [--listen ADDR] [--metrics-listen ADDR]
+//	    [--token-file FILE] [--tls-cert FILE --tls-key FILE]
 //	                          the audit loop; --listen serves /healthz, /metrics, a status page
-//	                          that refreshes itself, and its data at /status.json
+//	                          that refreshes itself, and its data at /status.json (a bare port
+//	                          binds 127.0.0.1); --metrics-listen serves /metrics apart;
+//	                          --token-file requires a bearer token, --tls-cert serves HTTPS
 //	fleet run --to VERSION (-i INVENTORY)... | --inventories DIR [--max-parallel N] [--canary N]
 //	    [--max-failures K] [--until STATE] [--retries N] [--fleet NAME]
 //	                          upgrade many clusters, one inventory each; several runners on

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"github.com/kupgrade/kupgrade/internal/shellword"
 	"io"
-	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"sync"
@@ -23,7 +21,7 @@ type watchCmd struct {
 	Interval   time.Duration `default:"1m" help:"Time between audit passes (and between tries to take the audit lock)."`
 	StaleAfter time.Duration `name:"stale-after" default:"1h" help:"Fail an in-flight state with no lease once it is older than this."`
 	Once       bool          `help:"Run one pass and exit (exit 4 when another watcher holds the audit lock)."`
-	Listen     string        `placeholder:"ADDR" help:"Serve /healthz, /metrics and a status page on ADDR (e.g. 127.0.0.1:9477)."`
+	serveFlags
 }
 
 func (c *watchCmd) Run(ctx context.Context, a *app) error {
@@ -36,43 +34,19 @@ func (c *watchCmd) Run(ctx context.Context, a *app) error {
 	}
 	w := &recovery.Watcher{Store: st, Interval: c.Interval, Log: a.log, CommandFlags: a.commandFlags(),
 		Options: recovery.AuditOptions{StaleAfter: c.StaleAfter, Probers: a.watchProbers(), Emit: newAuditEmitter(a.stdout, a.json()).emit}}
-	if c.Listen == "" {
+	if c.Listen == "" && c.MetricsListen == "" {
 		return w.Run(ctx, c.Once)
 	}
 	w.Metrics = recovery.NewMetrics()
 	w.Metrics.SetBuildInfo(version, commit)
 	w.Metrics.ReadStates(st)
 	w.Metrics.ReadFleets(st)
-	ln, err := net.Listen("tcp", c.Listen)
+	stop, err := c.serve(a, w)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %v: %w", c.Listen, err, state.ErrBadInput)
+		return err
 	}
-	srv := &http.Server{Handler: watchMux(w), ReadHeaderTimeout: 10 * time.Second}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	a.log.Info("serving /healthz, /metrics, /status.json and the status page", "addr", ln.Addr().String())
 	err = w.Run(ctx, c.Once)
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
-	if serr := srv.Shutdown(sctx); serr != nil {
-		a.log.Warn("close the status server", "err", serr)
-	}
-	if serr := <-served; serr != nil && !errors.Is(serr, http.ErrServerClosed) {
-		return errors.Join(err, fmt.Errorf("serve %s: %w", c.Listen, serr))
-	}
-	return err
-}
-
-// watchMux routes the status server.
-func watchMux(w *recovery.Watcher) *http.ServeMux {
-	mux := http.NewServeMux()
-	mux.HandleFunc("/healthz", func(rw http.ResponseWriter, _ *http.Request) {
-		rw.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		io.WriteString(rw, "ok\n")
-	})
-	mux.Handle("/metrics", w.Metrics.Handler())
-	mux.Handle("/", w.StatusHandler())
-	return mux
+	return errors.Join(err, stop())
 }
 
 // commandFlags are the global flags the status page keeps in the commands it prints: the

@@ -46,23 +46,49 @@ func TestWatchListenServesAndShutsDownGracefully(t *testing.T) {
 // cancel that stops it (SIGTERM) and where its Run returns.
 func startWatch(t *testing.T, g *Globals) (string, context.CancelFunc, chan error) {
 	t.Helper()
-	var stdout, stderr runnertest.Buffer
-	a := newApp(g, nil, &stdout, &stderr)
+	w := startWatchWith(t, g, serveFlags{Listen: "127.0.0.1:0"})
+	return w.addr(t, "the status page"), w.cancel, w.done
+}
+
+// runningWatch is a `watch` started by startWatchWith.
+type runningWatch struct {
+	stderr *runnertest.Buffer
+	cancel context.CancelFunc
+	done   chan error
+}
+
+// startWatchWith runs `watch` with the serve flags f on g's database.
+func startWatchWith(t *testing.T, g *Globals, f serveFlags) *runningWatch {
+	t.Helper()
+	var stdout runnertest.Buffer
+	w := &runningWatch{stderr: &runnertest.Buffer{}, done: make(chan error, 1)}
+	a := newApp(g, nil, &stdout, w.stderr)
 	t.Cleanup(a.close)
 	ctx, cancel := context.WithCancel(t.Context())
 	t.Cleanup(cancel)
-	done := make(chan error, 1)
+	w.cancel = cancel
 	go func() {
-		done <- (&watchCmd{Interval: 20 * time.Millisecond, StaleAfter: time.Hour, Listen: "127.0.0.1:0"}).Run(ctx, a)
+		w.done <- (&watchCmd{Interval: 20 * time.Millisecond, StaleAfter: time.Hour, serveFlags: f}).Run(ctx, a)
 	}()
-	addrRe := regexp.MustCompile(`addr=(127\.0\.0\.1:\d+)`)
+	return w
+}
+
+// addr is the address where the watch says it serves what ("the status page", "/metrics").
+func (w *runningWatch) addr(t *testing.T, what string) string {
+	t.Helper()
+	addrRe := regexp.MustCompile(`msg="serving ` + regexp.QuoteMeta(what) + `" addr=([^ ]+)`)
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		if m := addrRe.FindStringSubmatch(stderr.String()); m != nil {
-			return m[1], cancel, done
+		if m := addrRe.FindStringSubmatch(w.stderr.String()); m != nil {
+			return m[1]
+		}
+		select {
+		case err := <-w.done:
+			t.Fatalf("watch ended: %v; stderr:\n%s", err, w.stderr.String())
+		default:
 		}
 	}
-	t.Fatalf("the server never said where it listens; stderr:\n%s", stderr.String())
-	return "", nil, nil
+	t.Fatalf("the server never said where it serves %s; stderr:\n%s", what, w.stderr.String())
+	return ""
 }
 
 // get returns the body of GET http://addr/path.
