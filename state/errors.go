@@ -19,6 +19,9 @@ var (
 	ErrNotFound = fault.ErrNotFound
 	// ErrBadInput: malformed user input such as a DSN or a version (exit 2).
 	ErrBadInput = fault.ErrBadInput
+	// ErrValueRefused: the database refused a value (invalid UTF-8, too long for its column):
+	// final, never retried; the write it belongs to is not recorded (exit 6).
+	ErrValueRefused = fault.ErrValueRefused
 	// ErrBadRow: a row of the database holds a value kupgrade cannot read (a time that does not
 	// parse, a state that is not a state): a hand edit gone wrong. Always wrapped by a *RowError.
 	ErrBadRow = errors.New("unreadable row")

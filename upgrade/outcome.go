@@ -85,15 +85,9 @@ func (w *Workflow) succeed(ctx context.Context, o *op, host string, last bool) e
 func (w *Workflow) fail(ctx, dctx context.Context, o *op, host string, f *hostFailure, before *kubeadm.Snapshot, last bool) error {
 	ev := recovery.Evidence{Step: o.step.Name, Host: host, Task: f.task, ExitStatus: f.rc, Error: f.err.Error(),
 		Stdout: tail(f.stdout, 10), Stderr: tail(f.stderr, 10)}
-	var res recovery.Result
-	err := w.retryDB(dctx, "record failure of "+o.step.Name, func(ctx context.Context) error {
-		var err error
-		res, err = recovery.Fail(ctx, w.Store, recovery.Request{
-			Cluster: w.Cluster, Actor: state.ActorRunner, Reason: f.err.Error(), Host: host,
-			Expect: o.step.Running, LeaseOwner: w.owner(), KeepLease: !last, Evidence: &ev,
-		})
-		return err
-	})
+	req := recovery.Request{Cluster: w.Cluster, Actor: state.ActorRunner, Reason: f.err.Error(), Host: host,
+		Expect: o.step.Running, LeaseOwner: w.owner(), KeepLease: !last, Evidence: &ev}
+	res, err := w.recordFailure(dctx, req)
 	se := &StepError{Step: o.step.Name, Host: host, Cause: f.err, Recorded: err == nil, State: res.ToState}
 	if err != nil {
 		se.Cause = fmt.Errorf("%w (and recording the failure failed: %v)", f.err, err)

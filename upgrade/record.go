@@ -3,7 +3,10 @@ package upgrade
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
+
+	"github.com/kupgrade/kupgrade/recovery"
 
 	"github.com/kupgrade/kupgrade/state"
 )
@@ -32,10 +35,11 @@ func (w *Workflow) probeFor() time.Duration {
 }
 
 // final reports an error that another attempt cannot change: the compare-and-set found
-// someone else's outcome, or the write is not allowed at all.
+// someone else's outcome, the write is not allowed at all, or the database refused a value.
 func final(err error) bool {
 	return errors.Is(err, state.ErrConflict) || errors.Is(err, state.ErrRefused) ||
-		errors.Is(err, state.ErrNotFound) || errors.Is(err, state.ErrBadInput) || errors.Is(err, state.ErrBadRow)
+		errors.Is(err, state.ErrNotFound) || errors.Is(err, state.ErrBadInput) || errors.Is(err, state.ErrBadRow) ||
+		errors.Is(err, state.ErrValueRefused)
 }
 
 // retryDB runs write (or a read a step cannot do without) until it succeeds, fails for good,
@@ -62,4 +66,28 @@ func (w *Workflow) retryDB(ctx context.Context, what string, write func(ctx cont
 		}
 		wait = min(2*wait, maxBackoff)
 	}
+}
+
+// recordFailure records req through the one failing path, retrying a database that does not
+// answer. When the database refuses a value of it (state.ErrValueRefused: the reason or the
+// evidence), the failure is recorded once more with a reason of plain words and no evidence, so
+// that the state does not stay in flight for want of a readable reason.
+func (w *Workflow) recordFailure(ctx context.Context, req recovery.Request) (recovery.Result, error) {
+	var res recovery.Result
+	write := func(ctx context.Context) error {
+		var err error
+		res, err = recovery.Fail(ctx, w.Store, req)
+		return err
+	}
+	err := w.retryDB(ctx, "record failure of "+string(req.Expect), write)
+	if !errors.Is(err, state.ErrValueRefused) {
+		return res, err
+	}
+	w.log().Warn("the database refused the failure's reason or evidence: recording it without them", "error", err)
+	req.Reason = fmt.Sprintf("%s failed; the database refused its reason and evidence (%d bytes of reason)", req.Expect, len(req.Reason))
+	req.Evidence = nil
+	if err2 := w.retryDB(ctx, "record failure of "+string(req.Expect), write); err2 != nil {
+		return res, errors.Join(err, err2)
+	}
+	return res, nil
 }

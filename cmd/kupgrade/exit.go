@@ -30,7 +30,7 @@ func exitCode(err error) int {
 	switch {
 	case err == nil:
 		return exitOK
-	case errors.Is(err, upgrade.ErrNotRecorded): // before the classes of its cause
+	case errors.Is(err, upgrade.ErrNotRecorded), errors.Is(err, fault.ErrValueRefused): // before the classes of its cause
 		return exitNotRecorded
 	case errors.Is(err, fault.ErrBadInput):
 		return exitBadInput

@@ -41,6 +41,7 @@ func TestExitCode(t *testing.T) {
 		{"ssh connect timeout", transport(sshconn.Timeout), exitUnreachable},
 		{"ssh connection lost", transport(sshconn.Closed), exitFailed},
 		{"interrupted", fmt.Errorf("run: %w", context.Canceled), exitInterrupted},
+		{"value refused by the database", fmt.Errorf("record failure: %w", state.ErrValueRefused), exitNotRecorded},
 		{"bad input wins", errors.Join(state.ErrConflict, &inventory.Error{Msg: "bad"}), exitBadInput},
 	} {
 		if got := exitCode(tt.err); got != tt.want {

@@ -17,6 +17,10 @@ var (
 	// ErrUnreachable: a host could not be reached or used at all (connect, authentication,
 	// host key, connect timeout), or its connection was lost during a task (exit 5).
 	ErrUnreachable = errors.New("unreachable")
+	// ErrValueRefused: the database refused a value it was given (MySQL's data errors: a string
+	// that is not valid UTF-8, a value too long for its column). Another attempt gets the same
+	// answer, so it is final; the outcome being written is not recorded (exit 6).
+	ErrValueRefused = errors.New("value refused by the database")
 )
 
 // Mark returns an error that reads exactly as err and is also of class: errors.Is finds class

@@ -36,6 +36,23 @@ const (
 	errUnknownVariable = 1193
 )
 
+// The data errors: the server refused a value of the statement (strict mode), and refuses it
+// again however often it is sent.
+var dataErrors = map[uint16]bool{
+	1048: true, // column cannot be null
+	1264: true, // out of range value
+	1265: true, // data truncated
+	1292: true, // incorrect (datetime, double...) value
+	1300: true, // invalid (utf8mb4) character string
+	1366: true, // incorrect string value: not valid UTF-8 for the column
+	1367: true, // illegal value found during parsing
+	1406: true, // data too long for column
+	3988: true, // conversion from collation impossible
+}
+
+// dataError reports a data error: the value is refused, final (state.ErrValueRefused).
+func dataError(err error) bool { return dataErrors[number(err)] }
+
 func number(err error) uint16 {
 	var e *driver.MySQLError
 	if errors.As(err, &e) {
@@ -85,6 +102,7 @@ var dialect = func() *sqlstore.Dialect {
 			kubelet_version = COALESCE(VALUES(kubelet_version), kubelet_version)`,
 		Retryable:   retryable,
 		Duplicate:   func(err error) bool { return number(err) == errDupEntry },
+		Refused:     dataError,
 		Lost:        lostConn,
 		MigrateLock: migrateLock,
 	}

@@ -198,7 +198,7 @@ func (s *Store) applyLease(ctx context.Context, tx *sql.Tx, c state.Change, l *s
 	exp := fmtTime(now.Add(spec.TTL))
 	if l == nil {
 		_, err := tx.ExecContext(ctx, `INSERT INTO upgrade_lease (cluster, owner, operation, generation, acquired_at, heartbeat_at, expires_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`, c.Cluster(), spec.Owner, spec.Operation, gen, fmtTime(now), fmtTime(now), exp)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`, c.Cluster(), spec.Owner, storedText(spec.Operation, maxName), gen, fmtTime(now), fmtTime(now), exp)
 		if err != nil && s.d.Duplicate(err) {
 			return conflict(c.Cluster(), "another operation took the lease at the same moment")
 		}
@@ -208,7 +208,7 @@ func (s *Store) applyLease(ctx context.Context, tx *sql.Tx, c state.Change, l *s
 		return nil
 	}
 	res, err := tx.ExecContext(ctx, `UPDATE upgrade_lease SET owner = ?, operation = ?, generation = ?, acquired_at = ?, heartbeat_at = ?,
-		expires_at = ? WHERE cluster = ? AND owner = ?`, spec.Owner, spec.Operation, gen, fmtTime(now), fmtTime(now), exp, c.Cluster(), l.Owner)
+		expires_at = ? WHERE cluster = ? AND owner = ?`, spec.Owner, storedText(spec.Operation, maxName), gen, fmtTime(now), fmtTime(now), exp, c.Cluster(), l.Owner)
 	return one(res, err, c.Cluster(), "lease")
 }
 

@@ -4,16 +4,19 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 
 	"github.com/kupgrade/kupgrade/state"
 )
 
-// insertEvent appends e to the event log inside tx.
+// insertEvent appends e to the event log inside tx; its reason and evidence are stored as
+// storedText makes them (valid UTF-8, the reason bounded).
 func insertEvent(ctx context.Context, tx *sql.Tx, e state.Event) error {
 	var evidence any
 	if len(e.Evidence) > 0 {
-		evidence = string(e.Evidence)
+		evidence = strings.ToValidUTF8(string(e.Evidence), "\uFFFD") // JSON: never cut
 	}
+	e.Reason = storedText(e.Reason, maxText)
 	_, err := tx.ExecContext(ctx, `INSERT INTO kube_upgrade_event (cluster, upgrade_uuid, hostname, actor,
 		from_state, to_state, from_host_status, to_host_status, reason, evidence, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -36,7 +39,7 @@ func (s *Store) hasEvent(ctx context.Context, e state.Event) (bool, error) {
 	var n int
 	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM kube_upgrade_event WHERE cluster = ? AND created_at = ?
 		AND COALESCE(to_state, '') = ? AND COALESCE(from_state, '') = ? AND actor = ? AND reason = ?`,
-		e.Cluster, fmtTime(e.CreatedAt), string(e.ToState), string(e.FromState), e.Actor, e.Reason).Scan(&n)
+		e.Cluster, fmtTime(e.CreatedAt), string(e.ToState), string(e.FromState), e.Actor, storedText(e.Reason, maxText)).Scan(&n)
 	if err != nil {
 		return false, fmt.Errorf("read the event log: %w", err)
 	}

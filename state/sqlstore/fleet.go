@@ -205,7 +205,7 @@ func (s *Store) FinishClaim(ctx context.Context, cluster, owner string, generati
 		}
 		res, err := tx.ExecContext(ctx, `UPDATE fleet_cluster SET outcome = ?, outcome_at = ?, expires_at = ?, owner = '',
 			last_error = ? WHERE cluster = ? AND owner = ? AND generation = ?`,
-			outcome, fmtTime(now), fmtTime(freeSince), nullable(lastError), cluster, owner, generation)
+			outcome, fmtTime(now), fmtTime(freeSince), nullable(storedText(lastError, maxText)), cluster, owner, generation)
 		return one(res, err, cluster, "fleet claim of "+owner)
 	})
 	if err != nil {

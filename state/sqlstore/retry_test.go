@@ -17,6 +17,7 @@ import (
 var (
 	errGone    = errors.New("connection reset by peer")  // what the dialect calls lost
 	errAborted = errors.New("deadlock found; try again") // what the dialect calls retryable
+	errValue   = errors.New("incorrect string value")    // what the dialect calls a refused value
 )
 
 func retryStore(t *testing.T) *Store {
@@ -29,6 +30,7 @@ func retryStore(t *testing.T) *Store {
 	d := &Dialect{
 		Retryable: func(err error) bool { return errors.Is(err, errAborted) },
 		Lost:      func(err error) bool { return errors.Is(err, errGone) },
+		Refused:   func(err error) bool { return errors.Is(err, errValue) },
 	}
 	return &Store{db: db, d: d, log: slog.New(slog.DiscardHandler)}
 }
@@ -55,6 +57,7 @@ func TestInTxRetries(t *testing.T) {
 		{"commit lost, it was not", []error{lostAtCommit}, func(context.Context) (bool, error) { return false, nil }, 2, nil},
 		{"commit lost, nobody can tell", []error{lostAtCommit}, nil, 1, errCommitUnknown},
 		{"state changed", []error{state.ErrConflict}, nil, 1, state.ErrConflict},
+		{"value refused", []error{errValue}, nil, 1, state.ErrValueRefused},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -33,6 +33,10 @@ type Dialect struct {
 	Retryable func(error) bool
 	// Duplicate reports a unique-key violation.
 	Duplicate func(error) bool
+	// Refused reports an error that refuses a value written (MySQL's data errors: invalid
+	// UTF-8, too long for its column): the store returns it as state.ErrValueRefused, never run
+	// again. nil when the database refuses no value (SQLite).
+	Refused func(error) bool
 	// NowSQL selects the database's current UTC time with microseconds (MySQL:
 	// UTC_TIMESTAMP(6); SQLite: strftime with %f), the one clock leases are judged on.
 	NowSQL string
@@ -89,12 +93,21 @@ func New(ctx context.Context, db *sql.DB, d *Dialect, locker AuditLocker, opts .
 	return s, nil
 }
 
-// lockErr is the dialect's LockErr, when it has one.
+// lockErr is the dialect's LockErr, when it has one, after valueErr.
 func (s *Store) lockErr(err error) error {
+	err = s.valueErr(err)
 	if err == nil || s.d.LockErr == nil {
 		return err
 	}
 	return s.d.LockErr(err)
+}
+
+// valueErr marks an error of the dialect's Refused as state.ErrValueRefused: final.
+func (s *Store) valueErr(err error) error {
+	if err == nil || s.d.Refused == nil || !s.d.Refused(err) || errors.Is(err, state.ErrValueRefused) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", state.ErrValueRefused, err)
 }
 
 // Close closes the database handle.
@@ -236,7 +249,7 @@ func again[T any](ctx context.Context, s *Store, read func() (T, error)) (T, err
 		v, err := read()
 		if err == nil || errors.Is(err, state.ErrBadRow) || ctx.Err() != nil || attempt >= maxAttempts ||
 			!(s.lost(err) || s.d.Retryable(err)) {
-			return v, err
+			return v, s.valueErr(err)
 		}
 		s.Retries.Reads.Add(1)
 		s.log.Debug("a read lost its connection or was aborted: reading again", "err", err)

@@ -67,6 +67,8 @@ func Run(t *testing.T, fresh func(t *testing.T) Backend) {
 		{"AuditLockExclusive", testAuditLock},
 		{"VersionsAndLastFailure", testVersions},
 		{"OldLeaseNameRefusesWrites", testOldLeaseNameRefusesWrites},
+		{"StoredTextValidAndBounded", testStoredText},
+		{"EnteredReadsTheWholeHistory", testEntered},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, fresh(t)) })
