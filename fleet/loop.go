@@ -102,6 +102,7 @@ func (l *loop) fill(ctx context.Context) error {
 	if err != nil || l.sum.Stopped != "" {
 		return err
 	}
+	sent := time.Now() // the claims count from when they were asked for
 	claims, err := l.r.Store.ClaimClusters(ctx, state.ClaimQuery{Fleet: l.o.Fleet, Owner: l.r.Owner, TTL: l.o.TTL, Max: free, Below: below})
 	if err != nil {
 		l.r.log().Warn("claim clusters", "error", err) // a database blip: the next tick tries again
@@ -119,7 +120,7 @@ func (l *loop) fill(ctx context.Context) error {
 			continue
 		}
 		l.active++
-		go func() { l.done <- l.r.work(ctx, c, t, l.o) }()
+		go func() { l.done <- l.r.work(ctx, c, t, l.o, sent) }()
 	}
 	return nil
 }

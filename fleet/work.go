@@ -22,14 +22,15 @@ func (c claimRenewer) RenewLease(ctx context.Context, cluster, owner string, ttl
 }
 
 // work carries one claimed cluster as far as it goes, then records the outcome on the claim.
-func (r *Runner) work(ctx context.Context, c state.Claim, t Target, o Options) Result {
+// sent is when the claim was asked for: it is valid for a TTL from then.
+func (r *Runner) work(ctx context.Context, c state.Claim, t Target, o Options, sent time.Time) Result {
 	start := time.Now()
 	res := Result{Cluster: c.Cluster, TakenFrom: c.TakenFrom}
 	log := r.log().With("cluster", c.Cluster)
 	if c.TakenFrom != "" {
 		log.Warn("took over the expired claim of another runner", "from", c.TakenFrom, "generation", c.Generation)
 	}
-	k := upgrade.Keep(ctx, claimRenewer{r.Store}, c.Cluster, r.Owner, o.TTL, o.TTL)
+	k := upgrade.Keep(ctx, claimRenewer{r.Store}, c.Cluster, r.Owner, o.TTL, o.TTL, sent)
 	res.Err = r.resume(ctx, t, o, k, log)
 	lost := k.Stop()
 	res.Took = time.Since(start)

@@ -26,9 +26,10 @@ type PlayOptions struct {
 	Tags      []string
 	SkipTags  []string
 	ExtraVars map[string]any
-	// Gate, when set, is asked before each task starts on a host, and may make it wait: an error
-	// fails that task without running it (and the host, as any failure does). A task already running is never
-	// interrupted by it: the caller's lease keeper closes the gate when it can no longer vouch
+	// Gate, when set, is asked before each task starts on a host, before each retry attempt
+	// (until/retries) and before each loop item, and may make it wait: an error fails that task
+	// without starting the work (and the host, as any failure does; ErrGateClosed: final, no
+	// ignore_errors). A command already running is never interrupted by it: the caller's lease keeper closes the gate when it can no longer vouch
 	// for its lease, so no new work starts while the work in progress runs to its end.
 	Gate func(ctx context.Context) error
 	// Fence, when set, guards every command and shell task that runs as root on a host: see

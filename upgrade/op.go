@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/kupgrade/kupgrade/inventory"
 	"github.com/kupgrade/kupgrade/kubeadm"
@@ -71,12 +72,13 @@ func (w *Workflow) execute(ctx context.Context, o *op) error {
 	if o.before != "" && len(o.hosts) == 1 && before[o.hosts[0].Name] != nil {
 		o.vars[o.before] = before[o.hosts[0].Name].Map()
 	}
+	acquired := time.Now() // the lease counts from when its acquisition was sent
 	if err := w.begin(ctx, o, before); err != nil {
 		return err
 	}
 	// The lease is renewed until the outcome is recorded; a database that cannot vouch for it
 	// only stops new tasks from starting (Gate), never the one running.
-	k := Keep(ctx, w.Store, w.Cluster, w.owner(), w.ttl(), w.recordFor())
+	k := Keep(ctx, w.Store, w.Cluster, w.owner(), w.ttl(), w.recordFor(), acquired)
 	var recap *runner.Recap
 	fence, playErr := w.fence(ctx)
 	if playErr == nil {
