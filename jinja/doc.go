@@ -35,5 +35,8 @@
 //     once. Every function of the API is safe for concurrent use.
 //   - Macro calls nest at most MaxMacroDepth deep: a macro that calls itself without end is an
 //     error naming its line, never a stack overflow (TestRecursiveMacroRefused).
+//   - Brackets and block statements nest at most MaxNesting deep, and the syntax tree (a chain
+//     of operators is as deep as it is long) at most 1000: deeper is an error, never a stack
+//     overflow (TestDeepNestingRefused).
 //   - No input makes the templating panic or hang (FuzzTemplate).
 package jinja

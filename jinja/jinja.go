@@ -115,6 +115,9 @@ func parseUncached(s string, raw bool) (c *compiled, err error) {
 			c, err = nil, fmt.Errorf("cannot parse: %v", r)
 		}
 	}()
+	if err := checkNesting(s); err != nil {
+		return nil, err
+	}
 	t, err := exec.NewTemplate("template", jcfg, sourceLoader(preprocess(nestIfBlocks(s), raw)), jenv)
 	if err != nil {
 		return nil, parseMessage(err)
@@ -167,6 +170,7 @@ type walker struct {
 	seen  map[uintptr]bool
 	names map[string]bool
 	err   error
+	depth int // nodes open on the way down, bounded by maxTreeDepth
 }
 
 var (
@@ -190,9 +194,14 @@ func (w *walker) walk(v reflect.Value) {
 		if v.IsNil() || v.Type() == tokenType || w.seen[v.Pointer()] {
 			return
 		}
+		if w.depth++; w.depth > maxTreeDepth {
+			w.err = fmt.Errorf("expressions or statements nest more than %d deep", maxTreeDepth)
+			return
+		}
 		w.seen[v.Pointer()] = true
 		w.visit(v)
 		w.walk(v.Elem())
+		w.depth--
 	case reflect.Interface:
 		if r := rewriteOp(v); r.IsValid() && v.CanAddr() {
 			v = settable(v)
