@@ -95,7 +95,7 @@ func (r *Runner) log() *slog.Logger {
 func (r *Runner) Run(ctx context.Context, targets []Target, o Options) (Summary, error) {
 	o.defaults()
 	if o.Until != "" && !o.Until.Valid() {
-		return Summary{}, badInput("--until %q is not a state of STATES.md", o.Until)
+		return Summary{}, state.UnknownState("--until", o.Until)
 	}
 	byName := make(map[string]Target, len(targets))
 	members := make([]state.FleetMember, len(targets))

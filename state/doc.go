@@ -17,7 +17,7 @@
 //   - Times are UTC end to end and stored as "YYYY-MM-DD HH:MM:SS.ffffff", so an operator's SQL hand
 //     edit (datetime('now', '-2 hours'), UTC_TIMESTAMP() - INTERVAL 2 HOUR) is understood.
 //
-// The package imports nothing else of kupgrade but the leaf internal/fault, whose error classes
-// its own are. Implementations live in state/sqlite and
+// The package imports nothing else of kupgrade but the leaves internal/fault, whose error
+// classes its own are, and internal/typo (the "did you mean" of UnknownState). Implementations live in state/sqlite and
 // state/mysql; state/storetest is the conformance suite both pass.
 package state

@@ -90,7 +90,7 @@ func (w *Workflow) runPlan(workerBatch int) Plan {
 // Preview.Refusal. The error is for what stops the plan itself: the store, SSH, bad input.
 func (w *Workflow) Preview(ctx context.Context, o PreviewOptions) (*Preview, error) {
 	if o.Until != "" && !o.Until.Valid() {
-		return nil, fmt.Errorf("--until %q is not a state of STATES.md: %w", o.Until, state.ErrBadInput)
+		return nil, state.UnknownState("--until", o.Until)
 	}
 	if w.Store == nil {
 		return w.previewStart(ctx, o)

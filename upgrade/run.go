@@ -25,7 +25,7 @@ const maxActions = 1000
 // resumes at its own step), and stops at the first failure it may not retry.
 func (w *Workflow) Run(ctx context.Context, opts RunOptions) error {
 	if opts.Until != "" && !opts.Until.Valid() {
-		return fmt.Errorf("--until %q is not a state of STATES.md: %w", opts.Until, state.ErrBadInput)
+		return state.UnknownState("--until", opts.Until)
 	}
 	plan := w.runPlan(opts.WorkerBatch)
 	tries := map[string]int{}

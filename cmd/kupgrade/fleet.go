@@ -46,7 +46,7 @@ func (c *fleetRunCmd) Run(ctx context.Context, a *app) error {
 		return err
 	}
 	if c.Until != "" && !state.State(c.Until).Valid() {
-		return fmt.Errorf("--until %q is not a state of STATES.md: %w", c.Until, state.ErrBadInput)
+		return state.UnknownState("--until", state.State(c.Until))
 	}
 	targets, err := fleet.Load(a.fleetInventories(c.Inventories != ""), c.Inventories)
 	if err != nil {
