@@ -21,7 +21,7 @@ DEB_PKGS := debootstrap openssh-server openssh-client sudo chromium prometheus s
 DB       ?= sqlite
 KEEP_LAB ?= 0
 
-.PHONY: help deps build man test unit integration test-galera lint bench bench-fleet test-fleet demo lab lab-down reallab reallab-down test-real clean
+.PHONY: help deps build man docs test unit integration test-galera lint bench bench-fleet test-fleet demo lab lab-down reallab reallab-down test-real clean
 
 help: ## show this help
 	@awk 'BEGIN{FS=":.*## "} /^[a-z-]+:.*## /{printf "  %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -41,6 +41,9 @@ build: ## build bin/kupgrade and bin/kupgrade-lab
 
 man: build ## write kupgrade.1, the man page generated from the command grammar
 	$(BIN) man > kupgrade.1
+
+docs: build ## write docs/cli.md, the command reference generated from the command grammar
+	$(BIN) man --markdown > docs/cli.md
 
 test: deps unit integration ## every test, unit and integration
 

@@ -12,9 +12,15 @@ import (
 // arguments, flags and examples, then the sections the grammar does not carry. roff is written
 // here rather than through a generator library: the ones on offer list hidden flags and lose the
 // examples' line breaks.
-type manCmd struct{}
+type manCmd struct {
+	Markdown bool `help:"Print it as Markdown instead (docs/cli.md is this output: make docs)."`
+}
 
 func (c *manCmd) Run(kctx *kong.Context, a *app) error {
+	if c.Markdown {
+		writeMarkdown(a.stdout, kctx.Model)
+		return nil
+	}
 	writeMan(a.stdout, kctx.Model)
 	return nil
 }
@@ -32,9 +38,10 @@ func writeMan(w io.Writer, app *kong.Application) {
 	var sx strings.Builder
 	writeStarlingX(&sx, app)
 	fmt.Fprintf(w, ".SH STARLINGX NAMES\n.nf\n%s.fi\n", roffEscape(sx.String()))
+	fmt.Fprintf(w, ".SH OUTPUT\n.nf\n%s\n.fi\n", roffEscape(outputText))
 	fmt.Fprintf(w, ".SH EXIT STATUS\n.nf\n%s\n.fi\n", roffEscape(exitStatusText))
-	fmt.Fprintf(w, ".SH ENVIRONMENT\n.nf\n%s\n.fi\n", roffEscape(environmentText))
-	fmt.Fprint(w, ".SH SEE ALSO\nThe design: CLI.md and STATES.md in kupgrade's sources.\n")
+	fmt.Fprintf(w, ".SH ENVIRONMENT\n.nf\n%s\n.fi\n", roffEscape(environmentText(app)))
+	fmt.Fprint(w, ".SH SEE ALSO\ndocs/cli.md (this page as Markdown), docs/states.md and docs/operator\\-guide.md in kupgrade's sources.\n")
 }
 
 func writeManCommand(w io.Writer, n *kong.Node) {
@@ -84,10 +91,19 @@ const exitStatusText = `0    done (also: nothing to do; --help)
 6    the operation ran but its outcome could not be recorded
 130  interrupted; the in-flight operation was recorded as failed before exiting`
 
-const environmentText = `KUPGRADE_DB              --db
-KUPGRADE_INVENTORY       --inventory
-KUPGRADE_CLUSTER         --cluster
-KUPGRADE_KNOWN_HOSTS     --known-hosts
-KUPGRADE_LEASE_TTL       --lease-ttl
-KUPGRADE_SSH_PASSPHRASE  passphrase of an encrypted private key
-SSH_AUTH_SOCK            ssh-agent to take keys from`
+// environmentText lists the variables kupgrade reads: each visible global flag's, from the grammar,
+// then the two that no flag stands for.
+func environmentText(app *kong.Application) string {
+	var b strings.Builder
+	for _, f := range app.Node.Flags {
+		if f.Hidden {
+			continue
+		}
+		for _, env := range f.Envs {
+			fmt.Fprintf(&b, "%-24s --%s\n", env, f.Name)
+		}
+	}
+	b.WriteString("KUPGRADE_SSH_PASSPHRASE  passphrase of an encrypted private key\n")
+	b.WriteString("SSH_AUTH_SOCK            ssh-agent to take keys from")
+	return b.String()
+}
