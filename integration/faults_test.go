@@ -149,7 +149,7 @@ func TestFaultClocksAMinuteApart(t *testing.T) {
 	}
 }
 
-// killCampaign is what TestFaultKillAtRandomMoments saw, for the README's reliability figures.
+// killCampaign is what TestFaultKillAtRandomMoments saw, for the figures of docs/reliability.md.
 type killCampaign struct {
 	kills, inFlight, finishedFirst, consistent, retried int
 }

@@ -94,7 +94,7 @@ func (k *kupgrade) wantExit(t *testing.T, want int, args ...string) string {
 	return out
 }
 
-// upgradeView is `kupgrade upgrade show -o json` (CLI.md).
+// upgradeView is `kupgrade upgrade show -o json` (docs/cli.md).
 type upgradeView struct {
 	State     string `json:"state"`
 	ToVersion string `json:"to_version"`

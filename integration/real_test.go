@@ -33,7 +33,7 @@ func startRealLab(t *testing.T) *labUnderTest {
 // TestRealUpgrade: kupgrade upgrades a real 2+1 kubeadm cluster with external etcd from
 // RealFromVersion to RealToVersion with `upgrade start` and `upgrade run`, and kubectl from this
 // machine sees every node and control-plane pod at the new version and a healthy API. It logs
-// the figures of README "Against a real Kubernetes (lab)".
+// the figures of docs/labs.md "A real Kubernetes".
 func TestRealUpgrade(t *testing.T) {
 	u := startRealLab(t)
 	to := lab.RealToVersion

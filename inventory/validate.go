@@ -109,7 +109,7 @@ func validateHostVars(host string, defs map[string]varDef) error {
 
 // sshArgsFix is the fix of every error in ansible_ssh_common_args and ansible_ssh_extra_args.
 const sshArgsFix = "kupgrade honours -o ProxyJump, ProxyCommand, StrictHostKeyChecking, UserKnownHostsFile, " +
-	"IdentityFile, IdentitiesOnly, User, Port, HostName and -J, -i, -l, -p, -F (README: SSH)"
+	"IdentityFile, IdentitiesOnly, User, Port, HostName and -J, -i, -l, -p, -F (docs/operator-guide.md, SSH)"
 
 func validateInventoryVars(defs map[string]varDef) error {
 	for _, name := range []string{"kupgrade_cluster", "kupgrade_known_hosts"} {

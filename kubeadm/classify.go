@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// Finding classes: how far an interrupted kubeadm upgrade got on one host (STATES.md).
+// Finding classes: how far an interrupted kubeadm upgrade got on one host (docs/states.md).
 const (
 	FindingPreflight        = "preflight"
 	FindingSwapping         = "swapping-manifests"

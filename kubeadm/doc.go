@@ -2,7 +2,7 @@
 // upgrade node` leave on a host's disk (static-pod manifests in /etc/kubernetes/manifests, the
 // kubeadm-upgraded-manifests*, kubeadm-backup-manifests-<time> and kubeadm-kubelet-config*
 // folders under /etc/kubernetes/tmp, /var/lib/kubelet/config.yaml), how to read it, and how to
-// judge how far an interrupted upgrade got (KUBEADM.md, STATES.md "The kubelet-config check").
+// judge how far an interrupted upgrade got (docs/kubeadm.md, docs/states.md "The kubelet-config check").
 //
 // What it knows:
 //   - the probe: the shell script that looks at those paths (Prober.Command) and the parser of
@@ -25,7 +25,7 @@
 //
 // Guarantees: the JSON field names of Snapshot and Finding, the classes, the sentences and the
 // keys the module registers are stored in events and read by people and playbooks; they change
-// only on purpose, and the golden files under testdata/golden (one per row of KUBEADM.md "What a
+// only on purpose, and the golden files under testdata/golden (one per row of docs/kubeadm.md "What a
 // failure leaves behind", built from files a real kubeadm writes) show every change. Refresh them
 // with `go test ./kubeadm -update`.
 package kubeadm

@@ -21,7 +21,7 @@ const (
 	toTag   = "v1.31.10"
 )
 
-// goldenCase is one row of KUBEADM.md's "What a failure leaves behind": what kubeadm did on the
+// goldenCase is one row of docs/kubeadm.md's "What a failure leaves behind": what kubeadm did on the
 // host's disk before it stopped.
 type goldenCase struct {
 	name     string

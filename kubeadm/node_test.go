@@ -15,7 +15,7 @@ import (
 	"github.com/kupgrade/kupgrade/kubeadm"
 )
 
-// The host paths kubeadm writes (KUBEADM.md); the folder names carry the suffixes a real kubeadm
+// The host paths kubeadm writes (docs/kubeadm.md); the folder names carry the suffixes a real kubeadm
 // gives them (os.MkdirTemp's digits, the backup's timestamp).
 const (
 	configFile     = "var/lib/kubelet/config.yaml"

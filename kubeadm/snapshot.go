@@ -7,7 +7,7 @@ import (
 	"github.com/kupgrade/kupgrade/state"
 )
 
-// Snapshot is what kubeadm's progress looks like on one host's disk (STATES.md "The kubelet-config
+// Snapshot is what kubeadm's progress looks like on one host's disk (docs/states.md "The kubelet-config
 // check"). Paths are the host's paths; lists of folders are newest first. Its JSON field names are
 // stored in the events' evidence: they do not change.
 type Snapshot struct {
@@ -33,7 +33,7 @@ type KubeletBackup struct {
 	HasConfig bool   `json:"has_config"`
 }
 
-// What kubeadm writes, and where (KUBEADM.md).
+// What kubeadm writes, and where (docs/kubeadm.md).
 const (
 	// configPath is the kubelet's configuration, rewritten by the kubelet-config phase.
 	configPath = "/var/lib/kubelet/config.yaml"
@@ -47,7 +47,7 @@ const (
 // staticPods are the manifests kubeadm writes on a controller, in the order it upgrades them.
 var staticPods = []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler"}
 
-// controlPlane are the components whose lowest tag is the control-plane version (KUBEADM.md).
+// controlPlane are the components whose lowest tag is the control-plane version (docs/kubeadm.md).
 var controlPlane = []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler"}
 
 // MissingControlPlane lists the control-plane components without a manifest on a host that has

@@ -72,7 +72,7 @@ type AuditReport struct {
 	Duration time.Duration
 }
 
-// Audit is one pass of the watch audit (STATES.md "Stuck detection") over every cluster: it
+// Audit is one pass of the watch audit (docs/states.md "Stuck detection") over every cluster: it
 // fails each in-flight operation whose lease expired, whatever its age, and each one with no
 // lease row whose state was entered more than StaleAfter ago; a live lease is never touched.
 // Every write goes through Fail with Expect set to the state the pass read, so a runner that

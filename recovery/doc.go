@@ -1,4 +1,4 @@
-// Package recovery is the one path that fails an in-flight upgrade operation (STATES.md, "Failing
+// Package recovery is the one path that fails an in-flight upgrade operation (docs/states.md, "Failing
 // an operation: one path"), and the two ways of finding operations nobody runs any more:
 // `kupgrade recover` (Recover) and the `kupgrade watch` audit (Audit, Watcher).
 //

@@ -52,7 +52,7 @@ type Result struct {
 	Upgrade    state.Upgrade    // as written
 }
 
-// Fail fails the in-flight operation of req.Cluster through the one path of STATES.md.
+// Fail fails the in-flight operation of req.Cluster through the one path of docs/states.md.
 func Fail(ctx context.Context, st Store, req Request) (Result, error) {
 	// Failing needs the state, the lease's liveness and the hosts' statuses: a time of the
 	// upgrade or host rows that cannot be read (ErrBadRow) decides nothing, and is rewritten by

@@ -13,7 +13,7 @@ import (
 )
 
 // Prober looks at a host's kubelet config and static-pod manifests (the kubelet-config check of
-// STATES.md) and says how far an interrupted kubeadm step got towards target. cmd implements it
+// docs/states.md) and says how far an interrupted kubeadm step got towards target. cmd implements it
 // over SSH (the runner runs kubeadm's probe, kubeadm judges it), so that recovery itself never
 // imports the runner; tests use a fake. An error of class fault.ErrUnreachable means the host
 // could not be reached.

@@ -42,7 +42,7 @@ type HostRecovery struct {
 }
 
 // Recover finds the cluster's in-flight operation that nobody is running any more, probes the
-// host it was working on, and fails it through Fail (STATES.md "Failing an operation: one
+// host it was working on, and fails it through Fail (docs/states.md "Failing an operation: one
 // path"). A live lease means slow, not stuck: it is refused with an error wrapping
 // state.ErrConflict that names the holder and the expiry, unless opts.Force. Nothing stuck is no
 // error (Stuck false), which is also what a second run finds.

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// EventKind is the `event` value of a JSON Lines event (CLI.md "Output"): one of the constants
+// EventKind is the `event` value of a JSON Lines event (docs/cli.md "Output"): one of the constants
 // below, the only place these strings are spelled.
 type EventKind string
 
@@ -26,7 +26,7 @@ const (
 	EventError EventKind = "error"
 )
 
-// Event is one line of a stream (CLI.md "Output"). Its JSON form always has the keys time (RFC
+// Event is one line of a stream (docs/cli.md "Output"). Its JSON form always has the keys time (RFC
 // 3339, UTC), event, host and task; the other keys appear when set.
 type Event struct {
 	Time    time.Time
@@ -70,7 +70,7 @@ type eventJSON struct {
 	Ignored   bool                  `json:"ignored,omitempty"`
 }
 
-// MarshalJSON writes the stable JSON Lines form of CLI.md.
+// MarshalJSON writes the stable JSON Lines form of docs/cli.md.
 func (e Event) MarshalJSON() ([]byte, error) {
 	t := e.Time
 	if t.IsZero() {

@@ -11,7 +11,7 @@ type jsonReporter struct {
 	enc *json.Encoder
 }
 
-// NewJSONReporter writes one JSON object per event (JSON Lines, CLI.md "Output").
+// NewJSONReporter writes one JSON object per event (JSON Lines, docs/cli.md "Output").
 func NewJSONReporter(w io.Writer) Reporter {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)

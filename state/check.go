@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// The pre-checks of STATES.md that need only what the store returns. They are pure: the caller
+// The pre-checks of docs/states.md that need only what the store returns. They are pure: the caller
 // reads the upgrade, hosts and lease, calls a check, and only then applies a Change whose
 // expectations (From, HostFrom, lease) make the store re-check the same facts under its lock.
 // Every refusal names the current state and the way out.
@@ -49,7 +49,7 @@ func CheckStep(u Upgrade, step Step) error {
 	return refuse(u, "step %s cannot start from it", step.Name)
 }
 
-// CheckDelete refuses to delete an upgrade that has not ended (STATES.md: delete from
+// CheckDelete refuses to delete an upgrade that has not ended (docs/states.md: delete from
 // upgrade-complete, post-updated-apps, post-updating-apps-failed or upgrade-aborted).
 func CheckDelete(u Upgrade) error {
 	if slices.Contains(deletableStates, u.State) {

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// CheckControlPlane is the pre-check of `kupgrade host upgrade HOST control-plane` (STATES.md
+// CheckControlPlane is the pre-check of `kupgrade host upgrade HOST control-plane` (docs/states.md
 // "Pre-checks"). It returns the state the step runs in (upgrading-first-master or
 // upgrading-second-master) and redo = true when HOST's control plane already reports the target
 // version (allowed: kubeadm skips identical manifests). A live lease of another operation is

@@ -8,7 +8,7 @@ import (
 )
 
 // Error classes, the same values as internal/fault's, so that errors.Is finds a class whichever
-// package wrapped it. Callers wrap them with %w; cmd maps each class to one exit status (CLI.md).
+// package wrapped it. Callers wrap them with %w; cmd maps each class to one exit status (docs/cli.md).
 var (
 	// ErrRefused: a pre-check or a transition rule refused; nothing was written (exit 3).
 	ErrRefused = fault.ErrRefused

@@ -5,7 +5,7 @@ import "slices"
 // State is kube_upgrade.state, with StarlingX's strings.
 type State string
 
-// Cluster states, in the normal order of STATES.md.
+// Cluster states, in the normal order of docs/states.md.
 const (
 	UpgradeStarted              State = "upgrade-started"
 	DownloadingImages           State = "downloading-images"
@@ -42,7 +42,7 @@ const (
 	UpgradeAborted              State = "upgrade-aborted"
 )
 
-// failedTwin is THE map of STATES.md ("The one failed map"): every in-flight state and the state
+// failedTwin is THE map of docs/states.md ("The one failed map"): every in-flight state and the state
 // that failing it leads to. It is the only place this knowledge lives.
 var failedTwin = map[State]State{
 	DownloadingImages:     DownloadingImagesFailed,
@@ -65,7 +65,7 @@ var failedStates = func() map[State]State {
 	return m
 }()
 
-// allStates lists every cluster state in the order of STATES.md.
+// allStates lists every cluster state in the order of docs/states.md.
 var allStates = []State{
 	UpgradeStarted, DownloadingImages, DownloadingImagesFailed, DownloadedImages,
 	PreUpdatingApps, PreUpdatingAppsFailed, PreUpdatedApps,
@@ -81,10 +81,10 @@ var allStates = []State{
 	UpgradeAborting, UpgradeAbortingFailed, UpgradeAborted,
 }
 
-// AllStates returns every cluster state, in the order of STATES.md.
+// AllStates returns every cluster state, in the order of docs/states.md.
 func AllStates() []State { return slices.Clone(allStates) }
 
-// Valid reports whether s is one of the states of STATES.md.
+// Valid reports whether s is one of the states of docs/states.md.
 func (s State) Valid() bool { return slices.Contains(allStates, s) }
 
 // InFlight reports whether an operation is running (or was running when it died) in state s.
@@ -103,7 +103,7 @@ func (s State) RetryOf() (State, bool) { f, ok := failedStates[s]; return f, ok 
 // HostStatus is kube_host_upgrade.status; HostIdle is SQL NULL.
 type HostStatus string
 
-// Host statuses of STATES.md.
+// Host statuses of docs/states.md.
 const (
 	HostIdle              HostStatus = ""
 	UpgradingControlPlane HostStatus = "upgrading-control-plane"

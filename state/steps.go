@@ -59,7 +59,7 @@ const (
 	StepAbort          = "abort"
 )
 
-// steps is the one step table: the transition rules of STATES.md, in the normal order, and
+// steps is the one step table: the transition rules of docs/states.md, in the normal order, and
 // everything else about each step. Nothing else spells these facts; it is exposed through
 // Steps, StepNamed and StepOf, which return copies.
 var steps = []Step{

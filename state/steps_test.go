@@ -22,7 +22,7 @@ func TestStepTable(t *testing.T) {
 		seen[st.Name] = true
 		running[st.Running] = true
 		if len(st.From) == 0 || !st.Done.Valid() || (st.Running != "" && !st.Running.Valid()) {
-			t.Errorf("%s: from %v running %q done %q: not states of STATES.md", st.Name, st.From, st.Running, st.Done)
+			t.Errorf("%s: from %v running %q done %q: not states of docs/states.md", st.Name, st.From, st.Running, st.Done)
 		}
 		for _, f := range st.From {
 			if !f.Valid() || f.InFlight() {

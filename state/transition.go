@@ -40,7 +40,7 @@ func Finish(cluster, actor string, from, to State, owner string, opts ...ChangeO
 		rule(owner != "", "no lease owner"))
 }
 
-// Fail is the one failing path of STATES.md: from an in-flight state to its failed twin, or, for
+// Fail is the one failing path of docs/states.md: from an in-flight state to its failed twin, or, for
 // a host failed in a state that stays (upgrading-kubelets, a status left behind), to the same
 // state; the host (OnHost) goes back to idle. It releases the lease unless KeepLease, under
 // cond; CountRecovery counts it as a recovery attempt.

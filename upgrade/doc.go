@@ -1,4 +1,4 @@
-// Package upgrade is the kube-upgrade workflow: for each step of STATES.md it runs the pre-checks,
+// Package upgrade is the kube-upgrade workflow: for each step of docs/states.md it runs the pre-checks,
 // moves the state and takes the lease in one transaction, runs the step's playbook on the hosts
 // through the runner while a goroutine renews the lease, verifies the result on the hosts and
 // records the outcome. What a step is (its states, scope, playbook and command) comes from

@@ -14,7 +14,7 @@ import (
 	"github.com/kupgrade/kupgrade/state"
 )
 
-// Globals are the global flags of CLI.md.
+// Globals are the global flags of docs/cli.md.
 type Globals struct {
 	DB                string        `name:"db" env:"KUPGRADE_DB" help:"State store: sqlite:PATH or mysql://user:pass@host:port/db (a Galera cluster: mysql://user:pass@db1,db2,db3/db). Default: sqlite:/var/lib/kupgrade/kupgrade.db as root, else sqlite:$XDG_STATE_HOME/kupgrade/kupgrade.db (~/.local/state/kupgrade/kupgrade.db)."`
 	DBFile            string        `name:"db-file" type:"path" help:"Read the DSN from this file (keeps a password off the command line)."`

@@ -1,6 +1,6 @@
 package main
 
-// CLI is kupgrade's grammar (CLI.md): verbs grouped by noun, and StarlingX's `system kube-*`
+// CLI is kupgrade's grammar (docs/cli.md): verbs grouped by noun, and StarlingX's `system kube-*`
 // names as hidden aliases at the top level. A command of type stepCmd or hostStepCmd runs the
 // step whose command (or alias) in state's step table its name spells: see stepOf.
 type CLI struct {

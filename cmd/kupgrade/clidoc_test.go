@@ -10,7 +10,7 @@ import (
 // cliDoc is docs/cli.md as committed.
 func cliDoc(t *testing.T) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "cli.md"))
+	b, err := os.ReadFile(filepath.FromSlash("../../docs/cli.md"))
 	if err != nil {
 		t.Fatalf("read docs/cli.md: %v (run make docs)", err)
 	}

@@ -132,6 +132,6 @@
 //	KUPGRADE_SSH_PASSPHRASE   passphrase of an encrypted private key (else asked on a terminal)
 //	SSH_AUTH_SOCK             ssh-agent to take keys from
 //
-// The design is in CLI.md and STATES.md; Main is the whole program, and tests call it in
+// The design is in docs/cli.md and docs/states.md; Main is the whole program, and tests call it in
 // process.
 package main

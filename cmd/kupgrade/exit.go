@@ -13,7 +13,7 @@ import (
 	"github.com/kupgrade/kupgrade/upgrade"
 )
 
-// Exit statuses of CLI.md.
+// Exit statuses of docs/cli.md.
 const (
 	exitOK          = 0
 	exitFailed      = 1

@@ -17,7 +17,7 @@ func run(t *testing.T, args ...string) (code int, stdout, stderr string) {
 }
 
 // kong's requests to exit come back as Main's status: --help is 0 and runs nothing, a wrong
-// command line is 2 (CLI.md), and the test process goes on.
+// command line is 2 (docs/cli.md), and the test process goes on.
 func TestMainExitStatus(t *testing.T) {
 	t.Chdir(t.TempDir())
 	t.Setenv("KUPGRADE_DB", "sqlite:kupgrade.db")

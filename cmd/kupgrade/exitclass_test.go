@@ -14,7 +14,7 @@ import (
 	"github.com/kupgrade/kupgrade/state"
 )
 
-// TestExitCode: every package's errors reach the exit status of their class (CLI.md), wrapped
+// TestExitCode: every package's errors reach the exit status of their class (docs/cli.md), wrapped
 // or joined as the commands return them.
 func TestExitCode(t *testing.T) {
 	refused := errors.New("connection refused")

@@ -22,7 +22,7 @@ func main() {
 	os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-// Main runs kupgrade with args and returns its exit status (CLI.md). Tests call it directly;
+// Main runs kupgrade with args and returns its exit status (docs/cli.md). Tests call it directly;
 // main alone calls os.Exit, so every status, kong's included, leaves through one path.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var cli CLI

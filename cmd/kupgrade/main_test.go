@@ -61,7 +61,7 @@ func TestScripts(t *testing.T) {
 			"unlockdb": func(ts *testscript.TestScript, neg bool, args []string) {
 				ts.Value(heldLockKey{}).(*heldLock).release(ts)
 			},
-			// status N CMD ARGS...: runs CMD like exec and requires exit status N (CLI.md's codes).
+			// status N CMD ARGS...: runs CMD like exec and requires exit status N (docs/cli.md's codes).
 			"status": func(ts *testscript.TestScript, neg bool, args []string) {
 				if neg || len(args) < 2 {
 					ts.Fatalf("usage: status N CMD ARGS...")

@@ -41,7 +41,7 @@ func writeMan(w io.Writer, app *kong.Application) {
 	fmt.Fprintf(w, ".SH OUTPUT\n.nf\n%s\n.fi\n", roffEscape(outputText))
 	fmt.Fprintf(w, ".SH EXIT STATUS\n.nf\n%s\n.fi\n", roffEscape(exitStatusText))
 	fmt.Fprintf(w, ".SH ENVIRONMENT\n.nf\n%s\n.fi\n", roffEscape(environmentText(app)))
-	fmt.Fprint(w, ".SH SEE ALSO\ndocs/cli.md (this page as Markdown), docs/states.md and docs/operator\\-guide.md in kupgrade's sources.\n")
+	fmt.Fprintf(w, ".SH SEE ALSO\n%s\n", roffEscape(seeAlso))
 }
 
 func writeManCommand(w io.Writer, n *kong.Node) {
@@ -80,6 +80,9 @@ func roffEscape(s string) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+const seeAlso = "In kupgrade's sources: docs/cli.md (this page as Markdown), docs/operator-guide.md " +
+	"(prerequisites, a real cluster, recovery) and docs/states.md (the state machine)."
 
 const exitStatusText = `0    done (also: nothing to do; --help)
 1    the operation ran and failed; the state now says *-failed

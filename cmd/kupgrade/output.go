@@ -10,7 +10,7 @@ import (
 	"github.com/kupgrade/kupgrade/state"
 )
 
-// rfc3339 prints t in UTC as CLI.md requires.
+// rfc3339 prints t in UTC as docs/cli.md requires.
 func rfc3339(t time.Time) string {
 	if t.IsZero() {
 		return ""
@@ -18,7 +18,7 @@ func rfc3339(t time.Time) string {
 	return t.UTC().Format(time.RFC3339)
 }
 
-// upgradeView is `upgrade show -o json` (CLI.md): stable keys, RFC 3339 UTC times.
+// upgradeView is `upgrade show -o json` (docs/cli.md): stable keys, RFC 3339 UTC times.
 type upgradeView struct {
 	UUID             string     `json:"uuid"`
 	Cluster          string     `json:"cluster"`
@@ -82,7 +82,7 @@ func writeUpgrade(w io.Writer, v upgradeView, now time.Time) {
 	tw.Flush()
 }
 
-// hostView is one element of `host list -o json` (CLI.md).
+// hostView is one element of `host list -o json` (docs/cli.md).
 type hostView struct {
 	ID                  int64   `json:"id"`
 	Hostname            string  `json:"hostname"`

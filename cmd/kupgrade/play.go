@@ -41,7 +41,7 @@ func (c *playCmd) Run(ctx context.Context, a *app) error {
 	return playOutcome(recap, err)
 }
 
-// playOutcome maps a play's end to CLI.md's classes: bad input and an interruption keep theirs;
+// playOutcome maps a play's end to docs/cli.md's classes: bad input and an interruption keep theirs;
 // any failed task is exit 1, even when other hosts were unreachable; hosts that were only
 // unreachable are exit 5.
 func playOutcome(recap *runner.Recap, err error) error {

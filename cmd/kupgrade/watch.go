@@ -106,7 +106,7 @@ func newAuditEmitter(w io.Writer, asJSON bool) *auditEmitter {
 	return &auditEmitter{w: w, json: asJSON}
 }
 
-// auditEvent is the JSON Lines form (CLI.md: time, event, host, task, then the audit's keys).
+// auditEvent is the JSON Lines form (docs/cli.md: time, event, host, task, then the audit's keys).
 type auditEvent struct {
 	Time           string           `json:"time"`
 	Event          runner.EventKind `json:"event"`

@@ -1,6 +1,6 @@
 // Command bench measures `kupgrade play` against ansible-playbook and a Go lower bound, side by
 // side in one run, on N real OpenSSH servers on 127.0.0.1 (issue 3, "Performance";
-// design/PERFORMANCE.md).
+// docs/performance.md).
 //
 //	go run ./integration/bench -n 5,20,50,200 -ansible-n 5,20
 //

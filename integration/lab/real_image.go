@@ -23,7 +23,7 @@ import (
 var realRecipe embed.FS
 
 // Real lab versions: the pair whose every module the proxy serves and whose kubelet runs on
-// Debian's containerd 1.6 on this machine's cgroup v1 (README, "Against a real Kubernetes").
+// Debian's containerd 1.6 on this machine's cgroup v1 (docs/labs.md, "A real Kubernetes").
 const (
 	RealFromVersion = "v1.30.14"
 	RealToVersion   = "v1.31.1"

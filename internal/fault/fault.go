@@ -2,7 +2,7 @@ package fault
 
 import "errors"
 
-// Error classes, with the exit status cmd gives each (CLI.md).
+// Error classes, with the exit status cmd gives each (docs/cli.md).
 var (
 	// ErrBadInput: malformed user input such as a DSN, a version, an inventory, a playbook or
 	// a --limit pattern (exit 2).

@@ -64,7 +64,7 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // Is makes an error whose host could not be used at all of class fault.ErrUnreachable, which
 // cmd maps to exit 5. A connect timeout is one too, counted as Unreachable in its meaning
-// (CLI.md exit 5); a connection lost after it was made (Closed) is not.
+// (docs/cli.md exit 5); a connection lost after it was made (Closed) is not.
 func (e *Error) Is(target error) bool {
 	if target != fault.ErrUnreachable {
 		return false

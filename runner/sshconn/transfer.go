@@ -14,7 +14,7 @@ import (
 )
 
 // concurrentFrom is the size from which uploads issue concurrent writes: below it the extra
-// requests cost more than they save (PERFORMANCE.md: 1 MiB files got 11 % slower).
+// requests cost more than they save (docs/performance.md: 1 MiB files got 11 % slower).
 const concurrentFrom = 4 << 20
 
 // sftpClient opens the connection's SFTP session on first use and reuses it afterwards.

@@ -1,4 +1,4 @@
-// Package model holds lease.pml, a Promela model of kupgrade's lease protocol (STATES.md "Failing
+// Package model holds lease.pml, a Promela model of kupgrade's lease protocol (docs/states.md "Failing
 // an operation: one path" and "Stuck detection: leases first, age second"), and the test that has
 // the Spin model checker prove it. It has no Go code to import: the model is the product.
 //

@@ -1,5 +1,5 @@
 /*
- * lease.pml: kupgrade's lease protocol (STATES.md "Failing an operation: one path" and "Stuck
+ * lease.pml: kupgrade's lease protocol (docs/states.md "Failing an operation: one path" and "Stuck
  * detection: leases first, age second") as a Promela model for Spin. `go test ./state/model`
  * checks it; model_test.go has the exact commands.
  *

@@ -228,7 +228,7 @@ func (s *Store) nextGeneration(ctx context.Context, tx *sql.Tx, cluster string) 
 
 // noneLeftInFlight refuses to take a cluster's lease while a host other than the change's own is
 // still in flight: that host's operation (a dead runner's batch, a half-failed one) would then be
-// in flight under a lease that is not its own, and released with it (STATES.md: nothing is in
+// in flight under a lease that is not its own, and released with it (docs/states.md: nothing is in
 // flight without a live lease). It must be failed first.
 func (s *Store) noneLeftInFlight(ctx context.Context, tx *sql.Tx, c state.Change) error {
 	host, err := s.otherInFlight(ctx, tx, c)

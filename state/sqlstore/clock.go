@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// dbClock is the database's clock (STATES.md: a lease's expiry is written and judged on one
+// dbClock is the database's clock (docs/states.md: a lease's expiry is written and judged on one
 // clock). Every transaction that writes or judges a time reads the database's own time first, so
 // two kupgrade processes whose wall clocks disagree by minutes still agree on whether a lease is
 // live. Between transactions, Now advances the last reading with this process's monotonic clock,

@@ -12,7 +12,7 @@ import (
 	"github.com/kupgrade/kupgrade/state"
 )
 
-// testRandomSequences: the invariants of STATES.md hold after every step of random sequences
+// testRandomSequences: the invariants of docs/states.md hold after every step of random sequences
 // of operations by three owners (start, start another host, finish, fail under each lease
 // condition, take over, renew, complete), with time moving so that leases expire. rapid shrinks a
 // failing sequence to a short one and prints it. KUPGRADE_RAPID_CHECKS (rapid's -rapid.checks)

@@ -24,7 +24,7 @@ type Backend struct {
 	Dialect string
 }
 
-// HoursAgo is the SQL expression an operator would type for "n hours ago" (STATES.md "Tables").
+// HoursAgo is the SQL expression an operator would type for "n hours ago" (docs/states.md "Tables").
 func (b Backend) HoursAgo(n int) string {
 	if b.Dialect == "mysql" {
 		return fmt.Sprintf("UTC_TIMESTAMP(6) - INTERVAL %d HOUR", n)

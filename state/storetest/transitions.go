@@ -109,7 +109,7 @@ func start(t *testing.T, s state.Store, cluster string, st state.Step, from stat
 	}
 }
 
-// failStep fails the running st the one way of STATES.md, releasing the lease.
+// failStep fails the running st the one way of docs/states.md, releasing the lease.
 func failStep(t *testing.T, s state.Store, cluster string, st state.Step, twin state.State, owner string) {
 	t.Helper()
 	u, err := s.Apply(t.Context(), state.Fail(cluster, state.ActorRunner, st.Running, twin, state.HeldBy(owner),

@@ -1,4 +1,4 @@
--- The tables of STATES.md for MySQL 8 and MariaDB 10.11. Times are DATETIME(6) holding UTC
+-- The tables of docs/states.md for MySQL 8 and MariaDB 10.11. Times are DATETIME(6) holding UTC
 -- (kupgrade writes values computed in Go; an operator writes UTC_TIMESTAMP() - INTERVAL ...):
 -- DATETIME, unlike TIMESTAMP, is never converted by the session time_zone. Indexes are declared
 -- inline so that every statement is safe to run again (MySQL commits DDL one statement at a time).

@@ -1,4 +1,4 @@
--- The tables of STATES.md. Times are TEXT "YYYY-MM-DD HH:MM:SS.ffffff" in UTC, so that
+-- The tables of docs/states.md. Times are TEXT "YYYY-MM-DD HH:MM:SS.ffffff" in UTC, so that
 -- datetime('now', '-2 hours') in a hand edit compares and parses like what kupgrade writes.
 CREATE TABLE IF NOT EXISTS host (
     id                    INTEGER PRIMARY KEY AUTOINCREMENT,
