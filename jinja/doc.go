@@ -14,12 +14,15 @@
 //   - An undefined variable is an *UndefinedError; Omit is the value `omit` stands for; DataKey
 //     lists the variables that are data and never rendered again.
 //
-// Templates are Jinja2 (github.com/nikolalohinski/gonja/v2) with Ansible's filters and tests
-// over Jinja's (jinja.go, filters*.go, jtests.go), Python's arithmetic (ops.go), `x if c else y`
-// inside brackets and tests with keyword arguments, which gonja alone does not parse
-// (syntax.go), Ansible's undefined variables and lazy templating (scope.go) and its conversion of
-// results (template.go, convert.go). testdata/cases.yaml is a table of real-world expressions
-// that TestJinjaMatchesAnsible checks against Ansible's own Templar (`go test ./jinja`).
+// Templates are Jinja2 (github.com/nikolalohinski/gonja/v2), parsed once and cached
+// (jinja.go), checked as they parse (walker.go, nesting.go) and adapted to Ansible: its filters
+// and tests over Jinja's (filters*.go, jtests*.go), Python's arithmetic (ops*.go), dotted
+// filter names and Python's string escapes (preprocess.go), `x if c else y` inside brackets and
+// tests with keyword arguments, which gonja alone does not parse (syntax.go, rewrite.go), its
+// undefined variables and lazy templating (scope.go, undefined.go, hostvars.go), its bounded
+// macros (macro.go) and its conversion of results (template.go, run.go, output.go, convert.go,
+// repr.go, literal.go). testdata/cases.yaml is a table of real-world expressions that
+// TestJinjaMatchesAnsible checks against Ansible's own Templar (`go test ./jinja`).
 //
 // Guarantees:
 //   - Templates never run shell or touch the host: lookup(), query() and now() are refused when

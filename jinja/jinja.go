@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"reflect"
-	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,7 +14,6 @@ import (
 	"github.com/nikolalohinski/gonja/v2/exec"
 	"github.com/nikolalohinski/gonja/v2/loaders"
 	"github.com/nikolalohinski/gonja/v2/nodes"
-	"github.com/nikolalohinski/gonja/v2/tokens"
 )
 
 // compiled is one parsed template, cached by source: parsing is the costly part and the runner
@@ -162,193 +160,6 @@ func (l sourceLoader) Resolve(p string) (string, error) {
 	return "", fmt.Errorf("including %q is not supported by kupgrade", p)
 }
 func (l sourceLoader) Inherit(string) (loaders.Loader, error) { return l, nil }
-
-// walker visits the whole syntax tree (gonja's control structures keep their expressions in
-// unexported fields, which reflection can read): it collects the names the template reads and
-// refuses the filters and tests kupgrade does not have, at load time.
-type walker struct {
-	seen  map[uintptr]bool
-	names map[string]bool
-	err   error
-	depth int // nodes open on the way down, bounded by maxTreeDepth
-}
-
-var (
-	nameType   = reflect.TypeFor[*nodes.Name]()
-	filterType = reflect.TypeFor[*nodes.FilterCall]()
-	testType   = reflect.TypeFor[*nodes.TestCall]()
-	tokenType  = reflect.TypeFor[*tokens.Token]()
-	callType   = reflect.TypeFor[*nodes.Call]()
-)
-
-// unsupportedCalls are Ansible's global functions kupgrade does not have: a call of one is
-// refused at load time rather than read as an undefined variable.
-var unsupportedCalls = map[string]bool{"lookup": true, "query": true, "q": true, "now": true, "undef": true}
-
-func (w *walker) walk(v reflect.Value) {
-	if w.err != nil || !v.IsValid() {
-		return
-	}
-	switch v.Kind() {
-	case reflect.Pointer:
-		if v.IsNil() || v.Type() == tokenType || w.seen[v.Pointer()] {
-			return
-		}
-		if w.depth++; w.depth > maxTreeDepth {
-			w.err = fmt.Errorf("expressions or statements nest more than %d deep", maxTreeDepth)
-			return
-		}
-		w.seen[v.Pointer()] = true
-		w.visit(v)
-		w.walk(v.Elem())
-		w.depth--
-	case reflect.Interface:
-		if r := rewriteOp(v); r.IsValid() && v.CanAddr() {
-			v = settable(v)
-			v.Set(r)
-		}
-		w.walk(v.Elem())
-	case reflect.Struct:
-		for i := range v.NumField() {
-			w.walk(v.Field(i))
-		}
-	case reflect.Slice, reflect.Array:
-		for i := range v.Len() {
-			w.walk(v.Index(i))
-		}
-	case reflect.Map:
-		it := v.MapRange()
-		for it.Next() {
-			w.walk(it.Value())
-		}
-	}
-}
-
-func (w *walker) visit(v reflect.Value) {
-	e := v.Elem()
-	switch v.Type() {
-	case nameType:
-		w.names[e.Field(0).Elem().FieldByName("Val").String()] = true
-	case callType:
-		if n, ok := (*nodes.Call)(v.UnsafePointer()).Func.(*nodes.Name); ok && unsupportedCalls[n.Name.Val] {
-			w.err = unsupported("function", n.Name.Val)
-		}
-	case filterType:
-		if name := e.FieldByName("Name").String(); !jenv.Filters.Exists(name) {
-			w.err = unsupported("filter", name)
-		}
-	case testType:
-		if name := e.FieldByName("Name").String(); !jenv.Tests.Exists(name) {
-			w.err = unsupported("test", name)
-		}
-		// gonja reads `is version('1.2', '<')` as one tuple argument: spread it.
-		tc := (*nodes.TestCall)(v.UnsafePointer())
-		if len(tc.Args) == 1 {
-			if t, ok := tc.Args[0].(*nodes.Tuple); ok {
-				tc.Args = t.Val
-			}
-		}
-	}
-}
-
-func unsupported(what, name string) error {
-	return fmt.Errorf("%s '%s' is not supported by kupgrade", what, strings.ReplaceAll(name, dotMark, "."))
-}
-
-// dotMark stands for "." inside a dotted filter or test name, which gonja cannot parse: the
-// name of an unsupported collection's filter (ansible.utils.ipaddr) is then reported whole.
-const dotMark = "__dot__"
-
-// fqcnRef is a dotted filter or test name after "|" or "is [not]".
-var fqcnRef = regexp.MustCompile(`(\|\s*|\bis\s+(?:not\s+)?)([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)`)
-
-// preprocess prepares Ansible's Jinja for gonja, outside string literals and inside them:
-//   - dotted filter and test names: ansible.builtin.X and ansible.legacy.X become X, another
-//     collection's name is kept whole (with dotMark) for the "not supported" error;
-//   - backslashes in the string literals of {{ }} are doubled, as Ansible does so that a
-//     playbook writes '\1' rather than '\\1' (not when raw: a condition, which Ansible
-//     evaluates in {% if %}, and a template file);
-//   - an escape Python keeps as it is ('\.' in a regular expression) is kept, where gonja
-//     would refuse it.
-func preprocess(s string, raw bool) string {
-	if !strings.Contains(s, ".") && !strings.Contains(s, "\\") {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		start := strings.Index(s[i:], "{")
-		if start < 0 || i+start+1 >= len(s) || (s[i+start+1] != '{' && s[i+start+1] != '%') {
-			if start < 0 {
-				b.WriteString(s[i:])
-				break
-			}
-			b.WriteString(s[i : i+start+1])
-			i += start + 1
-			continue
-		}
-		start += i
-		b.WriteString(s[i : start+2])
-		i = codeBlock(&b, s, start+2, s[start+1] == '{' && !raw)
-	}
-	return b.String()
-}
-
-// codeBlock copies the code of one {{ }} or {% %} from s[i:] to b, rewriting as preprocess
-// says, and returns where it ends.
-func codeBlock(b *strings.Builder, s string, i int, double bool) int {
-	closer := "}}"
-	if s[i-1] == '%' {
-		closer = "%}"
-	}
-	code := i
-	for i < len(s) && !strings.HasPrefix(s[i:], closer) {
-		q := s[i]
-		if q != '\'' && q != '"' {
-			i++
-			continue
-		}
-		b.WriteString(fqcnNames(s[code:i]))
-		b.WriteByte(q)
-		for i++; i < len(s) && s[i] != q; i++ {
-			if s[i] != '\\' || i+1 >= len(s) {
-				b.WriteByte(s[i])
-				continue
-			}
-			switch {
-			case double:
-				b.WriteString(`\\`)
-			case strings.IndexByte(`\'"abfnrtvxuU01234567`, s[i+1]) < 0:
-				b.WriteString(`\\`)
-			default:
-				b.WriteByte('\\')
-				b.WriteByte(s[i+1])
-				i++
-			}
-		}
-		if i < len(s) {
-			b.WriteByte(q)
-			i++
-		}
-		code = i
-	}
-	b.WriteString(fqcnNames(s[code:i]))
-	return i
-}
-
-func fqcnNames(code string) string {
-	return fqcnRef.ReplaceAllStringFunc(code, func(m string) string {
-		sub := fqcnRef.FindStringSubmatch(m)
-		name := sub[2]
-		short, ok := strings.CutPrefix(name, "ansible.builtin.")
-		if !ok {
-			short, ok = strings.CutPrefix(name, "ansible.legacy.")
-		}
-		if !ok {
-			short = strings.ReplaceAll(name, ".", dotMark)
-		}
-		return sub[1] + short
-	})
-}
 
 // clip shortens s for an error message.
 func clip(s string, n int) string {
