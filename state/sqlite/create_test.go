@@ -1,9 +1,12 @@
 package sqlite_test
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -37,5 +40,26 @@ func TestDatabaseFilesArePrivate(t *testing.T) {
 		if mode := fi.Mode().Perm(); mode != 0o600 {
 			t.Errorf("%s: mode %#o, want 0600", filepath.Base(name), mode)
 		}
+	}
+}
+
+// TestSharedDatabaseWarned: opening a database others may read (an older kupgrade created it
+// 0644) warns, naming it and the chmod that fixes it.
+func TestSharedDatabaseWarned(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "kupgrade.db")
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var logs bytes.Buffer
+	s, err := sqlite.Open(context.Background(), path, state.WithLog(slog.New(slog.NewTextHandler(&logs, nil))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if !strings.Contains(logs.String(), "readable by others") || !strings.Contains(logs.String(), "chmod 600 "+path) {
+		t.Errorf("no warning about a database others may read:\n%s", logs.String())
 	}
 }

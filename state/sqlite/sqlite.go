@@ -86,10 +86,10 @@ func Open(ctx context.Context, path string, opts ...state.Option) (*Store, error
 			return nil, fmt.Errorf("%w: open sqlite %s: folder %s: %w", state.ErrBadInput, path, dir, err)
 		}
 	}
-	if err := createPrivate(path); err != nil {
+	o := state.NewOptions(opts...)
+	if err := createPrivate(path, o.Log); err != nil {
 		return nil, err
 	}
-	o := state.NewOptions(opts...)
 	d := *dialect
 	d.LockErr = func(err error) error { return busy(path, o.LockWait, err) }
 	if o.ReadOnly {
