@@ -166,6 +166,9 @@ func (d *decoder) play(n *yaml.Node) (*Play, error) {
 func (d *decoder) playKey(p *Play, k *pair, label string, tc taskCtx) error {
 	var err error
 	where := k.key + " of " + label
+	if dyn, err := d.templated(&p.Templated, templatedPlayKeys, k.key, k.v, where); dyn || err != nil {
+		return err
+	}
 	switch k.key {
 	case "hosts":
 		var hosts []string
@@ -228,6 +231,12 @@ func (d *decoder) serial(n *yaml.Node, where string) ([]string, error) {
 	}
 	for i, s := range list {
 		s = strings.TrimSpace(s)
+		if strings.Contains(s, "{{") { // rendered with the play's vars when the play starts
+			if err := d.checkTemplate(nodes[i], s, where); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		ok := serialNumber.MatchString(s) && strings.Trim(s, "0") != ""
 		if serialPercent.MatchString(s) {
 			f, _ := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)

@@ -14,7 +14,7 @@ var taskKeys = []string{
 	"ignore_errors", "timeout", "become", "become_user", "environment", "no_log", "run_once", "tags",
 	"notify", "loop", "with_items", "loop_control", "check_mode", "vars", "listen", "args",
 	"block", "rescue", "always", "delegate_to", "remote_user", "ignore_unreachable", "with_list",
-	"with_dict", "connection", "become_method", "diff",
+	"with_dict", "connection", "become_method", "diff", "throttle",
 }
 
 // notOnBlock are task keys that make no sense on a block (Ansible refuses them too).
@@ -210,6 +210,9 @@ func (d *decoder) checkShape(t *Task, n *yaml.Node, keys map[string]*pair, mod *
 func (d *decoder) taskKey(t *Task, p *pair, c taskCtx, label func() string) error {
 	var err error
 	where := func(key string) string { return fmt.Sprintf("%s of %s", key, label()) }
+	if dyn, err := d.templated(&t.Templated, templatedKeys, p.key, p.v, where(p.key)); dyn || err != nil {
+		return err
+	}
 	switch p.key {
 	case "register":
 		if t.Register, err = d.str(p.v, "register"); err == nil && !namePattern.MatchString(t.Register) {
@@ -258,6 +261,8 @@ func (d *decoder) taskKey(t *Task, p *pair, c taskCtx, label func() string) erro
 		err = d.onlyValue(p, where(p.key))
 	case "ignore_unreachable":
 		t.IgnoreUnreachable, err = d.boolPtr(p.v, where("ignore_unreachable"))
+	case "throttle":
+		t.Throttle, err = d.integer(p.v, where("throttle"))
 	case "name":
 		if strings.Contains(t.Name, "{{") {
 			err = d.checkTemplate(p.v, t.Name, where("name"))

@@ -30,6 +30,9 @@ type Play struct {
 	IgnoreUnreachable   bool
 	NoLog, IgnoreErrors bool  // inherited by every task
 	CheckMode           *bool // inherited by every task
+	// Templated holds the play keywords written as a template (become, environment...),
+	// rendered per host for each task, as the tasks' own are.
+	Templated map[string]string
 	// RoleDefaults and RoleVars are the defaults/ and vars/ of the play's roles (roles:,
 	// import_role), merged in the order the roles run: Ansible exposes them to the whole play.
 	RoleDefaults, RoleVars map[string]any
@@ -69,6 +72,11 @@ type Task struct {
 	RemoteUser        string
 	Connection        string
 	IgnoreUnreachable *bool
+	// Throttle caps how many hosts run the task at once (0: the forks).
+	Throttle int
+	// Templated holds the keywords written as a template (retries, ignore_errors, become,
+	// environment...: templatedKeys), rendered per host when the task runs.
+	Templated map[string]string
 	// LoopDict marks with_dict: the loop renders to a mapping, iterated as {key, value} items.
 	LoopDict bool
 	// Params are include or role parameters, set for the tasks of the block they sit on. They

@@ -32,8 +32,13 @@ type ctask struct {
 	remoteUser        string
 	connection        string
 	ignoreUnreachable bool
-	roleDir           string // the role the task comes from: its files/ and templates/
-	in                inherited
+	retries, throttle int  // the task's, or its templates' values on the host running it
+	runOnce           bool // the task's, or its template's value on the batch's first host
+	// dyn are the keywords written as templates, the task's own over its block's and play's
+	// (playbooks.Task.Templated): withKeywords renders them per host.
+	dyn     map[string]string
+	roleDir string // the role the task comes from: its files/ and templates/
+	in      inherited
 
 	block, rescue, always []*ctask
 	include               []*ctask // include_*: the included tasks when known at load
@@ -55,6 +60,7 @@ type inherited struct {
 	remoteUser string
 	connection string
 	ignoreUnr  bool
+	dyn        map[string]string
 	roleDir    string
 	rolePrefix string // "role : " before the names of a role's tasks
 }
@@ -88,6 +94,10 @@ func compileTask(t *playbooks.Task, in inherited) *ctask {
 		roleDir:           in.roleDir,
 		in:                in,
 		ignoreUnreachable: in.ignoreUnr,
+		retries:           t.Retries,
+		throttle:          t.Throttle,
+		runOnce:           t.RunOnce,
+		dyn:               templatedKeys(in.dyn, t),
 	}
 	c.override(t)
 	if t.IsBlock() {
@@ -155,7 +165,7 @@ func (c *ctask) inherit() inherited {
 	return inherited{mods: c.in.mods, when: c.when, tags: c.tags, become: c.become, becomeUser: c.becomeUser,
 		env: c.env, noLog: c.noLog, ignore: c.ignore, checkMode: c.checkMode, vars: c.vars,
 		delegate: c.delegate, remoteUser: c.remoteUser, connection: c.connection, ignoreUnr: c.ignoreUnreachable,
-		roleDir: c.roleDir, rolePrefix: c.in.rolePrefix}
+		dyn: c.dyn, roleDir: c.roleDir, rolePrefix: c.in.rolePrefix}
 }
 
 // includeScope is what an include passes to the tasks it brings in: as a block does, except

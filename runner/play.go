@@ -91,7 +91,7 @@ func (e *playExec) runPlay(ctx context.Context, p *playbooks.Play) error {
 	}
 	top := inherited{mods: e.r.mods, become: p.Become, becomeUser: p.BecomeUser, env: p.Environment,
 		tags: p.Tags, remoteUser: p.RemoteUser, connection: p.Connection, ignoreUnr: p.IgnoreUnreachable,
-		noLog: p.NoLog, ignore: p.IgnoreErrors, checkMode: p.CheckMode}
+		noLog: p.NoLog, ignore: p.IgnoreErrors, checkMode: p.CheckMode, dyn: p.Templated}
 	tasks := compileTasks(p.Tasks, top)
 	handlers := compileTasks(p.Handlers, top)
 	e.handlers, e.included, e.play = handlers, map[includeKey][]*ctask{}, p
@@ -120,7 +120,11 @@ func (e *playExec) runPlay(ctx context.Context, p *playbooks.Play) error {
 	if p.GatherFacts {
 		e.step(ctx, states, factsTask)
 	}
-	batches, err := serialBatches(states, p.Serial)
+	serial, err := serialSizes(p.Serial, states)
+	if err != nil {
+		return fault.Mark(err, fault.ErrBadInput)
+	}
+	batches, err := serialBatches(states, serial)
 	if err != nil {
 		return err
 	}
@@ -225,6 +229,20 @@ func (e *playExec) unreachable(h *hostState, task string, err error) {
 // parallel runs fn for every host on the play's workers (Forks of them at most) and returns
 // when all are done.
 func (e *playExec) parallel(hosts []*hostState, fn func(*hostState)) {
+	e.parallelN(hosts, 0, fn)
+}
+
+// parallelN runs fn on the hosts, at most limit at once when limit > 0 (throttle), else as
+// many as the forks.
+func (e *playExec) parallelN(hosts []*hostState, limit int, fn func(*hostState)) {
+	if limit > 0 && limit < len(hosts) {
+		sem, inner := make(chan struct{}, limit), fn
+		fn = func(h *hostState) {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			inner(h)
+		}
+	}
 	if len(hosts) == 1 {
 		fn(hosts[0])
 		return

@@ -99,7 +99,12 @@ func (e *playExec) step(ctx context.Context, hosts []*hostState, t *ctask) {
 	if len(act) == 0 {
 		return
 	}
-	if t.t.RunOnce {
+	// run_once and throttle act on the batch: their templates see its first host's variables.
+	runOnce, throttle := t.runOnce, t.throttle
+	if bt, bad := e.withKeywords(act[0], t); bad == nil {
+		runOnce, throttle = bt.runOnce, bt.throttle
+	}
+	if runOnce {
 		first := act[0]
 		e.runTask(ctx, first, t)
 		// The result of a run_once task belongs to every host of the batch, as in Ansible.
@@ -109,7 +114,7 @@ func (e *playExec) step(ctx context.Context, hosts []*hostState, t *ctask) {
 			}
 		}
 	} else {
-		e.parallel(act, func(h *hostState) { e.runTask(ctx, h, t) })
+		e.parallelN(act, throttle, func(h *hostState) { e.runTask(ctx, h, t) })
 	}
 	for _, h := range act {
 		h.publish()

@@ -39,6 +39,12 @@ func (e *playExec) runTask(ctx context.Context, h *hostState, t *ctask) {
 			}
 		}
 	}
+	t, bad := e.withKeywords(h, t)
+	if bad != nil {
+		h.pop(mark)
+		e.finish(h, t, bad, nil, start)
+		return
+	}
 	if done := e.useConn(ctx, h, t, start); done != nil {
 		defer done()
 		if h.conn == nil {
@@ -88,7 +94,7 @@ func (e *playExec) runOnce(ctx context.Context, h *hostState, t *ctask) (map[str
 	}
 	var rt retry
 	if t.t.Until != "" {
-		rt.retries = max(t.t.Retries, 0) // retries: 0 runs once, as Ansible does
+		rt.retries = max(t.retries, 0) // retries: 0 runs once, as Ansible does
 		if rt.delay, err = e.duration(h, t.t.Delay, 5*time.Second); err != nil {
 			return failure("delay: " + err.Error()), nil
 		}
