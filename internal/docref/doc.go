@@ -6,4 +6,8 @@
 // Markdown document under the root except the folders in Skipped, and reports each reference
 // that names neither a file beside the citing one nor a file from the root, with its file and
 // line. Web addresses are not references.
+//
+// StaleTestCommands reads the `go test` commands a document quotes (docs/reliability.md proves
+// each property by one) and reports each whose package folder is gone or whose -run pattern
+// matches no test, benchmark or fuzz target of those packages.
 package docref

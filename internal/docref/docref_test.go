@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -52,5 +53,47 @@ func write(t *testing.T, root, name, body string) {
 	}
 	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Every `go test` command the README and docs/ quote runs some test: a property's proof does not
+// go on citing a test that was renamed, moved or deleted.
+func TestDocumentedTestCommandsRunATest(t *testing.T) {
+	root := filepath.Join("..", "..")
+	docs, _ := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	for _, d := range append(docs, filepath.Join(root, "README.md")) {
+		rel, _ := filepath.Rel(root, d)
+		stale, err := StaleTestCommands(root, rel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range stale {
+			t.Error(s)
+		}
+	}
+}
+
+// StaleTestCommands finds a renamed test, a missing package and a subtest's parent that is gone,
+// and accepts alternatives, subtests, env prefixes, "..." and a pattern matching part of a name.
+func TestStaleTestCommands(t *testing.T) {
+	doc := "doc" + ".md" // spelled apart, so that this file cites nothing itself
+	root := t.TempDir()
+	write(t, root, "a/a_test.go", "package a\n\nfunc TestAuditOne(t *testing.T) {}\nfunc TestConformance(t *testing.T) {}\n")
+	write(t, root, "b/c/c_test.go", "package c\n\nfunc FuzzDSN(f *testing.F) {}\n")
+	write(t, root, doc, "ok: `go test ./a -run 'TestAudit\\|TestConformance/Race'`, `X=1 go test ./b/... -run DSN`,\n"+
+		"`go test ./a`, `go test -run '^$' -bench . ./a`\n"+
+		"stale: `go test ./a -run TestGone`, `go test ./nowhere`, `go test ./a -run 'TestSuite/Race'`, `go test ./b -run DSN`\n")
+	got, err := StaleTestCommands(root, doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		doc + ": `go test ./a -run TestGone`: no test matches \"TestGone\"",
+		doc + ": `go test ./nowhere`: package ./nowhere does not exist",
+		doc + ": `go test ./a -run 'TestSuite/Race'`: no test matches \"TestSuite\"",
+		doc + ": `go test ./b -run DSN`: no test matches \"DSN\"",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("StaleTestCommands =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
