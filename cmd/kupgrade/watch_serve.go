@@ -6,6 +6,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -66,7 +67,7 @@ func (f *serveFlags) serve(a *app, w *recovery.Watcher) (stop func() error, err 
 		if s.addr == "" {
 			continue
 		}
-		sv, err := start(s.addr, s.h, s.tls)
+		sv, err := start(s.addr, s.h, s.tls, a.log)
 		if err != nil {
 			stop() //nolint:errcheck // the listen error is the one to report
 			return nil, err
@@ -90,12 +91,15 @@ func (f *serveFlags) warnOpen(a *app, what, addr string, tlsConfig *tls.Config) 
 	}
 }
 
-func start(addr string, h http.Handler, tlsConfig *tls.Config) (*served, error) {
+// start listens on addr and serves h there (over TLS with tlsConfig); the server's own complaints
+// (a client's failed TLS handshake) go to the debug log.
+func start(addr string, h http.Handler, tlsConfig *tls.Config, log *slog.Logger) (*served, error) {
 	ln, err := net.Listen("tcp", listenAddr(addr))
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %v: %w", addr, err, state.ErrBadInput)
 	}
-	sv := &served{srv: &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}, addr: ln.Addr().String(), done: make(chan error, 1)}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug)}
+	sv := &served{srv: srv, addr: ln.Addr().String(), done: make(chan error, 1)}
 	if tlsConfig != nil {
 		ln = tls.NewListener(ln, tlsConfig)
 	}
