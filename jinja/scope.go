@@ -54,6 +54,9 @@ func (s *scope) bind(names []string) *exec.Context {
 // resolve is a variable's value as templates see it: rendered when it holds a template, an
 // *Undefined (an error value that default() and `is defined` catch) when it is not set.
 func (s *scope) resolve(name string) any {
+	if name == "none" { // Jinja's lower-case None, whatever the variables (gonja knows None only)
+		return nil
+	}
 	v, ok := s.vars[name]
 	if !ok {
 		if g, ok := globals[name]; ok {
