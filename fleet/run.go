@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/kupgrade/kupgrade/state"
@@ -58,9 +57,6 @@ type Runner struct {
 	Log  *slog.Logger
 	// Report, when set, is told of each cluster this runner ends (from its goroutine).
 	Report func(Result)
-
-	mu         sync.Mutex
-	handedBack map[string]int // clusters this runner handed back, and how often
 }
 
 // Result is what became of one cluster this runner worked on.

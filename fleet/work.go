@@ -30,6 +30,14 @@ func (r *Runner) work(ctx context.Context, c state.Claim, t Target, o Options, s
 	if c.TakenFrom != "" {
 		log.Warn("took over the expired claim of another runner", "from", c.TakenFrom, "generation", c.Generation)
 	}
+	prior, err := r.Store.BeginClaim(ctx, c.Cluster, r.Owner, c.Generation)
+	if err != nil {
+		res.Outcome, res.Err = "lost", err // nothing ran: the claim expires, uncounted
+		return res
+	}
+	if prior > maxHandBacks {
+		return r.tooManyHandBacks(ctx, c, prior, res)
+	}
 	k := upgrade.Keep(ctx, claimRenewer{r.Store}, c.Cluster, r.Owner, o.TTL, o.TTL, sent)
 	res.Err = r.resume(ctx, t, o, k, log)
 	lost := k.Stop()
@@ -44,27 +52,49 @@ func (r *Runner) work(ctx context.Context, c state.Claim, t Target, o Options, s
 		res.Err = errors.Join(res.Err, lost)
 		return res
 	}
+	if ctx.Err() != nil { // handed back uncounted: the next runner resumes it
+		res.Outcome = "lost"
+		if err := r.Store.ReleaseClaim(dctx, c.Cluster, r.Owner, c.Generation, "interrupted"); err != nil {
+			res.Err = errors.Join(res.Err, err)
+		}
+		return res
+	}
+	return r.record(dctx, c, prior, res, log)
+}
+
+// record writes the outcome of a run that ended on its own: done, failed, or handed back when
+// the database failed under it and the cluster's hand-backs are below the limit.
+func (r *Runner) record(ctx context.Context, c state.Claim, prior int, res Result, log *slog.Logger) Result {
 	outcome, msg := state.FleetDone, ""
 	switch {
-	case ctx.Err() != nil:
-		outcome, msg = state.FleetPending, "interrupted" // handed back: the next runner resumes it
-	case res.Err != nil && r.handBack(c.Cluster, res.Err):
+	case res.Err != nil && handBack(res.Err, r.Store) && prior < maxHandBacks:
 		outcome, msg = state.FleetPending, "handed back, the database failed under it: "+res.Err.Error()
-		log.Warn("handed the cluster back: the database failed under it, not the cluster", "error", res.Err)
+		log.Warn("handed the cluster back: the database failed under it, not the cluster", "error", res.Err, "hand-backs", prior+1)
 	case res.Err != nil:
 		outcome, msg = state.FleetFailed, res.Err.Error()
 	}
-	if err := r.Store.FinishClaim(dctx, c.Cluster, r.Owner, c.Generation, outcome, msg); err != nil {
-		res.Outcome, res.Err = "lost", errors.Join(res.Err, err)
+	if err := r.Store.FinishClaim(ctx, c.Cluster, r.Owner, c.Generation, outcome, msg); err != nil {
+		res.Outcome, res.Err = "lost", errors.Join(res.Err, err) // this run stays counted
 		return res
 	}
 	res.Outcome = outcome
-	switch {
-	case outcome == state.FleetPending && ctx.Err() == nil:
+	if outcome == state.FleetPending {
 		res.Outcome = HandedBack
-	case outcome == state.FleetPending:
-		res.Outcome = "lost"
 	}
+	return res
+}
+
+// tooManyHandBacks counts failed, without running it, a cluster whose runs were handed back or
+// never finished more than maxHandBacks times, by whichever runners: kubeadm is not run again
+// under a database that keeps losing its outcome.
+func (r *Runner) tooManyHandBacks(ctx context.Context, c state.Claim, prior int, res Result) Result {
+	res.Err = fmt.Errorf("%w: cluster %s: %d runs of it were handed back or never finished (their outcome could not be recorded), more than %d: counted failed without running it again; `kupgrade fleet show` lists it, and the next fleet run retries it",
+		errFailed, c.Cluster, prior, maxHandBacks)
+	if err := r.Store.FinishClaim(ctx, c.Cluster, r.Owner, c.Generation, state.FleetFailed, res.Err.Error()); err != nil {
+		res.Outcome, res.Err = "lost", errors.Join(res.Err, err)
+		return res
+	}
+	res.Outcome = state.FleetFailed
 	return res
 }
 
@@ -72,27 +102,18 @@ func (r *Runner) work(ctx context.Context, c state.Claim, t Target, o Options, s
 // database failed under its run: the next runner to claim it, this one included, resumes it.
 const HandedBack = "handed-back"
 
-// maxHandBacks bounds how often one runner hands one cluster back before it counts it failed: a
-// database that keeps failing under one cluster's run while the fleet's other reads and writes
-// go through is no blip.
+// maxHandBacks bounds the runs of one cluster that are handed back or never finished, counted
+// in its fleet row across runners, before it is counted failed: a database that keeps failing
+// under one cluster's run while the fleet's other reads and writes go through is no blip.
 const maxHandBacks = 3
 
 // handBack reports whether the cluster's run ended on the database rather than on the cluster:
 // no step ran and failed (those are recorded, ErrFailed), and the error is the database's (lost
 // connection, an abort, a commit whose outcome is unknown) or an outcome that could not be
 // recorded (the state may still say in flight: the next run recovers it first, as `upgrade run`
-// would). Such a cluster is handed back, at most maxHandBacks times by this runner.
-func (r *Runner) handBack(cluster string, err error) bool {
-	if errors.Is(err, upgrade.ErrFailed) || !(r.Store.Unavailable(err) || errors.Is(err, upgrade.ErrNotRecorded)) {
-		return false
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.handedBack == nil {
-		r.handedBack = map[string]int{}
-	}
-	r.handedBack[cluster]++
-	return r.handedBack[cluster] <= maxHandBacks
+// would).
+func handBack(err error, st Store) bool {
+	return !errors.Is(err, upgrade.ErrFailed) && (st.Unavailable(err) || errors.Is(err, upgrade.ErrNotRecorded))
 }
 
 func (r *Runner) resume(ctx context.Context, t Target, o Options, k *upgrade.Keeper, log *slog.Logger) error {

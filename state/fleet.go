@@ -40,6 +40,7 @@ type FleetRow struct {
 	OutcomeAt  time.Time `json:"outcome_at"`
 	LastError  string    `json:"last_error"`
 	TakenFrom  string    `json:"taken_from"` // the owner whose expired claim this one took over
+	HandBacks  int       `json:"hand_backs"` // runs begun that did not end in done or failed
 	// From the cluster's upgrade ("" / zero without one) and operation lease (zero without one).
 	State          State     `json:"state"`
 	StateEnteredAt time.Time `json:"state_entered_at"`
@@ -83,8 +84,17 @@ type FleetStore interface {
 	// RenewClaim extends owner's claim on cluster by ttl; ErrConflict when it is no longer owner's.
 	RenewClaim(ctx context.Context, cluster, owner string, ttl time.Duration) (Lease, error)
 	// FinishClaim records the outcome (FleetDone, FleetFailed, or FleetPending to hand the
-	// cluster back) and frees the claim, if owner still holds generation; else ErrConflict.
+	// cluster back) and frees the claim, if owner still holds generation; else ErrConflict. Done
+	// and failed reset the cluster's hand-back count; a hand-back leaves this run counted.
 	FinishClaim(ctx context.Context, cluster, owner string, generation int64, outcome, lastError string) error
+	// BeginClaim marks the start of owner's run of cluster under claim generation (else
+	// ErrConflict) and returns the cluster's hand-back count before it: the runs that began
+	// and did not end in done or failed, whichever runner ran them. This run counts from now on
+	// until FinishClaim records done or failed, or ReleaseClaim gives it back uncounted.
+	BeginClaim(ctx context.Context, cluster, owner string, generation int64) (int, error)
+	// ReleaseClaim hands the cluster back without counting this run (an interrupted runner):
+	// still pending, claim freed, if owner still holds generation; else ErrConflict.
+	ReleaseClaim(ctx context.Context, cluster, owner string, generation int64, why string) error
 	// FleetPending returns up to limit clusters of fleet still to do, in position order.
 	FleetPending(ctx context.Context, fleet string, limit int) ([]string, error)
 	// FleetFailures counts fleet's clusters that failed at or after since.

@@ -203,8 +203,12 @@ func (s *Store) FinishClaim(ctx context.Context, cluster, owner string, generati
 		if err != nil {
 			return err
 		}
+		count := "hand_backs"
+		if outcome != state.FleetPending {
+			count = "0"
+		}
 		res, err := tx.ExecContext(ctx, `UPDATE fleet_cluster SET outcome = ?, outcome_at = ?, expires_at = ?, owner = '',
-			last_error = ? WHERE cluster = ? AND owner = ? AND generation = ?`,
+			last_error = ?, hand_backs = `+count+` WHERE cluster = ? AND owner = ? AND generation = ?`,
 			outcome, fmtTime(now), fmtTime(freeSince), nullable(storedText(lastError, maxText)), cluster, owner, generation)
 		return one(res, err, cluster, "fleet claim of "+owner)
 	})

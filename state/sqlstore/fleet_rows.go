@@ -17,7 +17,7 @@ func (s *Store) FleetRows(ctx context.Context, fleet string) ([]state.FleetRow, 
 func (s *Store) fleetRows(ctx context.Context, fleet string) ([]state.FleetRow, error) {
 	query := `SELECT f.fleet, f.cluster, f.position, f.to_version, f.outcome, f.owner, f.generation, f.claimed_at,
 		f.expires_at, f.outcome_at, COALESCE(f.last_error, ''), COALESCE(f.taken_from, ''), COALESCE(u.state, ''),
-		u.state_entered_at, l.expires_at
+		u.state_entered_at, l.expires_at, f.hand_backs
 		FROM fleet_cluster f LEFT JOIN kube_upgrade u ON u.cluster = f.cluster LEFT JOIN upgrade_lease l ON l.cluster = f.cluster`
 	var args []any
 	if fleet != "" {
@@ -44,7 +44,7 @@ func scanFleetRow(rows *sql.Rows) (state.FleetRow, error) {
 	var r state.FleetRow
 	var claimed, exp, outAt, entered, lease looseTime
 	err := rows.Scan(&r.Fleet, &r.Cluster, &r.Position, &r.ToVersion, &r.Outcome, &r.Owner, &r.Generation, &claimed,
-		&exp, &outAt, &r.LastError, &r.TakenFrom, &r.State, &entered, &lease)
+		&exp, &outAt, &r.LastError, &r.TakenFrom, &r.State, &entered, &lease, &r.HandBacks)
 	r.ClaimedAt, r.ExpiresAt, r.OutcomeAt, r.StateEnteredAt, r.LeaseExpiresAt = claimed.Time, exp.Time, outAt.Time, entered.Time, lease.Time
 	return r, err
 }

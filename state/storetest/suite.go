@@ -69,6 +69,7 @@ func Run(t *testing.T, fresh func(t *testing.T) Backend) {
 		{"OldLeaseNameRefusesWrites", testOldLeaseNameRefusesWrites},
 		{"StoredTextValidAndBounded", testStoredText},
 		{"EnteredReadsTheWholeHistory", testEntered},
+		{"HandBacksCountedInTheRow", testHandBacks},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, fresh(t)) })
