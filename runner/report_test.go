@@ -99,3 +99,31 @@ func TestTextReporterProgress(t *testing.T) {
 	}
 	r.Report(runner.Event{Event: runner.EventPlayRecap}) // stops the redraws before b is released
 }
+
+// A host's stderr, message and task name cannot drive the operator's terminal through the text
+// output: a window-title sequence (and the colours and carriage return beside it) is printed as
+// visible escapes, as the JSON output prints it.
+func TestTextReporterEscapesTerminalSequences(t *testing.T) {
+	rc := 1
+	title := "\x1b]0;you are on prod\x07"
+	for _, tty := range []bool{false, true} {
+		var b bytes.Buffer
+		r := runner.NewTextReporter(&b, tty)
+		r.Report(runner.Event{Event: runner.EventPlayStart, Msg: "Upgrade", Data: map[string]any{"host_tasks": 1}})
+		r.Report(runner.Event{Event: runner.EventTaskStart, Host: "h1", Task: "kubeadm " + title})
+		r.Report(runner.Event{Event: runner.EventTaskFailed, Host: "h1", Task: "kubeadm " + title, RC: &rc,
+			Msg: "\x1b[32mall good\x1b[0m", Stderr: title + "preflight\rerror"})
+		out := b.String()
+		if tty { // the progress line's own clearing is the only escape the reporter writes
+			out = strings.ReplaceAll(out, "\r\x1b[K", "")
+		}
+		if strings.ContainsAny(out, "\x1b\x07\r") {
+			t.Errorf("tty=%v: a terminal sequence got through:\n%q", tty, out)
+		}
+		for _, want := range []string{`\u001b]0;you are on prod\u0007preflight\u000derror`, `\u001b[32mall good`} {
+			if !strings.Contains(out, want) {
+				t.Errorf("tty=%v: output lacks %q:\n%q", tty, want, out)
+			}
+		}
+	}
+}

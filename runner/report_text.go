@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/kupgrade/kupgrade/internal/termsafe"
 )
 
 type textReporter struct {
@@ -109,7 +111,7 @@ func (r *textReporter) Report(e Event) {
 		r.total = max(r.total, r.done) // handlers and rescues run beyond the estimate
 	}
 	r.clearBar()
-	io.WriteString(r.w, b.String())
+	io.WriteString(r.w, termsafe.Text(b.String())) // hosts' output and messages: no terminal escape gets through
 	r.drawBar()
 }
 
@@ -126,7 +128,7 @@ func (r *textReporter) drawBar() {
 	if !r.tty || r.total == 0 {
 		return
 	}
-	line := progress(r.done, r.total, r.task)
+	line := progress(r.done, r.total, termsafe.Text(r.task))
 	if !r.started.IsZero() && r.task != "" {
 		line += "  " + elapsed(r.now().Sub(r.started), r.timeout)
 	}

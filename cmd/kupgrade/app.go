@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kupgrade/kupgrade/internal/termsafe"
 	"github.com/kupgrade/kupgrade/inventory"
 	"github.com/kupgrade/kupgrade/runner"
 	"github.com/kupgrade/kupgrade/state"
@@ -36,6 +37,7 @@ type app struct {
 	g              *Globals
 	stdin          io.Reader
 	stdout, stderr io.Writer
+	rawStdout      io.Writer // stdout unescaped: the text reporter's, which escapes itself and draws its bar
 	log            *slog.Logger
 	db             state.DSN // parsed once, by dsn
 	dbErr          error
@@ -59,7 +61,14 @@ func newApp(g *Globals, stdin io.Reader, stdout, stderr io.Writer) *app {
 		opts.ReplaceAttr = durationString
 		h = slog.NewJSONHandler(stderr, opts)
 	}
-	return &app{g: g, stdin: stdin, stdout: stdout, stderr: stderr, log: slog.New(h)}
+	a := &app{g: g, stdin: stdin, stdout: stdout, stderr: stderr, rawStdout: stdout, log: slog.New(h)}
+	if g.Output != "json" {
+		// Text and tables print what hosts sent (output, errors, reasons read back from the
+		// database): no terminal escape of theirs reaches the operator's terminal. JSON escapes
+		// them itself.
+		a.stdout, a.stderr = termsafe.NewWriter(stdout), termsafe.NewWriter(stderr)
+	}
+	return a
 }
 
 // durationString writes a duration in a JSON log as Go's duration string ("1m30s"), not as

@@ -45,10 +45,10 @@ func (a *app) newReporter() runner.Reporter {
 		return runner.NewJSONReporter(a.stdout)
 	}
 	tty := false
-	if f, ok := a.stdout.(*os.File); ok {
+	if f, ok := a.rawStdout.(*os.File); ok {
 		tty = term.IsTerminal(int(f.Fd()))
 	}
-	return runner.NewTextReporter(a.stdout, tty)
+	return runner.NewTextReporter(a.rawStdout, tty)
 }
 
 // Runner builds the runner over SSH for the inventory, once.
