@@ -23,7 +23,7 @@ type Failure struct {
 
 // addFailures fills in the last failure, its finding and the host to retry of the rows that
 // need a person: failed states and the kubelets' long-lived state, whose failures are hosts'.
-func (w *Watcher) addFailures(ctx context.Context, rows []ClusterStatus) {
+func (w *Watcher) addFailures(ctx context.Context, rows []ClusterStatus, next nextFunc) {
 	reads := 0
 	for i := range rows {
 		r := &rows[i]
@@ -47,7 +47,7 @@ func (w *Watcher) addFailures(ctx context.Context, rows []ClusterStatus) {
 		}
 		if r.Host == "" && !r.LeaseLive { // retry on the host that failed
 			cmd, _ := Next(NextIn{State: s, Host: f.Host})
-			r.Next = WithFlags(cmd, r.Cluster, w.CommandFlags)
+			r.Next = next(cmd, r.Cluster)
 		}
 	}
 }

@@ -95,8 +95,19 @@ func (w *Watcher) Status(ctx context.Context) (Status, error) {
 	if st.Fleets, err = readFleets(ctx, w.Store, st.Now); err != nil {
 		return Status{}, err
 	}
-	st.Clusters, st.More = w.clusterRows(ups, ops, unreadable(listErr, bad), st.Now)
-	w.addFailures(ctx, st.Clusters)
+	members, err := fleetMembers(ctx, w.Store)
+	if err != nil {
+		return Status{}, err
+	}
+	next := func(cmd, cluster string) string {
+		var m *state.FleetRow
+		if r, ok := members[cluster]; ok {
+			m = &r
+		}
+		return Where{Flags: w.CommandFlags, InventoryCluster: w.InventoryCluster}.Command(cmd, cluster, m)
+	}
+	st.Clusters, st.More = w.clusterRows(ups, ops, unreadable(listErr, bad), st.Now, next)
+	w.addFailures(ctx, st.Clusters, next)
 	return st, nil
 }
 
@@ -114,7 +125,7 @@ func unreadable(listErr error, bad []state.BadRow) map[string]string {
 
 // clusterRows lists the clusters that need a person first (unreadable, marked, failed, in
 // flight), then the others, up to the cap.
-func (w *Watcher) clusterRows(ups []state.Upgrade, ops []state.InFlightOp, bad map[string]string, now time.Time) ([]ClusterStatus, int) {
+func (w *Watcher) clusterRows(ups []state.Upgrade, ops []state.InFlightOp, bad map[string]string, now time.Time, next nextFunc) ([]ClusterStatus, int) {
 	inFlight := map[string]state.InFlightOp{}
 	for _, op := range ops {
 		inFlight[op.Upgrade.Cluster] = op
@@ -122,7 +133,7 @@ func (w *Watcher) clusterRows(ups []state.Upgrade, ops []state.InFlightOp, bad m
 	var first, rest []ClusterStatus
 	for _, u := range ups {
 		op, busy := inFlight[u.Cluster]
-		r := clusterRow(u, op, busy, now, w.CommandFlags)
+		r := clusterRow(u, op, busy, now, next)
 		r.Error = bad[u.Cluster]
 		switch {
 		case r.Error != "" || r.Mark != "" || u.State.Failed() || busy:
@@ -138,8 +149,11 @@ func (w *Watcher) clusterRows(ups []state.Upgrade, ops []state.InFlightOp, bad m
 	return rows, 0
 }
 
+// nextFunc completes a cluster's next command for where it is pasted (Where.Command).
+type nextFunc func(cmd, cluster string) string
+
 // clusterRow is one cluster's row without its last failure; busy: op is in flight.
-func clusterRow(u state.Upgrade, op state.InFlightOp, busy bool, now time.Time, flags []string) ClusterStatus {
+func clusterRow(u state.Upgrade, op state.InFlightOp, busy bool, now time.Time, next nextFunc) ClusterStatus {
 	r := ClusterStatus{Cluster: u.Cluster, State: string(u.State), ToVersion: u.ToVersion,
 		StateEnteredAt: u.StateEnteredAt, AgeSeconds: int64(age(now, u.StateEnteredAt).Seconds())}
 	var hosts []string
@@ -167,7 +181,7 @@ func clusterRow(u state.Upgrade, op state.InFlightOp, busy bool, now time.Time, 
 	}
 	if u.State.Valid() {
 		cmd, _ := Next(NextIn{State: u.State, Host: r.Host, InFlight: busy, Lease: op.Lease, Now: now})
-		r.Next = WithFlags(cmd, u.Cluster, flags)
+		r.Next = next(cmd, u.Cluster)
 	}
 	return r
 }

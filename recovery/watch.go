@@ -31,6 +31,9 @@ type Watcher struct {
 	// CommandFlags are the global flags the status page adds to each command it prints (the
 	// watcher's own --db and -i), so that a command works where it is pasted.
 	CommandFlags []string
+	// InventoryCluster is the kupgrade_cluster of the watcher's -i ("" when it names none): the
+	// commands printed for other clusters do not carry that -i (Where.Command).
+	InventoryCluster string
 
 	mu      sync.Mutex
 	holding bool

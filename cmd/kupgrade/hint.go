@@ -30,13 +30,16 @@ func flagsGiven(kctx *kong.Context) map[string]bool {
 // --db, --db-file, -i and --cluster they typed on this command line appended (kong takes global
 // flags after the command's own). A value that came from the environment is left out: the same
 // environment gives it to the next command too. A DSN's password is masked, as everywhere.
-func (a *app) command(cmd string) string {
+func (a *app) command(cmd string) string { return a.commandWith(cmd, hintFlags) }
+
+// commandWith is command with only the flags names of hintFlags.
+func (a *app) commandWith(cmd string, names []string) string {
 	if cmd == "" || !strings.HasPrefix(cmd, "kupgrade ") {
 		return cmd
 	}
 	var b strings.Builder
 	b.WriteString(cmd)
-	for _, name := range hintFlags {
+	for _, name := range names {
 		if !a.given[name] || (name == "inventory" && len(a.g.Inventory) == 0) {
 			continue
 		}

@@ -38,7 +38,7 @@ func (c *recoverCmd) Run(ctx context.Context, a *app) error {
 	}
 	v := newRecoverView(rec)
 	if v.Retry != nil {
-		v.Retry = nullable(a.command(*v.Retry))
+		v.Retry = nullable(a.clusterCommand(ctx, st, *v.Retry))
 	}
 	if a.json() {
 		return writeJSON(a.stdout, v)

@@ -30,7 +30,7 @@ func (a *app) addNext(ctx context.Context, st state.Store, v *upgradeView, s sta
 	if err != nil {
 		return err
 	}
-	v.Next, v.Wait = nullable(a.command(cmd)), nullable(wait)
+	v.Next, v.Wait = nullable(a.clusterCommand(ctx, st, cmd)), nullable(wait)
 	if !s.Failed() && s != state.UpgradingKubelets {
 		return nil
 	}
@@ -43,9 +43,9 @@ func (a *app) addNext(ctx context.Context, st state.Store, v *upgradeView, s sta
 		return nil
 	}
 	v.LastFailure = &failureView{At: rfc3339(f.At), Host: f.Host, Reason: a.redact(f.Reason), Finding: a.commands(f.Finding)}
-	if v.Wait == nil && v.Next != nil && *v.Next != a.command(recovery.RecoverCommand) { // retry where it failed, as the status page
+	if v.Wait == nil && v.Next != nil && *v.Next != a.clusterCommand(ctx, st, recovery.RecoverCommand) { // retry where it failed, as the status page
 		cmd, _ := recovery.Next(recovery.NextIn{State: s, Host: f.Host})
-		v.Next = nullable(a.command(cmd))
+		v.Next = nullable(a.clusterCommand(ctx, st, cmd))
 	}
 	return nil
 }

@@ -32,7 +32,7 @@ func (c *watchCmd) Run(ctx context.Context, a *app) error {
 	if err != nil {
 		return err
 	}
-	w := &recovery.Watcher{Store: st, Interval: c.Interval, Log: a.log, CommandFlags: a.commandFlags(),
+	w := &recovery.Watcher{Store: st, Interval: c.Interval, Log: a.log, CommandFlags: a.commandFlags(), InventoryCluster: a.inventoryCluster(),
 		Options: recovery.AuditOptions{StaleAfter: c.StaleAfter, Probers: a.watchProbers(), Emit: newAuditEmitter(a.stdout, a.json()).emit}}
 	if c.Listen == "" && c.MetricsListen == "" {
 		return w.Run(ctx, c.Once)
@@ -68,6 +68,15 @@ func (a *app) commandFlags() []string {
 		}
 	}
 	return flags
+}
+
+// inventoryCluster is the kupgrade_cluster of the inventory, "" when it names none or cannot be
+// read.
+func (a *app) inventoryCluster() string {
+	if inv, err := a.Inventory(); err == nil {
+		return inv.Cluster()
+	}
+	return ""
 }
 
 func absPath(p string) string {
