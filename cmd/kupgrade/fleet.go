@@ -38,6 +38,7 @@ type fleetRunCmd struct {
 	Retries     int           `help:"Retry a failed step of a cluster this many times before giving up on it." default:"0"`
 	WorkerBatch int           `name:"worker-batch" help:"Upgrade each cluster's workers' kubelets this many at a time." default:"1"`
 	Poll        time.Duration `hidden:"" help:"How often to look for clusters whose runner died (default a tenth of --lease-ttl)."`
+	Yes         bool          `short:"y" help:"Do not ask for confirmation on a terminal."`
 }
 
 func (c *fleetRunCmd) Run(ctx context.Context, a *app) error {
@@ -50,6 +51,9 @@ func (c *fleetRunCmd) Run(ctx context.Context, a *app) error {
 	}
 	targets, err := fleet.Load(a.fleetInventories(c.Inventories != ""), c.Inventories)
 	if err != nil {
+		return err
+	}
+	if err := a.confirm(fmt.Sprintf("fleet run: upgrade %d cluster(s) to %s as fleet %q, %d at once, kubeadm included.", len(targets), to, c.Fleet, c.MaxParallel), c.Yes); err != nil {
 		return err
 	}
 	a.mayCreate = true

@@ -113,7 +113,9 @@ func (a *app) printFail(res recovery.Result) error {
 	return nil
 }
 
-type upgradeDeleteCmd struct{}
+type upgradeDeleteCmd struct {
+	Yes bool `short:"y" help:"Do not ask for confirmation on a terminal."`
+}
 
 func (c *upgradeDeleteCmd) Run(ctx context.Context, a *app) error {
 	st, err := a.Store(ctx)
@@ -132,6 +134,9 @@ func (c *upgradeDeleteCmd) Run(ctx context.Context, a *app) error {
 		return err
 	}
 	if err := state.CheckDelete(u); err != nil {
+		return err
+	}
+	if err := a.confirmUpgrade(ctx, st, "upgrade delete removes it (its history stays).", c.Yes); err != nil {
 		return err
 	}
 	if err := st.DeleteUpgrade(ctx, u.Cluster, u.State, state.ActorCLI, "deleted by kupgrade upgrade delete"); err != nil {

@@ -173,11 +173,16 @@ func (c *upgradeCompleteCmd) Run(ctx context.Context, a *app) error {
 	return a.showUpgrade(ctx, u)
 }
 
-type upgradeAbortCmd struct{}
+type upgradeAbortCmd struct {
+	Yes bool `short:"y" help:"Do not ask for confirmation on a terminal."`
+}
 
 func (c *upgradeAbortCmd) Run(ctx context.Context, a *app) error {
 	w, err := a.workflow(ctx)
 	if err != nil {
+		return err
+	}
+	if err := a.confirmUpgrade(ctx, w.Store, "upgrade abort rolls the upgraded control planes back to the from version, from kubeadm's backups.", c.Yes); err != nil {
 		return err
 	}
 	return a.outcome(w.Abort(ctx))
@@ -189,6 +194,7 @@ type upgradeRunCmd struct {
 	Until       string `help:"Stop once the upgrade reaches this state."`
 	Retries     int    `help:"Retry a failed step this many times before giving up." default:"0"`
 	WorkerBatch int    `name:"worker-batch" help:"Upgrade the workers' kubelets this many at a time." default:"1"`
+	Yes         bool   `short:"y" help:"Do not ask for confirmation on a terminal."`
 }
 
 func (c *upgradeRunCmd) Run(ctx context.Context, a *app) error {
@@ -197,6 +203,9 @@ func (c *upgradeRunCmd) Run(ctx context.Context, a *app) error {
 	}
 	w, err := a.workflow(ctx)
 	if err != nil {
+		return err
+	}
+	if err := a.confirmRun(ctx, w, c.Until, c.Yes); err != nil {
 		return err
 	}
 	return a.outcome(w.Run(ctx, upgrade.RunOptions{Until: state.State(c.Until), Retries: c.Retries, WorkerBatch: c.WorkerBatch}))

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"bytes"
+	"database/sql"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// typed runs kupgrade with answer typed on its stdin.
+func typed(t *testing.T, answer string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := Main(args, strings.NewReader(answer), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// onTerminal makes stdin a terminal for the test.
+func onTerminal(t *testing.T) {
+	old := isTerminal
+	isTerminal = func(io.Reader) bool { return true }
+	t.Cleanup(func() { isTerminal = old })
+}
+
+// recorded starts an upgrade of a cluster whose hosts cannot be reached and sets its state.
+func recorded(t *testing.T, st string) (db, inv, file string) {
+	t.Helper()
+	dir := t.TempDir()
+	inv = filepath.Join(dir, "inventory.yml")
+	must(t, os.WriteFile(inv, []byte("all:\n  vars: {kupgrade_cluster: default}\n  children:\n    controllers:\n      hosts:\n        controller-0: {ansible_host: 127.0.0.1, ansible_port: 1}\n"), 0o644))
+	file = filepath.Join(dir, "k.db")
+	db = "sqlite:" + file
+	if code, out, errs := run(t, "--db", db, "-i", inv, "upgrade", "start", "v1.30.1", "--from-version", "v1.29.4"); code != 0 {
+		t.Fatalf("upgrade start: exit %d\n%s%s", code, out, errs)
+	}
+	h, err := sql.Open("sqlite", file)
+	must(t, err)
+	defer h.Close()
+	_, err = h.Exec(`UPDATE kube_upgrade SET state = ?`, st)
+	must(t, err)
+	return db, inv, file
+}
+
+// On a terminal, upgrade delete, abort and run and fleet run say what they will do and ask; any
+// answer but y changes nothing (exit 3); y goes on.
+func TestDestructiveCommandsAskOnATerminal(t *testing.T) {
+	onTerminal(t)
+	started, inv, _ := recorded(t, "upgraded-networking")
+	db, _, _ := recorded(t, "upgrade-aborted")
+	for _, args := range [][]string{{"--db", db, "upgrade", "delete"}, {"--db", started, "upgrade", "abort"}, {"--db", started, "upgrade", "run"}} {
+		code, _, errs := typed(t, "n\n", append([]string{"-i", inv}, args...)...)
+		if code != exitRefused || !strings.Contains(errs, "cluster default: upgrade v1.29.4 -> v1.30.1, state upgrade") ||
+			!strings.Contains(errs, "Proceed? [y/N]") || !strings.Contains(errs, "nothing was changed") {
+			t.Errorf("%s answered n: exit %d, want %d after the question\n%s", args, code, exitRefused, errs)
+		}
+	}
+	if code, out, _ := run(t, "--db", started, "-i", inv, "upgrade", "show"); code != 0 || !strings.Contains(out, "upgraded-networking") {
+		t.Fatalf("after the refusals the upgrade changed: exit %d\n%s", code, out)
+	}
+	if code, out, errs := typed(t, "y\n", "--db", db, "-i", inv, "upgrade", "delete"); code != 0 || !strings.Contains(out, "deleted") {
+		t.Errorf("upgrade delete answered y: exit %d\n%s%s", code, out, errs)
+	}
+	fresh := filepath.Join(t.TempDir(), "fleet.db")
+	code, _, errs := typed(t, "", "--db", "sqlite:"+fresh, "-i", inv, "fleet", "run", "--to", "v1.30.1")
+	if _, err := os.Stat(fresh); code != exitRefused || !strings.Contains(errs, "fleet run: upgrade 1 cluster(s) to v1.30.1") || err == nil {
+		t.Errorf("fleet run with no answer: exit %d, database made: %v\n%s", code, err == nil, errs)
+	}
+}
+
+// -y skips the question, and a stdin that is not a terminal never asks.
+func TestYesAndScriptsNeverAsk(t *testing.T) {
+	db, inv, _ := recorded(t, "upgrade-aborted")
+	if code, out, errs := typed(t, "n\n", "--db", db, "-i", inv, "upgrade", "delete"); code != 0 || strings.Contains(errs, "Proceed?") {
+		t.Errorf("upgrade delete from a script: exit %d, want 0 without a question\n%s%s", code, out, errs)
+	}
+	onTerminal(t)
+	db, inv, _ = recorded(t, "upgrade-aborted")
+	if code, out, errs := typed(t, "n\n", "--db", db, "-i", inv, "upgrade", "delete", "-y"); code != 0 || strings.Contains(errs, "Proceed?") {
+		t.Errorf("upgrade delete -y: exit %d, want 0 without a question\n%s%s", code, out, errs)
+	}
+}
