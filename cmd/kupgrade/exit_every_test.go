@@ -112,7 +112,7 @@ func must(t *testing.T, err error) {
 func TestExitStatusOfNamesThatDoNotExist(t *testing.T) {
 	dir := t.TempDir()
 	db, inv := heldLeaseCluster(t, dir)
-	if code, _, out := run(t, "--db", db, "-i", inv, "--cluster", "other", "upgrade", "show"); code != exitRefused || !strings.Contains(out, "no upgrade for cluster \"other\"") {
+	if code, _, out := run(t, "--db", db, "--cluster", "other", "upgrade", "show"); code != exitRefused || !strings.Contains(out, "no upgrade for cluster \"other\"") {
 		t.Errorf("upgrade show with no upgrade: exit %d, want %d\n%s", code, exitRefused, out)
 	}
 	code, _, errs := run(t, "--db", db, "-i", inv, "host", "upgrade", "controler-1", "kubelet")
