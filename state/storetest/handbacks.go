@@ -1,15 +1,19 @@
 package storetest
 
 import (
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/kupgrade/kupgrade/state"
 )
 
 // testHandBacks: a fleet cluster's hand-back count lives in its row, whichever runner claims it:
 // a run handed back or never finished stays counted for the next claim, another runner's too;
-// an interrupted run given back is not counted; done resets the count.
+// an interrupted run given back is not counted; failed resets the count, and its last error is
+// stored valid UTF-8 and bounded however long and garbled (MariaDB refused the row, so the claim
+// could never be finished).
 func testHandBacks(t *testing.T, b Backend) {
 	s, ok := b.Open(t).(state.FleetStore)
 	if !ok {
@@ -49,11 +53,15 @@ func testHandBacks(t *testing.T, b Backend) {
 		t.Fatal(err)
 	}
 	c = run("d", 2)
-	if err := s.FinishClaim(ctx, "c1", "d", c.Generation, state.FleetDone, ""); err != nil {
-		t.Fatal(err)
+	lastError := "kubeadm said \xff\xfe: " + strings.Repeat("y", 70<<10)
+	if err := s.FinishClaim(ctx, "c1", "d", c.Generation, state.FleetFailed, lastError); err != nil {
+		t.Fatalf("finish with a last error that is not UTF-8 and %d bytes long: %v", len(lastError), err)
 	}
 	rows, err := s.FleetRows(ctx, "f")
-	if err != nil || len(rows) != 1 || rows[0].HandBacks != 0 || rows[0].Outcome != state.FleetDone {
-		t.Fatalf("rows %+v, %v: want c1 done with its count reset", rows, err)
+	if err != nil || len(rows) != 1 || rows[0].HandBacks != 0 || rows[0].Outcome != state.FleetFailed {
+		t.Fatalf("rows %+v, %v: want c1 failed with its count reset", rows, err)
+	}
+	if got := rows[0].LastError; !utf8.ValidString(got) || len(got) > 65535 || !strings.HasPrefix(got, "kubeadm said \uFFFD: yyy") {
+		t.Errorf("stored last error (%d bytes, valid UTF-8 %v) starts %q", len(got), utf8.ValidString(got), got[:min(len(got), 40)])
 	}
 }
