@@ -131,3 +131,34 @@ func TestFenceStampHoldsNoCommandText(t *testing.T) {
 		t.Errorf("stamp %q holds the command's text", b)
 	}
 }
+
+// A host in two clusters keeps the announcement of each key: another cluster's command that
+// announces itself after a newer generation of u1 did does not let u1's stale waiter through.
+func TestFenceKeepsEachKeysAnnouncement(t *testing.T) {
+	dir := t.TempDir()
+	f := runner.Fence{Cluster: "lab", Key: "u1", Generation: 1, Owner: "first", Wait: time.Minute, Dir: filepath.Join(dir, "fence")}
+	holder := playFenced(t, blocker(dir, "a"), f)
+	waitFile(t, dir+"/started-a")
+	stale := playFenced(t, "touch "+dir+"/stale-ran", f)
+	time.Sleep(300 * time.Millisecond) // the stale command waits for the lock by now
+	newer := runner.Fence{Cluster: "lab", Key: "u1", Generation: 2, Owner: "retry", Dir: f.Dir}
+	if err := playFenced(t, "true", newer).wait(t); !errors.Is(err, runner.ErrFenced) {
+		t.Fatalf("newer generation with no wait while the host is busy: %v, want a busy refusal", err)
+	}
+	other := runner.Fence{Cluster: "c0001", Key: "u9", Generation: 1, Owner: "other", Dir: f.Dir}
+	if err := playFenced(t, "true", other).wait(t); !errors.Is(err, runner.ErrFenced) {
+		t.Fatalf("the other cluster's command while the host is busy: %v, want a busy refusal", err)
+	}
+	if err := os.WriteFile(dir+"/release", nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := holder.wait(t); err != nil {
+		t.Fatal(err)
+	}
+	if err := stale.wait(t); !errors.Is(err, runner.ErrFenced) || !strings.Contains(err.Error(), "newer operation (generation 2) is waiting") {
+		t.Fatalf("stale waiter after another key announced: %v, want a refusal naming generation 2", err)
+	}
+	if _, statErr := os.Stat(dir + "/stale-ran"); statErr == nil {
+		t.Error("the stale command ran")
+	}
+}
