@@ -102,7 +102,7 @@ func (a *app) fleetOpener(st upgrade.Store) func(fleet.Target) (*upgrade.Workflo
 		mu.Lock()
 		d, ok := dialers[kh]
 		if !ok {
-			d = &sshconn.Dialer{KnownHosts: kh, AcceptNew: a.g.AcceptNewHostKeys, Agent: true, Passphrase: sshconn.PromptPassphrase}
+			d = &sshconn.Dialer{KnownHosts: kh, AcceptNew: a.g.AcceptNewHostKeys, Agent: true, Passphrase: sshconn.PromptPassphrase, Log: a.log}
 			dialers[kh] = d
 		}
 		mu.Unlock()

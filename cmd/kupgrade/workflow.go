@@ -61,6 +61,7 @@ func (a *app) Runner(inv *inventory.Inventory, forks int) *runner.Runner {
 		AcceptNew:  a.g.AcceptNewHostKeys,
 		Agent:      true,
 		Passphrase: sshconn.PromptPassphrase,
+		Log:        a.log,
 	}
 	// kubeadm's modules (kubelet_config) are plugged in here: the runner knows nothing of kubeadm.
 	a.run = runner.New(dialer{d}, runner.Options{Forks: forks, Reporter: a.reporter(), Modules: kubeadm.Modules()})

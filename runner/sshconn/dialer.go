@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"time"
 
@@ -33,6 +34,9 @@ type Dialer struct {
 	// IdentitiesOnly, ProxyJump, ProxyCommand, UserKnownHostsFile, StrictHostKeyChecking);
 	// "" is ~/.ssh/config when present, NoSSHConfig none. A host's `-F FILE` wins.
 	SSHConfig string
+	// Log receives the warnings ssh prints and lets pass: a known host whose key changed, let
+	// through because its checking is off (StrictHostKeyChecking=no). nil is slog.Default().
+	Log *slog.Logger
 
 	keys       keyCache
 	configs    configCache

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -33,6 +34,7 @@ type hostKeys struct {
 	paths []string         // the files checked; an unknown key is recorded in the first
 	mode  string           // strictYes, strictAcceptNew or strictNo
 	cache *knownHostsCache // the Dialer's; nil parses every time
+	log   *slog.Logger     // the Dialer's Log, for a changed key let through
 }
 
 // path is the file new keys go to, named in messages.
@@ -171,7 +173,8 @@ func (k hostKeys) callback(host string) ssh.HostKeyCallback {
 		var ke *knownhosts.KeyError
 		switch {
 		case errors.As(err, &ke) && len(ke.Want) > 0 && k.mode == strictNo:
-			return nil // StrictHostKeyChecking=no: ssh connects too (and records nothing)
+			k.warnChanged(host, addr, key, ke)
+			return nil // StrictHostKeyChecking=no: ssh connects too, with a warning (and records nothing)
 		case errors.As(err, &ke) && len(ke.Want) > 0:
 			return &Error{Host: host, Addr: addr, Class: HostKey, Err: changedKey(addr, key, ke)}
 		case errors.As(err, &ke) && k.mode == strictYes:

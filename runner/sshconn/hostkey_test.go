@@ -1,12 +1,16 @@
 package sshconn_test
 
 import (
+	"bytes"
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+
+	"golang.org/x/crypto/ssh"
 
 	"github.com/kupgrade/kupgrade/internal/fault"
 	"github.com/kupgrade/kupgrade/runner/sshconn"
@@ -122,5 +126,48 @@ func TestAcceptNewConcurrent(t *testing.T) {
 		if !strings.Contains(string(b), srv.HostKeyLine+"\n") {
 			t.Errorf("known_hosts lacks %s", srv.HostKeyLine)
 		}
+	}
+}
+
+// A known host whose key changed, let through because its checking is off
+// (StrictHostKeyChecking=no), is not let through silently: a warning names the host, the key it
+// presented and the key known_hosts records, as ssh prints it. A key that did not change warns
+// nothing.
+func TestChangedKeyLetThroughWarns(t *testing.T) {
+	srv := sshtest.NewServer(t)
+	other := sshtest.NewServer(t) // its key stands in for the old one
+	changed := strings.Replace(other.HostKeyLine, other.Addr[strings.LastIndex(other.Addr, ":"):], srv.Addr[strings.LastIndex(srv.Addr, ":"):], 1)
+	kh := filepath.Join(t.TempDir(), "known_hosts")
+	if err := os.WriteFile(kh, []byte(changed+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var logged bytes.Buffer
+	d := srv.Dialer()
+	d.Log = slog.New(slog.NewTextHandler(&logged, nil))
+	h := srv.Host("controller-1")
+	h.Vars["ansible_ssh_common_args"] = "-o StrictHostKeyChecking=no -o UserKnownHostsFile=" + kh
+	c, err := d.Dial(t.Context(), h)
+	if err != nil {
+		t.Fatalf("Dial with StrictHostKeyChecking=no = %v, want it connected, as ssh does", err)
+	}
+	c.Close()
+	out := logged.String()
+	for _, want := range []string{"level=WARN", "REMOTE HOST IDENTIFICATION HAS CHANGED", "host=controller-1",
+		ssh.FingerprintSHA256(srv.HostKey), ssh.FingerprintSHA256(other.HostKey), kh + ":1", "ssh-keygen -f " + kh + " -R"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("warning lacks %q:\n%s", want, out)
+		}
+	}
+	logged.Reset()
+	if err := os.WriteFile(kh, []byte("# checked and recorded again\n"+srv.HostKeyLine+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err = d.Dial(t.Context(), h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	if logged.Len() > 0 {
+		t.Errorf("a key that did not change warned:\n%s", logged.String())
 	}
 }

@@ -132,7 +132,7 @@ func (d *Dialer) hostKeysOf(o inventory.SSHOptions, cfg sshConfig, tok tokens) (
 		}
 		files = []string{filepath.Join(home, ".ssh", "known_hosts")}
 	}
-	hk := hostKeys{mode: o.StrictHostKeyChecking, cache: &d.knownHosts}
+	hk := hostKeys{mode: o.StrictHostKeyChecking, cache: &d.knownHosts, log: d.Log}
 	for _, f := range files {
 		hk.paths = append(hk.paths, tok.expand(f))
 	}
