@@ -45,8 +45,8 @@ type FleetReader interface {
 // maxFleetList caps the failing and stuck clusters the status page lists per fleet.
 const maxFleetList = 20
 
-// readFleets summarizes every fleet of st, when st keeps fleets, with short lists.
-func readFleets(ctx context.Context, st any, now time.Time) ([]FleetSummary, error) {
+// allFleetRows reads every fleet row of st, none when st keeps no fleets.
+func allFleetRows(ctx context.Context, st any) ([]state.FleetRow, error) {
 	fr, ok := st.(FleetReader)
 	if !ok {
 		return nil, nil
@@ -55,12 +55,17 @@ func readFleets(ctx context.Context, st any, now time.Time) ([]FleetSummary, err
 	if err != nil {
 		return nil, fmt.Errorf("read fleets: %w", err)
 	}
+	return rows, nil
+}
+
+// readFleets summarizes every fleet of rows with short lists.
+func readFleets(rows []state.FleetRow, now time.Time) []FleetSummary {
 	sums := SummarizeFleets(rows, now)
 	for i := range sums {
 		sums[i].Failing = sums[i].Failing[:min(len(sums[i].Failing), maxFleetList)]
 		sums[i].Stuck = sums[i].Stuck[:min(len(sums[i].Stuck), maxFleetList)]
 	}
-	return sums, nil
+	return sums
 }
 
 // FleetCluster is one cluster of a fleet that needs a look.

@@ -2,7 +2,6 @@ package recovery
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/kupgrade/kupgrade/internal/shellword"
@@ -65,29 +64,21 @@ func (w Where) dbFlags() []string {
 // FleetMember is cluster's fleet row in st, nil when st keeps no fleets or the cluster is in
 // none.
 func FleetMember(ctx context.Context, st any, cluster string) (*state.FleetRow, error) {
-	m, err := fleetMembers(ctx, st)
+	rows, err := allFleetRows(ctx, st)
 	if err != nil {
 		return nil, err
 	}
-	if r, ok := m[cluster]; ok {
+	if r, ok := fleetMembers(rows)[cluster]; ok {
 		return &r, nil
 	}
 	return nil, nil
 }
 
-// fleetMembers maps each cluster of a fleet in st to its fleet row (nil without fleets).
-func fleetMembers(ctx context.Context, st any) (map[string]state.FleetRow, error) {
-	fr, ok := st.(FleetReader)
-	if !ok {
-		return nil, nil
-	}
-	rows, err := fr.FleetRows(ctx, "")
-	if err != nil {
-		return nil, fmt.Errorf("read fleets: %w", err)
-	}
+// fleetMembers maps each cluster of rows to its fleet row.
+func fleetMembers(rows []state.FleetRow) map[string]state.FleetRow {
 	m := make(map[string]state.FleetRow, len(rows))
 	for _, r := range rows {
 		m[r.Cluster] = r
 	}
-	return m, nil
+	return m
 }

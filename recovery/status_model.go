@@ -92,13 +92,12 @@ func (w *Watcher) Status(ctx context.Context) (Status, error) {
 		st.LastPass = &PassSummary{At: l.Now.Add(l.Duration), Took: l.Duration.Round(time.Millisecond).String(),
 			InFlight: len(l.InFlight), Actions: len(l.Actions)}
 	}
-	if st.Fleets, err = readFleets(ctx, w.Store, st.Now); err != nil {
-		return Status{}, err
-	}
-	members, err := fleetMembers(ctx, w.Store)
+	rows, err := allFleetRows(ctx, w.Store)
 	if err != nil {
 		return Status{}, err
 	}
+	st.Fleets = readFleets(rows, st.Now)
+	members := fleetMembers(rows)
 	next := func(cmd, cluster string) string {
 		var m *state.FleetRow
 		if r, ok := members[cluster]; ok {
