@@ -208,7 +208,7 @@ func (c *upgradeRunCmd) Run(ctx context.Context, a *app) error {
 	if err := a.confirmRun(ctx, w, c.Until, c.Yes); err != nil {
 		return err
 	}
-	return a.outcome(w.Run(ctx, upgrade.RunOptions{Until: state.State(c.Until), Retries: c.Retries, WorkerBatch: c.WorkerBatch}))
+	return a.runUpgrade(ctx, w, upgrade.RunOptions{Until: state.State(c.Until), Retries: c.Retries, WorkerBatch: c.WorkerBatch})
 }
 
 // outcome prints, for a failed operation, what the probe found on the host and the command that
