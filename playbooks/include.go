@@ -21,6 +21,8 @@ type loader struct {
 	stack []string   // files being decoded, to refuse an import cycle
 	roles []roleLink // roles being placed, to refuse a dependency cycle
 	play  *playLoad  // the play being decoded
+	// warnings are what Ansible warns about while loading (a deprecated form): Playbook.Warnings.
+	warnings []string
 }
 
 // playLoad is the state of one play while its roles are placed.

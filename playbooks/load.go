@@ -44,7 +44,7 @@ func Parse(file string, data []byte) (*Playbook, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Playbook{File: file, Plays: plays}, nil
+	return &Playbook{File: file, Plays: plays, Warnings: ld.warnings}, nil
 }
 
 // playbook decodes the plays of one playbook file; import_playbook brings in another's.

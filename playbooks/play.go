@@ -62,6 +62,10 @@ var onlyValues = map[string][]string{
 }
 
 func (d *decoder) onlyValue(k *pair, where string) error {
+	if r, _ := d.deref(k.v); k.key == "strategy" && r != nil && r.Value == "free" {
+		d.warn(k.v, "[WARNING]: strategy free runs as linear in kupgrade: every host finishes a task before any starts the next")
+		return nil
+	}
 	allowed, ok := onlyValues[k.key]
 	if !ok || allowed == nil {
 		return nil
@@ -72,7 +76,11 @@ func (d *decoder) onlyValue(k *pair, where string) error {
 	}
 	for i, v := range vals {
 		if !slices.Contains(allowed, v) {
-			return d.errAt(nodes[i], "%s %q is not supported by kupgrade; it runs %s %s", k.key, v, k.key, strings.Join(allowed, ", "))
+			more := ""
+			if k.key == "strategy" {
+				more = " (and free as linear)"
+			}
+			return d.errAt(nodes[i], "%s %q is not supported by kupgrade; it runs %s %s%s", k.key, v, k.key, strings.Join(allowed, ", "), more)
 		}
 	}
 	return nil

@@ -79,25 +79,22 @@ func cfgRolesPath() []string {
 	return nil
 }
 
+// findRole looks for the role as Ansible does: NAME under each roles folder, then beside the
+// playbook (a name with a slash, as Kubespray writes kubernetes/node, is a path under them),
+// then NAME as a path of its own.
 func (d *decoder) findRole(s roleSpec) (string, error) {
-	if strings.ContainsRune(s.name, '/') {
-		p := s.name
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(d.ld.base, p)
+	dirs := append(d.roleDirs(), d.ld.base)
+	if !filepath.IsAbs(s.name) {
+		for _, dir := range dirs {
+			p := filepath.Join(dir, s.name)
+			if st, err := os.Stat(p); err == nil && st.IsDir() {
+				return p, nil
+			}
 		}
-		if st, err := os.Stat(p); err == nil && st.IsDir() {
-			return p, nil
-		}
-		return "", d.errAt(s.at, "role %q not found: %s is not a folder", s.name, p)
+	} else if st, err := os.Stat(s.name); err == nil && st.IsDir() {
+		return s.name, nil
 	}
-	dirs := d.roleDirs()
-	for _, dir := range dirs {
-		p := filepath.Join(dir, s.name)
-		if st, err := os.Stat(p); err == nil && st.IsDir() {
-			return p, nil
-		}
-	}
-	if strings.Count(s.name, ".") >= 2 {
+	if strings.Count(s.name, ".") >= 2 && !strings.ContainsRune(s.name, '/') {
 		return "", d.errAt(s.at, "role %q: roles from collections are not supported by kupgrade; put the role in roles/", s.name)
 	}
 	return "", d.errAt(s.at, "role %q not found; looked in %s", s.name, strings.Join(dirs, ", "))
@@ -114,7 +111,7 @@ func (d *decoder) loadRole(s roleSpec, c taskCtx) (*Task, error) {
 		return nil, err
 	}
 	defer d.leaveRole()
-	r := &Role{Name: filepath.Base(dir), Dir: dir, Private: !s.public}
+	r := &Role{Name: roleName(s.name), Dir: dir, Private: !s.public}
 	rd := *d
 	rd.role = r
 	meta, err := rd.roleMeta(s.at)
@@ -272,4 +269,13 @@ func (d *decoder) roleMeta(at *yaml.Node) (roleMeta, error) {
 		}
 	}
 	return m, nil
+}
+
+// roleName is the role's name as Ansible shows it: as written (kubernetes/node), except a
+// path of its own (./roles/x, /srv/x), which is named by its last folder.
+func roleName(name string) string {
+	if filepath.IsAbs(name) || strings.HasPrefix(name, ".") {
+		return filepath.Base(name)
+	}
+	return name
 }

@@ -14,13 +14,17 @@ var taskKeys = []string{
 	"ignore_errors", "timeout", "become", "become_user", "environment", "no_log", "run_once", "tags",
 	"notify", "loop", "with_items", "loop_control", "check_mode", "vars", "listen", "args",
 	"block", "rescue", "always", "delegate_to", "remote_user", "ignore_unreachable", "with_list",
-	"with_dict", "connection", "become_method", "diff", "throttle",
+	"with_dict", "connection", "become_method", "diff", "throttle", "with_first_found", "with_nested",
+	"with_indexed_items", "with_flattened", "with_together", "with_sequence", "with_subelements",
+	"with_random_choice", "with_fileglob",
 }
 
 // notOnBlock are task keys that make no sense on a block (Ansible refuses them too).
 var notOnBlock = []string{
 	"register", "failed_when", "changed_when", "until", "retries", "delay", "notify", "loop",
 	"with_items", "loop_control", "args", "listen", "timeout", "with_list", "with_dict",
+	"with_first_found", "with_nested", "with_indexed_items", "with_flattened", "with_together",
+	"with_sequence", "with_subelements", "with_random_choice", "with_fileglob",
 }
 
 // maxNesting bounds block nesting: real playbooks stay at two or three levels.
@@ -64,6 +68,9 @@ func (d *decoder) task(n *yaml.Node, c taskCtx) (*Task, error) {
 		return nil, err
 	}
 	pairs, err := d.mapping(n, "a "+c.what)
+	if err == nil {
+		pairs, err = d.legacyTask(pairs)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +178,8 @@ func (d *decoder) unknownTaskKey(p *pair, label string) error {
 	case p.key == "include" || p.key == "ansible.builtin.include":
 		return d.errAt(p.k, "include was removed from Ansible and is not supported by kupgrade (%s); use include_tasks or import_tasks", label)
 	case strings.HasPrefix(p.key, "with_"):
-		return d.errAt(p.k, "%q is not supported by kupgrade (%s); it loops with loop, with_items, with_list and with_dict", p.key, label)
+		return d.errAt(p.k, "%q is not supported by kupgrade (%s); it loops with loop and with_%s", p.key, label,
+			strings.Join(withLoops, ", with_"))
 	}
 	hint := suggest(normaliseModule(p.key), append(append(slices.Clone(taskKeys), actions...), moduleNames...))
 	if hint != "" && (!strings.Contains(p.key, ".") || strings.HasPrefix(p.key, "ansible.")) {
@@ -289,18 +297,10 @@ func (d *decoder) flowKey(t *Task, p *pair, c taskCtx, label func() string, wher
 			return d.errAt(p.k, "listen is only for handlers (%s)", label())
 		}
 		t.Listen, _, err = d.strList(p.v, where("listen"))
-	case "loop", "with_items", "with_list", "with_dict":
-		if t.Loop != nil {
-			return d.errAt(p.k, "%s has two loops", label())
-		}
-		t.LoopDict = p.key == "with_dict"
-		if r, _ := d.deref(p.v); t.LoopDict && r != nil && r.Kind == yaml.MappingNode {
-			if t.Loop, err = d.value(r); err == nil {
-				err = d.checkArgTemplates(r, t.Loop, where(p.key))
-			}
-			return err
-		}
-		t.Loop, err = d.loop(p.v, where(p.key))
+	case "loop", "with_items", "with_list", "with_dict", "with_first_found", "with_nested",
+		"with_indexed_items", "with_flattened", "with_together", "with_sequence", "with_subelements",
+		"with_random_choice", "with_fileglob":
+		err = d.loopKey(t, p, label, where)
 	case "loop_control":
 		err = d.loopControl(t, p.v, where("loop_control"))
 	case "vars":

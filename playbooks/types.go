@@ -4,6 +4,9 @@ package playbooks
 type Playbook struct {
 	File  string
 	Plays []*Play
+	// Warnings are Ansible's warnings about the playbook's forms, each with its place, for
+	// the CLI to print before running (a deprecated include:).
+	Warnings []string
 }
 
 // Play is one play. Tasks holds pre_tasks, the roles' blocks, tasks and post_tasks in that order,
@@ -79,6 +82,9 @@ type Task struct {
 	Templated map[string]string
 	// LoopDict marks with_dict: the loop renders to a mapping, iterated as {key, value} items.
 	LoopDict bool
+	// LoopWith is the lookup of a with_* loop ("items" for with_items, "nested"...), "" for
+	// loop: the runner turns the rendered Loop (the lookup's terms) into items as it does.
+	LoopWith string
 	// Params are include or role parameters, set for the tasks of the block they sit on. They
 	// rank above set_fact, as Ansible's include and role params do.
 	Params map[string]any

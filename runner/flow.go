@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
-	"slices"
 	"time"
 
 	"github.com/kupgrade/kupgrade/jinja"
@@ -184,9 +182,8 @@ func (e *playExec) includeItems(h *hostState, t *ctask) ([]incItem, map[string]a
 		if err != nil {
 			return nil, failure("loop: " + err.Error())
 		}
-		var ok bool
-		if loop, ok = loopItems(lv, t.t.LoopDict); !ok {
-			return nil, failure(fmt.Sprintf("loop: expected a list, got %T", lv))
+		if loop, err = e.loopItems(t, lv); err != nil {
+			return nil, failure(err.Error())
 		}
 	}
 	one := func(item any, index int, looped bool) (incItem, error) {
@@ -295,16 +292,19 @@ type includeKey struct {
 	path string
 }
 
-// loopItems turns a rendered loop into its items; with_dict iterates a mapping as
-// {key, value} items, sorted by key.
-func loopItems(v any, dict bool) ([]any, bool) {
-	m, isMap := v.(map[string]any)
-	if !dict || !isMap {
-		return toList(v)
+// loopItems turns a rendered loop into its items: loop takes a list, a with_* loop its
+// lookup's items (withItems).
+func (e *playExec) loopItems(t *ctask, v any) ([]any, error) {
+	if t.t.LoopWith != "" {
+		items, err := withItems(t.t.LoopWith, v, fileFinder{roleDir: t.roleDir, base: e.dir})
+		if err != nil {
+			return nil, fmt.Errorf("with_%s: %w", t.t.LoopWith, err)
+		}
+		return items, nil
 	}
-	out := make([]any, 0, len(m))
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		out = append(out, map[string]any{"key": k, "value": m[k]})
+	items, ok := toList(v)
+	if !ok {
+		return nil, fmt.Errorf("loop: expected a list, got %s", typeName(v))
 	}
-	return out, true
+	return items, nil
 }

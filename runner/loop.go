@@ -14,9 +14,9 @@ func (e *playExec) runLoop(ctx context.Context, h *hostState, t *ctask) (map[str
 	if err != nil {
 		return tmplFailure(t, "loop", err), nil
 	}
-	items, ok := loopItems(lv, t.t.LoopDict)
-	if !ok {
-		return failure(fmt.Sprintf("loop: expected a list, got %T", lv)), nil
+	items, err := e.loopItems(t, lv)
+	if err != nil {
+		return tmplFailure(t, "", err), nil
 	}
 	pause, err := e.duration(h, t.t.LoopControl.Pause, 0)
 	if err != nil {

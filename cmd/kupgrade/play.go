@@ -26,6 +26,9 @@ func (c *playCmd) Run(ctx context.Context, a *app) error {
 	if err != nil {
 		return err
 	}
+	for _, w := range pb.Warnings {
+		fmt.Fprintln(a.stderr, w)
+	}
 	inv, err := a.Inventory()
 	if err != nil {
 		return err
