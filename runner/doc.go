@@ -27,8 +27,11 @@
 //     without end fails the host with the chain of includes (file:line of each), never a stack
 //     overflow;
 //   - under PlayOptions.Fence, no two root commands of fenced plays ever run on one host at once,
-//     and none starts after a newer generation of the same key has run one there (Fence): the
-//     host keeps the lock and the stamp, so this holds whatever happens to the caller.
+//     none starts after a newer generation of the same key has run one there, nor while another
+//     cluster's live operation holds the host, nor on a stamp that cannot be read (Fence): the
+//     host keeps the lock and the stamp, so this holds whatever happens to the caller. A daemon
+//     a fenced command leaves running does not hold the lock, and the stamp names the task and
+//     the command's digest, never the command's text.
 //
 // The runner knows nothing of Kubernetes or kubeadm. Code that knows what to look at on a host
 // plugs it in as a Module (Options.Modules; kubeadm's kubelet_config is one) and reaches the host

@@ -11,8 +11,9 @@
 // detached context, so it survives the cancellation that caused it. A SIGKILL leaves the lease to
 // expire; `kupgrade recover` or `kupgrade watch` then fails the operation. Every root command of
 // a step's playbook runs under the host's fence (runner.Fence), keyed by the upgrade's id and
-// stamped with the generation of the step's lease: one kubeadm per host, even when a kupgrade
-// that lost its lease still has one running there.
+// stamped with the generation of the step's lease and the cluster: one kubeadm per host, even
+// when a kupgrade that lost its lease still has one running there, and no command of another
+// cluster's upgrade on a host within a lease's TTL of this upgrade's last command there.
 //
 // upgrade is where the runner and kubeadm meet: the runner runs kubeadm's probe on a host
 // (ProbeHost, over the step's connection), kubeadm reads its report and judges how far kubeadm

@@ -76,7 +76,8 @@
 //	                          (a new connection goes to the first that answers)
 //	--db-file FILE            read the DSN from FILE (keeps the password off the command line)
 //	-i, --inventory FILE      Ansible YAML inventory (default inventory.yml)
-//	--cluster NAME            cluster (default: kupgrade_cluster of the inventory, else default)
+//	--cluster NAME            cluster (default: kupgrade_cluster of the inventory, else default);
+//	                          one that disagrees with the inventory's kupgrade_cluster is bad input
 //	--known-hosts FILE        host keys to verify against (default ~/.ssh/known_hosts, or ssh_config's)
 //	--accept-new-host-keys    record keys of unknown hosts; a changed key is still refused
 //	-o, --output table|json   json: one document, or JSON Lines for streams, on stdout; the
