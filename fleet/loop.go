@@ -120,6 +120,9 @@ func (l *loop) fill(ctx context.Context) error {
 			continue
 		}
 		l.active++
+		if l.r.Started != nil {
+			l.r.Started(c.Cluster, c.TakenFrom)
+		}
 		go func() { l.done <- l.r.work(ctx, c, t, l.o, sent) }()
 	}
 	return nil

@@ -31,6 +31,7 @@ type Options struct {
 	WorkerBatch int         // workers' kubelets this many at a time
 	TTL         time.Duration
 	Poll        time.Duration // how often to look for expired claims (default TTL/10)
+	Move        bool          // take clusters out of another fleet (else such a run is refused)
 }
 
 func (o *Options) defaults() {
@@ -57,6 +58,9 @@ type Runner struct {
 	Log  *slog.Logger
 	// Report, when set, is told of each cluster this runner ends (from its goroutine).
 	Report func(Result)
+	// Started, when set, is told of each cluster this runner starts (takenFrom: the runner whose
+	// expired claim it took over, "" when none).
+	Started func(cluster, takenFrom string)
 }
 
 // Result is what became of one cluster this runner worked on.
@@ -97,7 +101,7 @@ func (r *Runner) Run(ctx context.Context, targets []Target, o Options) (Summary,
 	members := make([]state.FleetMember, len(targets))
 	for i, t := range targets {
 		byName[t.Cluster] = t
-		members[i] = state.FleetMember{Cluster: t.Cluster, ToVersion: o.To, Until: o.Until}
+		members[i] = state.FleetMember{Cluster: t.Cluster, ToVersion: o.To, Until: o.Until, Move: o.Move}
 	}
 	since, err := r.Store.JoinFleet(ctx, o.Fleet, members)
 	if err != nil {

@@ -24,6 +24,9 @@ type FleetMember struct {
 	Cluster   string
 	ToVersion string
 	Until     State // the state the run stops the cluster at ("" for the end)
+	// Move: the cluster may be taken out of another fleet it is recorded in (fleet run --move);
+	// otherwise JoinFleet refuses, and joins nothing.
+	Move bool
 }
 
 // FleetRow is a fleet_cluster row joined with the cluster's upgrade and operation lease.

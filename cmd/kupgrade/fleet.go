@@ -39,6 +39,7 @@ type fleetRunCmd struct {
 	WorkerBatch int           `name:"worker-batch" help:"Upgrade each cluster's workers' kubelets this many at a time." default:"1"`
 	Poll        time.Duration `hidden:"" help:"How often to look for clusters whose runner died (default a tenth of --lease-ttl)."`
 	Yes         bool          `short:"y" help:"Do not ask for confirmation on a terminal."`
+	Move        bool          `help:"Move clusters that another fleet holds into this one (without it, such a run is refused)."`
 }
 
 func (c *fleetRunCmd) Run(ctx context.Context, a *app) error {
@@ -61,11 +62,11 @@ func (c *fleetRunCmd) Run(ctx context.Context, a *app) error {
 	if err != nil {
 		return err
 	}
-	r := &fleet.Runner{Store: st, Owner: upgrade.Owner(), Open: a.fleetOpener(st), Log: a.fleetLog(), Report: a.fleetReport}
+	r := &fleet.Runner{Store: st, Owner: upgrade.Owner(), Open: a.fleetOpener(st), Log: a.fleetLog(), Report: a.fleetReport, Started: a.fleetStarted}
 	start := time.Now()
 	sum, err := r.Run(ctx, targets, fleet.Options{Fleet: c.Fleet, To: to.String(), MaxParallel: c.MaxParallel,
 		Canary: c.Canary, MaxFailures: c.MaxFailures, Until: state.State(c.Until), Retries: c.Retries,
-		WorkerBatch: c.WorkerBatch, TTL: a.g.LeaseTTL, Poll: c.Poll})
+		WorkerBatch: c.WorkerBatch, TTL: a.g.LeaseTTL, Poll: c.Poll, Move: c.Move})
 	a.fleetSummary(ctx, st, c.Fleet, sum, time.Since(start))
 	return err
 }
@@ -114,6 +115,19 @@ func (a *app) fleetOpener(st upgrade.Store) func(fleet.Target) (*upgrade.Workflo
 }
 
 // fleetReport prints one line per cluster this runner ended.
+// fleetStarted prints a line as this runner starts a cluster, so that a long run shows it moving.
+func (a *app) fleetStarted(cluster, takenFrom string) {
+	if a.json() {
+		_ = writeJSONLine(a.stdout, map[string]any{"event": "fleet_cluster_start", "cluster": cluster, "taken_from": takenFrom})
+		return
+	}
+	line := fmt.Sprintf("%-24s START", cluster)
+	if takenFrom != "" {
+		line += "  (taking over from " + takenFrom + ")"
+	}
+	fmt.Fprintln(a.stdout, line)
+}
+
 func (a *app) fleetReport(res fleet.Result) {
 	if a.json() {
 		v := map[string]any{"event": "fleet_cluster", "cluster": res.Cluster, "outcome": res.Outcome,

@@ -5,6 +5,7 @@ import (
 	"github.com/kupgrade/kupgrade/recovery"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -23,7 +24,7 @@ func TestFleetLateFailureThenSecondRun(t *testing.T) {
 		t.Fatalf("fleet run with late failures: exit %d, want 1\n%s", code, out)
 	}
 	for _, c := range []string{"c0001", "c0006"} {
-		line := out[strings.Index(out, c):]
+		line := out[max(regexp.MustCompile(`(?m)^` + c + ` +[A-Z]+ +\S`).FindStringIndex(out)[0], 0):] // its end's line, not its START
 		if !strings.HasPrefix(line, c) || !strings.Contains(line[:600], "FAILED") || !strings.Contains(line[:600], "upgrading-second-master-failed") ||
 			!strings.Contains(line[:600], "kubelet-config-rewritten") {
 			t.Errorf("%s's line does not say it failed late with the finding:\n%s", c, line[:min(len(line), 600)])

@@ -69,6 +69,9 @@ func (s *Store) joinChunk(ctx context.Context, tx *sql.Tx, fleet string, ms []st
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("read fleet rows: %w", err)
 	}
+	if err := state.OtherFleets(fleet, ms, func(c string) (string, bool) { f, ok := seen[c]; return f.fleet, ok }); err != nil {
+		return err // before any write: the transaction joins nothing
+	}
 	for i, m := range ms {
 		if err := s.joinOne(ctx, tx, fleet, m, first+i, seen, now); err != nil {
 			return err
