@@ -6,8 +6,10 @@ import "github.com/kupgrade/kupgrade/internal/fencefile"
 // command follows. It holds no single quote, so quote keeps it one plain '...' word that
 // sshconn's `exec WORD...` fast path reads as is. The command runs in the background with the
 // lock's descriptor 9 closed and stdin handed over through fd 3 (dash gives a background
-// command /dev/null otherwise); the wrapper waits for it, passing signals on, and keeps the lock
-// until it has ended.
+// command /dev/null otherwise); the wrapper waits for it and keeps the lock until it has ended.
+// A TERM, INT or HUP the wrapper gets goes on to the command, with KILL a second later when it
+// is still there: the transport's KILL, which follows its TERM, reaches the wrapper alone, and
+// must not leave the command running without the lock.
 var fenceScript = fencefile.ScriptParams + `
 shift 8
 r() { echo "kupgrade fence: $*" >&2; exit 75; }
@@ -44,9 +46,15 @@ fi
 s0=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 fence_put "$c" "$k" "$g" "$o" "$s0" "$t" "$l" || r "cannot write $d/fence"
 p=
-trap "[ -z \"\$p\" ] || kill -TERM \$p 2>/dev/null" TERM
-trap "[ -z \"\$p\" ] || kill -INT \$p 2>/dev/null" INT
-trap "[ -z \"\$p\" ] || kill -HUP \$p 2>/dev/null" HUP
+z() {
+  [ -n "$p" ] || exit 143
+  kill -$1 $p 2>/dev/null; n=0
+  while [ $n -lt 10 ] && kill -0 $p 2>/dev/null; do sleep 0.1 2>/dev/null || { sleep 1; n=9; }; n=$((n+1)); done
+  kill -KILL $p 2>/dev/null
+}
+trap "z TERM" TERM
+trap "z INT" INT
+trap "z HUP" HUP
 exec 3<&0
 "$@" 9>&- <&3 3<&- &
 p=$!
