@@ -47,7 +47,7 @@ func TestFenceWrapperPassesTermOnAndKills(t *testing.T) {
 	select {
 	case <-done:
 	case <-time.After(20 * time.Second):
-		x.Process.Kill() //nolint:errcheck // the test fails anyway
+		x.Process.Kill()                   //nolint:errcheck // the test fails anyway
 		syscall.Kill(pid, syscall.SIGKILL) //nolint:errcheck // the test fails anyway
 		t.Fatal("the wrapper did not end after TERM")
 	}
