@@ -15,15 +15,15 @@ shift 8
 r() { echo "kupgrade fence: $*" >&2; exit 75; }
 ` + fencefile.Shell + `
 held() { echo "cluster ${sc:-?}, generation ${sg:-?}, owner ${so:-?}, since ${st:-?}: ${sl:-?}"; }
-damaged() { r "$1 cannot be read (empty, torn or edited by hand): no command runs on its word; once no kupgrade command runs on this host (flock -n $d/fence.lock true succeeds), remove $1 and retry"; }
+damaged() { r "$1 cannot be read (empty, torn or edited by hand): no command runs on its word; once no kupgrade command runs on this host (flock -n $d/` + fencefile.LockFile + ` true succeeds), remove $1 and retry"; }
 command -v flock >/dev/null 2>&1 || r "flock (util-linux) is missing on this host: no command runs unfenced"
 mkdir -p -m 700 "$d" 2>/dev/null || r "cannot create $d"
-touch "$d/fence.lock" 2>/dev/null || r "cannot open $d/fence.lock"
-exec 8>>"$d/fence.gen.lock" && flock 8 || r "cannot lock $d/fence.gen.lock"
+touch "$d/` + fencefile.LockFile + `" 2>/dev/null || r "cannot open $d/` + fencefile.LockFile + `"
+exec 8>>"$d/` + fencefile.GenLockFile + `" && flock 8 || r "cannot lock $d/` + fencefile.GenLockFile + `"
 fence_announce "$k" "$g"
-case $? in 0) ;; 2) damaged "$d/fence.gen" ;; *) r "cannot write $d/fence.gen" ;; esac
+case $? in 0) ;; 2) damaged "$d/` + fencefile.GenFile + `" ;; *) r "cannot write $d/` + fencefile.GenFile + `" ;; esac
 exec 8>&-
-exec 9>>"$d/fence.lock"
+exec 9>>"$d/` + fencefile.LockFile + `"
 waited=0
 if ! flock -n 9; then
   waited=1
@@ -32,19 +32,19 @@ if ! flock -n 9; then
     r "another kupgrade command is still running on this host ($(held)); waited ${w}s for it to end: wait for it, then retry"
   fi
 fi
-fence_stamp || damaged "$d/fence"
+fence_stamp || damaged "$d/` + fencefile.StampFile + `"
 if [ "$sk" = "$k" ] && [ "$sg" -gt "$g" ]; then
   r "a newer operation (generation $sg, owner $so) owns this host: this kupgrade (generation $g, owner $o) lost its lease and must not start new work"
 fi
 if [ -n "$sc" ] && [ "$sc" != - ] && [ "$sc" != "$c" ] && { [ $waited = 1 ] || [ "$(date +%s)" -lt "$su" ]; }; then
   r "this host belongs to a live upgrade of cluster $sc ($(held)): a command of cluster $c must not run on it; check that the inventory (-i) and --cluster name the same cluster"
 fi
-fence_announced "$k" || damaged "$d/fence.gen"
+fence_announced "$k" || damaged "$d/` + fencefile.GenFile + `"
 if [ -n "$ag" ] && [ "$ag" -gt "$g" ]; then
   r "a newer operation (generation $ag) is waiting for this host: this kupgrade (generation $g, owner $o) lost its lease and must not start new work"
 fi
 s0=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-fence_put "$c" "$k" "$g" "$o" "$s0" "$t" "$l" || r "cannot write $d/fence"
+fence_put "$c" "$k" "$g" "$o" "$s0" "$t" "$l" || r "cannot write $d/` + fencefile.StampFile + `"
 p=
 z() {
   [ -n "$p" ] || exit 143
