@@ -13,7 +13,7 @@ import (
 // cannot be read (explicitInventory judges that), leaves --cluster as it is; the fleet's
 // commands read their own inventories.
 func (a *app) clusterAgrees(command string) error {
-	if a.g.Cluster == "" || command == "version" || strings.HasPrefix(command, "fleet ") {
+	if a.g.Cluster == "" || !clusterCommand(command) {
 		return nil
 	}
 	inv, err := a.Inventory()
@@ -31,4 +31,15 @@ func (a *app) clusterAgrees(command string) error {
 	return fmt.Errorf("%s disagrees with the inventory %s, whose kupgrade_cluster is %s: kupgrade would act on %s's hosts under %s's upgrade; "+
 		"give -i the inventory of cluster %s (a fleet member's: run it with `kupgrade fleet run`), or drop %s to work on %s: %w",
 		from, strings.Join(paths, ", "), inv.Cluster(), inv.Cluster(), a.g.Cluster, a.g.Cluster, strings.Fields(from)[0], inv.Cluster(), state.ErrBadInput)
+}
+
+// clusterCommand says whether command works on one cluster: not the fleet's (their inventories
+// name their clusters), nor those that print what the binary knows.
+func clusterCommand(command string) bool {
+	first, _, _ := strings.Cut(command, " ")
+	switch first {
+	case "fleet", "version", "completion", "man":
+		return false
+	}
+	return true
 }
