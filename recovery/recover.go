@@ -76,6 +76,11 @@ func Recover(ctx context.Context, st Store, opts RecoverOptions) (Recovery, erro
 	}
 	now := st.Now()
 	rec.LeaseLive = rec.Lease.Live(now)
+	if pid, gone := goneHolder(rec.Lease); rec.LeaseLive && !opts.Force && gone {
+		return rec, fmt.Errorf("recover %s of cluster %s: %s, but that holder, process %d of this machine, is gone (killed or crashed): "+
+			"nothing renews its lease; pass --force to recover now instead of waiting for it to expire: %w",
+			u.State, opts.Cluster, rec.Lease.Holder(now), pid, state.ErrConflict)
+	}
 	if rec.LeaseLive && !opts.Force {
 		return rec, fmt.Errorf("recover %s of cluster %s: %s: it is slow, not stuck; wait, or pass --force if that process is gone: %w",
 			u.State, opts.Cluster, rec.Lease.Holder(now), state.ErrConflict)

@@ -119,6 +119,9 @@ func (w *Workflow) probeFailed(ctx context.Context, o *op, host string, before *
 	defer cancel()
 	ev := recovery.Evidence{Step: o.step.Name, Host: host}
 	finding, err := w.probeAfter(pctx, h, before, o.target)
+	if errors.Is(context.Cause(ctx), fault.ErrInterrupted) {
+		finding = finding.Interrupted()
+	}
 	if err != nil {
 		ev.ProbeError = err.Error()
 	} else {

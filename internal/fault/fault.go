@@ -36,3 +36,7 @@ type marked struct{ err, class error }
 
 func (m *marked) Error() string   { return m.err.Error() }
 func (m *marked) Unwrap() []error { return []error{m.err, m.class} }
+
+// ErrInterrupted is the cause of a context the operator cancelled (Ctrl-C, SIGTERM): advice after
+// it says so instead of looking for a fault on the host.
+var ErrInterrupted = errors.New("interrupted by the operator")
