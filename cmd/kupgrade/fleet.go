@@ -62,6 +62,7 @@ func (c *fleetRunCmd) Run(ctx context.Context, a *app) error {
 	if err != nil {
 		return err
 	}
+	a.startRunLog()
 	r := &fleet.Runner{Store: st, Owner: upgrade.Owner(), Open: a.fleetOpener(st), Log: a.fleetLog(), Report: a.fleetReport, Started: a.fleetStarted}
 	start := time.Now()
 	sum, err := r.Run(ctx, targets, fleet.Options{Fleet: c.Fleet, To: to.String(), MaxParallel: c.MaxParallel,
@@ -107,14 +108,14 @@ func (a *app) fleetOpener(st upgrade.Store) func(fleet.Target) (*upgrade.Workflo
 			dialers[kh] = d
 		}
 		mu.Unlock()
-		run := runner.New(dialer{d}, runner.Options{Modules: kubeadm.Modules()})
-		w := &upgrade.Workflow{Store: st, Runner: run, Inventory: t.Inventory, Cluster: t.Cluster,
+		rep := a.clusterLogged(t.Cluster)
+		run := runner.New(dialer{d}, runner.Options{Modules: kubeadm.Modules(), Reporter: rep})
+		w := &upgrade.Workflow{Store: st, Runner: run, Inventory: t.Inventory, Cluster: t.Cluster, Reporter: rep,
 			KubeadmTimeout: a.g.KubeadmTimeout, FenceWait: a.g.FenceWait, Log: a.fleetLog().With("cluster", t.Cluster)}
 		return w, func() { run.Close() }, nil
 	}
 }
 
-// fleetReport prints one line per cluster this runner ended.
 // fleetStarted prints a line as this runner starts a cluster, so that a long run shows it moving.
 func (a *app) fleetStarted(cluster, takenFrom string) {
 	if a.json() {
@@ -128,6 +129,7 @@ func (a *app) fleetStarted(cluster, takenFrom string) {
 	fmt.Fprintln(a.stdout, line)
 }
 
+// fleetReport prints one line per cluster this runner ended.
 func (a *app) fleetReport(res fleet.Result) {
 	if a.json() {
 		v := map[string]any{"event": "fleet_cluster", "cluster": res.Cluster, "outcome": res.Outcome,

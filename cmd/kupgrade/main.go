@@ -41,6 +41,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err == nil {
 		err = kctx.Run(a)
 	}
+	a.endRunLog()
 	if err == nil {
 		return exitOK
 	}

@@ -16,6 +16,9 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv("KUPGRADE_LOG_DIR") == "" { // the tests' run logs, never the machine's (rotated)
+		os.Setenv("KUPGRADE_LOG_DIR", filepath.Join(os.TempDir(), "kupgrade-test-runs"))
+	}
 	testscript.Main(m, map[string]func(){
 		"kupgrade": func() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		// kupgrade-user: kupgrade as a user who is not root, whoever runs the tests.
@@ -34,6 +37,7 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("KUPGRADE_DB", "sqlite:"+filepath.Join(env.WorkDir, "kupgrade.db"))
 			env.Setenv("HOME", env.WorkDir)
+			env.Setenv("KUPGRADE_LOG_DIR", filepath.Join(env.WorkDir, "runs"))
 			env.Values[heldLockKey{}] = &heldLock{}
 			return nil
 		},

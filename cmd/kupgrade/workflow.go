@@ -35,7 +35,8 @@ func (a *app) knownHosts(inv *inventory.Inventory) string {
 // the runner and the workflow share it, and with it the progress bar's line.
 func (a *app) reporter() runner.Reporter {
 	if a.rep == nil {
-		a.rep = a.newReporter()
+		a.startRunLog()
+		a.rep = a.logged(a.newReporter())
 	}
 	return a.rep
 }
