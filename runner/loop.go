@@ -18,6 +18,10 @@ func (e *playExec) runLoop(ctx context.Context, h *hostState, t *ctask) (map[str
 	if err != nil {
 		return tmplFailure(t, "", err), nil
 	}
+	if len(items) == 0 { // Ansible skips a task whose loop has no items
+		return map[string]any{"changed": false, "skipped": true, "skipped_reason": "No items in the list",
+			"results": []any{}}, nil
+	}
 	pause, err := e.duration(h, t.t.LoopControl.Pause, 0)
 	if err != nil {
 		return failure("loop_control pause: " + err.Error()), nil

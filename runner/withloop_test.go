@@ -49,6 +49,9 @@ func TestWithLoops(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if r := recap.Hosts["h1"]; r.Skipped != 1 {
+		t.Errorf("recap %+v: want the loop without items (first_found_skip) skipped, as Ansible does", *r)
+	}
 	for _, c := range cases {
 		res, _ := regField(t, recap, "h1", c.name, "results").([]any)
 		var msgs []string
