@@ -25,7 +25,9 @@
 // TestJinjaMatchesAnsible checks against Ansible's own Templar (`go test ./jinja`).
 //
 // Guarantees:
-//   - Templates never run shell or touch the host: lookup(), query() and now() are refused when
+//   - Templates never run shell or touch the host by themselves: lookup(), query() and q() call
+//     the Lookuper their caller puts in the variables (LookupKey; the runner's runs Ansible's
+//     lookups on the controller, as Ansible does), and fail without one; now() is refused when
 //     parsed, and so is a filter or test kupgrade does not have, by its whole name
 //     (ansible.utils.ipaddr, say). An undefined variable is an *UndefinedError ("'foo' is
 //     undefined"), except under default() or `is defined`/`is undefined`.

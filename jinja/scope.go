@@ -90,7 +90,8 @@ func (s *scope) resolve(name string) any {
 
 // globals are the functions and constants of Jinja and Ansible that are not variables.
 var globals = func() map[string]any {
-	g := map[string]any{"omit": Omit, "range": rangeFunction}
+	g := map[string]any{"omit": Omit, "range": rangeFunction, "lookup": lookupFunction(false),
+		"query": lookupFunction(true), "q": lookupFunction(true)}
 	for _, name := range []string{"dict", "namespace", "cycler", "joiner", "lipsum"} {
 		if f, ok := builtins.GlobalFunctions.Get(name); ok {
 			g[name] = f

@@ -119,7 +119,7 @@ func TestRenderErrors(t *testing.T) {
 		{"{{ nope | mandatory }}", "Mandatory variable 'nope' not defined.", ""},
 		{"{{ 'x' * 100000000 }}", "too long", ""},
 		{"{{ range(100000000) | list }}", "range too big", ""},
-		{"{{ lookup('file', '/etc/hosts') }}", "function 'lookup' is not supported by kupgrade", ""},
+		{"{{ lookup('file', '/etc/hosts') }}", "lookup plugin 'file': lookups are not available here", ""},
 		{"{{ ['a', 'b'] | zip([1, 2]) | dict | ansible.netcommon.ipaddr }}", "filter 'ansible.netcommon.ipaddr' is not supported by kupgrade", ""},
 	}
 	for _, tt := range tests {

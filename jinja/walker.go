@@ -29,7 +29,7 @@ var (
 
 // unsupportedCalls are Ansible's global functions kupgrade does not have: a call of one is
 // refused at load time rather than read as an undefined variable.
-var unsupportedCalls = map[string]bool{"lookup": true, "query": true, "q": true, "now": true, "undef": true}
+var unsupportedCalls = map[string]bool{"now": true, "undef": true}
 
 func (w *walker) walk(v reflect.Value) {
 	if w.err != nil || !v.IsValid() {

@@ -39,6 +39,9 @@ func (e *playExec) runTask(ctx context.Context, h *hostState, t *ctask) {
 			}
 		}
 	}
+	if t.roleDir != "" {
+		h.push("role_path", t.roleDir) // Ansible's, and where lookups find the role's files
+	}
 	t, bad := e.withKeywords(h, t)
 	if bad != nil {
 		h.pop(mark)

@@ -148,6 +148,7 @@ func (e *playExec) buildVars(p *playbooks.Play, hosts []*hostState) error {
 		v["play_hosts"] = playHosts
 		v["ansible_check_mode"] = e.po.Check
 		v["playbook_dir"] = e.dir
+		v[jinja.LookupKey] = lookups{e}
 		for k, x := range e.po.ExtraVars {
 			v[k] = x
 		}
@@ -166,7 +167,7 @@ func (e *playExec) buildVars(p *playbooks.Play, hosts []*hostState) error {
 		}
 		h.pub = make(map[string]any, len(v))
 		for k, x := range v {
-			if k != "hostvars" && k != "groups" && k != jinja.DataKey {
+			if k != "hostvars" && k != "groups" && k != jinja.DataKey && k != jinja.LookupKey {
 				h.pub[k] = x
 			}
 		}
