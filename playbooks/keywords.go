@@ -25,7 +25,9 @@ var ansibleTaskKeys = []string{
 // includeKeys are the keywords an include_tasks or include_role may carry: the others
 // (register, notify, until...) act on a result an include does not have.
 var includeKeys = []string{
-	"name", "when", "loop", "with_items", "with_list", "with_dict", "loop_control", "vars", "tags",
+	"name", "when", "loop", "with_items", "with_list", "with_dict", "with_first_found", "with_nested",
+	"with_indexed_items", "with_flattened", "with_together", "with_sequence", "with_subelements",
+	"with_random_choice", "with_fileglob", "loop_control", "vars", "tags",
 	"ignore_errors", "become", "become_user", "environment", "no_log", "remote_user",
 	"ignore_unreachable", "delegate_to", "connection",
 }

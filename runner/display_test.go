@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/kupgrade/kupgrade/internal/testtree"
 	"github.com/kupgrade/kupgrade/runner"
 	"github.com/kupgrade/kupgrade/runner/runnertest"
 )
@@ -44,5 +45,28 @@ func TestDebugShowsValuesAsAnsible(t *testing.T) {
 		if err := json.Unmarshal(b, &j); err != nil || string(j.Msg) != want[1] {
 			t.Errorf("%s: JSON msg %s (%v), want %s", task, j.Msg, err, want[1])
 		}
+	}
+}
+
+// TestDebugVarUndefined: debug var of an undefined variable is ok and says so, as Ansible
+// does; an include_tasks loops with any with_* loop.
+func TestDebugVarUndefined(t *testing.T) {
+	dir := testtree.Write(t, map[string]string{"inventory.yml": "all:\n  hosts:\n    h1:\n",
+		"inc.yml": "- debug: msg=included\n",
+		"site.yml": `- hosts: all
+  gather_facts: false
+  tasks:
+    - {name: undefined, debug: {var: nope.x}}
+    - {name: inc, include_tasks: inc.yml, with_sequence: count=2}
+`})
+	recap, err, rec := playTree(t, &runnertest.LocalDialer{}, dir, runner.PlayOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e, _ := rec.find("h1", "undefined"); e.Event != runner.EventTaskOK || e.Msg != "VARIABLE IS NOT DEFINED!" {
+		t.Errorf("debug var of an undefined variable: %s %q", e.Event, e.Msg)
+	}
+	if r := recap.Hosts["h1"]; r.OK != 5 || r.Failed != 0 {
+		t.Errorf("recap %+v, want ok=5 as ansible-playbook (debug, one include per item, the two included debugs)", *r)
 	}
 }

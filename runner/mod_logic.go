@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -16,6 +17,10 @@ import (
 func modDebug(_ context.Context, m *modCtx, args map[string]any) (map[string]any, error) {
 	if name := argStr(args, "var"); name != "" {
 		v, err := jinja.Render("{{ "+name+" }}", m.h.vars)
+		var undef *jinja.UndefinedError
+		if errors.As(err, &undef) {
+			v, err = "VARIABLE IS NOT DEFINED!", nil // Ansible's answer, and not a failure
+		}
 		if err != nil {
 			return failure(fmt.Sprintf("debug var %q: %v", name, err)), nil
 		}
