@@ -95,7 +95,7 @@ const exitStatusText = `0    done (also: nothing to do; --help)
 130  interrupted; the in-flight operation was recorded as failed before exiting`
 
 // environmentText lists the variables kupgrade reads: each visible global flag's, from the grammar,
-// then the two that no flag stands for.
+// then those that no flag stands for.
 func environmentText(app *kong.Application) string {
 	var b strings.Builder
 	for _, f := range app.Node.Flags {
@@ -106,6 +106,8 @@ func environmentText(app *kong.Application) string {
 			fmt.Fprintf(&b, "%-24s --%s\n", env, f.Name)
 		}
 	}
+	b.WriteString("KUPGRADE_LOG_DIR         folder of the run logs (default: runs/ in the state folder)\n")
+	b.WriteString("XDG_STATE_HOME           the state folder of a user other than root (default ~/.local/state)\n")
 	b.WriteString("KUPGRADE_SSH_PASSPHRASE  passphrase of an encrypted private key\n")
 	b.WriteString("SSH_AUTH_SOCK            ssh-agent to take keys from")
 	return b.String()
