@@ -75,6 +75,9 @@ type FleetCluster struct {
 	Since     time.Time `json:"since"`
 	Why       string    `json:"why"`
 	LastError string    `json:"last_error,omitempty"`
+	// Next is the command that goes on with it: Next's answer, which for a member of a fleet
+	// is the fleet's own run (FleetRun), as the status page and `upgrade show` print it.
+	Next string `json:"next,omitempty"`
 }
 
 // SummarizeFleets groups rows by fleet and summarizes each, in fleet order.
@@ -126,6 +129,8 @@ func SummarizeFleet(rows []state.FleetRow, now time.Time) FleetSummary {
 // look files r under failing or stuck when it needs a person.
 func (s *FleetSummary) look(r state.FleetRow, st string, live bool, now time.Time) {
 	c := FleetCluster{Cluster: r.Cluster, State: st, Since: r.StateEnteredAt, LastError: r.LastError}
+	cmd, _ := Next(NextIn{State: r.State, InFlight: r.State.InFlight()})
+	c.Next = Where{}.Command(cmd, r.Cluster, &r)
 	switch {
 	case r.Outcome == state.FleetFailed:
 		c.Why = "failed in the fleet run; the next `fleet run` retries it"

@@ -34,6 +34,12 @@ func TestFleetLateFailureThenSecondRun(t *testing.T) {
 	if s.Outcomes[state.FleetFailed] != 2 || len(s.Failing) != 2 || s.States[string(state.UpgradingSecondMaster)+"-failed"] != 2 {
 		t.Errorf("fleet show: outcomes %v, states %v, failing %v", s.Outcomes, s.States, s.Failing)
 	}
+	// The fleet table's next command is the one the status page and upgrade show give a member.
+	next := "kupgrade fleet run --fleet default --to v1.30.1 --inventories " + recovery.FleetInventoriesWord
+	_, table, _ := kupgrade(t, "--db", db, "fleet", "show")
+	if len(s.Failing) == 0 || s.Failing[0].Next != next || !strings.Contains(table, "\nnext: "+next+"\n") {
+		t.Errorf("fleet show does not give the failed clusters' next command %q:\n%+v\n%s", next, s.Failing, table)
+	}
 	if code, out, _ := kupgrade(t, "--db", db, "fleet", "run", "--to", "v1.30.1", "--inventories", f.Inventories); code != 0 || !strings.Contains(out, "this runner: 2 done") {
 		t.Fatalf("second fleet run: exit %d\n%s", code, out)
 	}

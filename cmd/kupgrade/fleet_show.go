@@ -103,6 +103,9 @@ func writeFleetList(w io.Writer, title string, cs []recovery.FleetCluster, now t
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", c.Cluster, c.State, age, why)
 	}
 	tw.Flush()
+	if next := cs[0].Next; next != "" { // one command goes on with every cluster of a fleet
+		fmt.Fprintf(w, "next: %s\n", next)
+	}
 }
 
 func joinMax(xs []string, n int) string {
