@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"database/sql"
 	"io"
 	"os"
 	"path/filepath"
@@ -28,20 +27,7 @@ func onTerminal(t *testing.T) {
 // recorded starts an upgrade of a cluster whose hosts cannot be reached and sets its state.
 func recorded(t *testing.T, st string) (db, inv, file string) {
 	t.Helper()
-	dir := t.TempDir()
-	inv = filepath.Join(dir, "inventory.yml")
-	must(t, os.WriteFile(inv, []byte("all:\n  vars: {kupgrade_cluster: default}\n  children:\n    controllers:\n      hosts:\n        controller-0: {ansible_host: 127.0.0.1, ansible_port: 1}\n"), 0o644))
-	file = filepath.Join(dir, "k.db")
-	db = "sqlite:" + file
-	if code, out, errs := run(t, "--db", db, "-i", inv, "upgrade", "start", "v1.30.1", "--from-version", "v1.29.4"); code != 0 {
-		t.Fatalf("upgrade start: exit %d\n%s%s", code, out, errs)
-	}
-	h, err := sql.Open("sqlite", file)
-	must(t, err)
-	defer h.Close()
-	_, err = h.Exec(`UPDATE kube_upgrade SET state = ?`, st)
-	must(t, err)
-	return db, inv, file
+	return handEdited(t, t.TempDir(), "controller-0: {ansible_host: 127.0.0.1, ansible_port: 1}", "UPDATE kube_upgrade SET state = '"+st+"'")
 }
 
 // On a terminal, upgrade delete, abort and run and fleet run say what they will do and ask; any

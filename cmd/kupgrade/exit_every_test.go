@@ -76,12 +76,22 @@ func TestExitStatusOfEveryCommandUnderAHeldLease(t *testing.T) {
 // controller-1 in flight, and has another kupgrade hold a live lease on it for an hour.
 func heldLeaseCluster(t *testing.T, dir string) (db, inv string) {
 	t.Helper()
-	inv = filepath.Join(dir, "inv", "inventory.yml")
-	os.MkdirAll(filepath.Dir(inv), 0o755)
-	must(t, os.WriteFile(inv, []byte("all:\n  vars: {kupgrade_cluster: default}\n  children:\n    controllers:\n      hosts:\n"+
-		"        controller-0: {ansible_host: 127.0.0.1, ansible_port: 1}\n        controller-1: {ansible_host: 127.0.0.1, ansible_port: 1}\n"), 0o644))
 	must(t, os.WriteFile(filepath.Join(dir, "play.yml"), []byte("- hosts: all\n  tasks:\n    - command: 'true'\n"), 0o644))
-	file := filepath.Join(dir, "k.db")
+	db, inv, _ = handEdited(t, dir, "controller-0: {ansible_host: 127.0.0.1, ansible_port: 1}\n        controller-1: {ansible_host: 127.0.0.1, ansible_port: 1}",
+		`UPDATE kube_upgrade SET state = 'upgrading-second-master'`,
+		`UPDATE kube_host_upgrade SET status = 'upgrading-control-plane', target_version = 'v1.30.1' WHERE host_id = (SELECT id FROM host WHERE hostname = 'controller-1')`,
+		`INSERT INTO upgrade_lease (cluster, owner, operation, acquired_at, heartbeat_at, expires_at) VALUES ('default', 'host-b:7:cd', 'control-plane@controller-1', datetime('now'), datetime('now'), datetime('now', '+1 hour'))`)
+	return db, inv
+}
+
+// handEdited starts an upgrade to v1.30.1 of cluster default, whose controllers are hosts (YAML
+// lines, none reachable), in dir/inv/inventory.yml, then edits its rows by hand with queries.
+func handEdited(t *testing.T, dir, hosts string, queries ...string) (db, inv, file string) {
+	t.Helper()
+	inv = filepath.Join(dir, "inv", "inventory.yml")
+	must(t, os.MkdirAll(filepath.Dir(inv), 0o755))
+	must(t, os.WriteFile(inv, []byte("all:\n  vars: {kupgrade_cluster: default}\n  children:\n    controllers:\n      hosts:\n        "+hosts+"\n"), 0o644))
+	file = filepath.Join(dir, "k.db")
 	db = "sqlite:" + file
 	if code, out, errs := run(t, "--db", db, "-i", inv, "upgrade", "start", "v1.30.1", "--from-version", "v1.29.4"); code != 0 {
 		t.Fatalf("upgrade start: exit %d\n%s%s", code, out, errs)
@@ -89,15 +99,11 @@ func heldLeaseCluster(t *testing.T, dir string) (db, inv string) {
 	h, err := sql.Open("sqlite", file)
 	must(t, err)
 	defer h.Close()
-	for _, q := range []string{
-		`UPDATE kube_upgrade SET state = 'upgrading-second-master'`,
-		`UPDATE kube_host_upgrade SET status = 'upgrading-control-plane', target_version = 'v1.30.1' WHERE host_id = (SELECT id FROM host WHERE hostname = 'controller-1')`,
-		`INSERT INTO upgrade_lease (cluster, owner, operation, acquired_at, heartbeat_at, expires_at) VALUES ('default', 'host-b:7:cd', 'control-plane@controller-1', datetime('now'), datetime('now'), datetime('now', '+1 hour'))`,
-	} {
+	for _, q := range queries {
 		_, err := h.Exec(q)
 		must(t, err)
 	}
-	return db, inv
+	return db, inv, file
 }
 
 func must(t *testing.T, err error) {
