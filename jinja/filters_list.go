@@ -13,7 +13,7 @@ func listFilters() map[string]filter {
 		"combine": fCombine, "dict2items": fDict2Items, "items2dict": fItems2Dict,
 		"unique": fUnique, "union": fUnion, "difference": fDifference, "intersect": fIntersect,
 		"symmetric_difference": fSymDiff, "flatten": fFlatten, "zip": fZip, "zip_longest": fZipLongest,
-		"extract": fExtract, "product": fProduct, "join": fJoin, "dict": fDict,
+		"extract": fExtract, "product": fProduct, "subelements": fSubelements, "join": fJoin, "dict": fDict,
 	}
 }
 

@@ -27,6 +27,7 @@ func TestLookups(t *testing.T) {
 		{"{{ lookup('dict', d) }} {{ q('dict', d) }}", "{'key': 'a', 'value': 1} [{'key': 'a', 'value': 1}]"},
 		{"{{ lookup('inventory_hostnames', 'all') }} {{ query('inventory_hostnames', 'h1:h3') }}", "h1,h2,h3 ['h1', 'h3']"},
 		{"{{ lookup('file', 'r.txt') }}", "from the role"},
+		{"{{ 'keys' in q('subelements', us, 'keys')[0][0] }} {{ q('subelements', us, 'keys') | map('last') | join(',') }}", "False k1,k2"},
 	}
 	var role strings.Builder
 	for i, c := range cases {
@@ -35,7 +36,7 @@ func TestLookups(t *testing.T) {
 	dir := testtree.Write(t, map[string]string{
 		"inventory.yml": threeHosts, "files/f.txt": "  file body  \n", "templates/t.j2": "hello {{ who }}\n",
 		"roles/r/tasks/main.yml": role.String(), "roles/r/files/r.txt": "from the role\n",
-		"site.yml": "- hosts: h1\n  gather_facts: false\n  vars: {who: \"{{ inventory_hostname }}\", l: [1, 2], d: {a: 1}}\n  roles: [r]\n",
+		"site.yml": "- hosts: h1\n  gather_facts: false\n  vars: {who: \"{{ inventory_hostname }}\", l: [1, 2], d: {a: 1}, us: [{name: ann, keys: [k1, k2]}]}\n  roles: [r]\n",
 	})
 	t.Chdir(os.TempDir()) // pipe runs in the playbook's folder, not the test's
 	_, err, rec := playTree(t, &runnertest.LocalDialer{}, dir, runner.PlayOptions{})

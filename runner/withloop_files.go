@@ -2,10 +2,8 @@ package runner
 
 import (
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/kupgrade/kupgrade/jinja"
@@ -118,68 +116,18 @@ func fileglob(terms []any, f fileFinder) ([]any, error) {
 }
 
 // subelements is the subelements lookup: [elements, "key.sub", {skip_missing: true}] gives
-// [element, subelement] for each subelement of each element.
+// [element, subelement] for each subelement, the element without the key, as in Ansible.
 func subelements(terms []any) ([]any, error) {
 	if len(terms) < 2 || len(terms) > 3 {
 		return nil, fmt.Errorf("subelements lookup expects a list of two or three items")
 	}
-	elems, ok := terms[0].([]any)
-	if m, isMap := terms[0].(map[string]any); isMap {
-		for _, k := range slices.Sorted(maps.Keys(m)) {
-			elems = append(elems, m[k])
-		}
-		ok = true
-	}
-	key, isStr := terms[1].(string)
-	if !ok || !isStr {
-		return nil, fmt.Errorf("subelements lookup expects a list (or a dictionary) and a key name")
-	}
-	flags, _ := nthMap(terms, 2)
-	var out []any
-	for _, e := range elems {
-		subs, err := subList(e, key, truth(flags["skip_missing"]))
-		if err != nil {
-			return nil, err
-		}
-		for _, s := range subs {
-			out = append(out, []any{e, s})
-		}
-	}
-	return out, nil
-}
-
-func nthMap(l []any, i int) (map[string]any, bool) {
-	if i >= len(l) {
-		return nil, false
-	}
-	m, ok := l[i].(map[string]any)
-	return m, ok
-}
-
-// subList walks key.sub in one element; a missing key is an error unless skipMissing.
-func subList(e any, key string, skipMissing bool) ([]any, error) {
-	m, ok := e.(map[string]any)
+	key, ok := terms[1].(string)
 	if !ok {
-		return nil, fmt.Errorf("subelements lookup expects a list of dictionaries, got %s", jinja.Str(e))
+		return nil, fmt.Errorf("subelements lookup expects a key name as its second item, got %s", typeName(terms[1]))
 	}
-	if truth(m["skipped"]) {
-		return nil, nil
+	var flags map[string]any
+	if len(terms) == 3 {
+		flags, _ = terms[2].(map[string]any)
 	}
-	var cur any = m
-	for part := range strings.SplitSeq(key, ".") {
-		cm, _ := cur.(map[string]any)
-		v, found := cm[part]
-		if !found {
-			if skipMissing {
-				return nil, nil
-			}
-			return nil, fmt.Errorf("could not find '%s' key in iterated item '%s'", part, jinja.Str(cur))
-		}
-		cur = v
-	}
-	l, ok := cur.([]any)
-	if !ok {
-		return nil, fmt.Errorf("the key %s should point to a list, got '%s'", key, jinja.Str(cur))
-	}
-	return l, nil
+	return jinja.Subelements(terms[0], key, truth(flags["skip_missing"]), true)
 }
