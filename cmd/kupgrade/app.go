@@ -52,7 +52,6 @@ type app struct {
 	secrets        []string
 	given          map[string]bool // hintFlags typed on the command line (see command)
 	runLog         *runLog         // this run's log, once a command runs tasks (startRunLog)
-	runLogErr      error
 }
 
 func newApp(g *Globals, stdin io.Reader, stdout, stderr io.Writer) *app {

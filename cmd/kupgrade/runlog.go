@@ -25,26 +25,36 @@ func runLogDir() string {
 }
 
 // runLog is the log of one run: every event with its time, each task's whole output included
-// (kubeadm's too), as Ansible's log_path and k0sctl's per-run log keep it.
+// (kubeadm's too), as Ansible's log_path and k0sctl's per-run log keep it. Its file is made at
+// the first event, so that a command that runs no task leaves none.
 type runLog struct {
 	mu   sync.Mutex
 	f    *os.File
-	path string
+	err  error
+	open func() (*os.File, error)
+	said func(path string, err error) // told once the file is made, or could not be
 }
 
 // openRunLog creates a new log in dir (0600, the folder 0700) named after the time and pid,
 // and deletes the oldest so that at most keep remain.
-func openRunLog(dir string, now time.Time, keep int) (*runLog, error) {
+func openRunLog(dir string, now time.Time, keep int) (*os.File, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
 	rotate(dir, keep-1)
 	name := fmt.Sprintf("run-%s-%d.log", now.UTC().Format("20060102T150405.000Z"), os.Getpid())
-	f, err := os.OpenFile(filepath.Join(dir, name), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
-	if err != nil {
-		return nil, err
+	return os.OpenFile(filepath.Join(dir, name), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+}
+
+// close closes the file and returns its path ("" when none was made).
+func (l *runLog) close() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		return ""
 	}
-	return &runLog{f: f, path: f.Name()}, nil
+	l.f.Close()
+	return l.f.Name()
 }
 
 // rotate deletes the oldest run logs of dir until at most keep remain (their names sort by
@@ -100,7 +110,17 @@ func (l *runLog) report(e runner.Event, cluster string) {
 func (l *runLog) write(s string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.f.WriteString(s)
+	if l.f == nil && l.err == nil {
+		l.f, l.err = l.open()
+		if l.err == nil {
+			l.said(l.f.Name(), nil)
+		} else {
+			l.said("", l.err)
+		}
+	}
+	if l.f != nil {
+		l.f.WriteString(s)
+	}
 }
 
 func indent(b *strings.Builder, prefix, text string) {

@@ -2,23 +2,21 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/kupgrade/kupgrade/runner"
 )
 
-// startRunLog opens this run's log, once, and says where it is. A log that cannot be opened
-// is a warning: it never stops an upgrade.
+// startRunLog sets up this run's log, once: its file is made, and its path said, at the first
+// event. A log that cannot be made is a warning: it never stops an upgrade.
 func (a *app) startRunLog() {
-	if a.runLog != nil || a.runLogErr != nil {
+	if a.runLog != nil {
 		return
 	}
-	a.runLog, a.runLogErr = openRunLog(runLogDir(), time.Now(), keepRunLogs)
-	if a.runLogErr != nil {
-		a.log.Warn("no run log", "dir", runLogDir(), "error", a.runLogErr)
-		return
-	}
-	a.sayRunLog()
+	a.runLog = &runLog{said: a.sayRunLog, open: func() (*os.File, error) {
+		return openRunLog(runLogDir(), time.Now(), keepRunLogs)
+	}}
 }
 
 // endRunLog closes the log and says again where it is, last, so that it is in view.
@@ -26,16 +24,20 @@ func (a *app) endRunLog() {
 	if a.runLog == nil {
 		return
 	}
-	a.runLog.f.Close()
-	a.sayRunLog()
+	if path := a.runLog.close(); path != "" {
+		a.sayRunLog(path, nil)
+	}
 }
 
-func (a *app) sayRunLog() {
-	if a.json() {
-		a.log.Info("run log", "path", a.runLog.path)
-		return
+func (a *app) sayRunLog(path string, err error) {
+	switch {
+	case err != nil:
+		a.log.Warn("no run log", "dir", runLogDir(), "error", err)
+	case a.json():
+		a.log.Info("run log", "path", path)
+	default:
+		fmt.Fprintf(a.stderr, "kupgrade: run log: %s\n", path)
 	}
-	fmt.Fprintf(a.stderr, "kupgrade: run log: %s\n", a.runLog.path)
 }
 
 // clusterLogged is the reporter of one cluster of a fleet run: its lines in the run log.

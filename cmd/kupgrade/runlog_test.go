@@ -9,7 +9,8 @@ import (
 	"testing"
 )
 
-// Each run keeps a log under the log folder: its path is said first and last on stderr, and it
+// Each run keeps a log under the log folder: its path is said on stderr as the first task starts
+// and last, and it
 // holds every task with its time and its whole output, kubeadm's SUCCESS line included. The
 // folder keeps the newest keepRunLogs logs.
 func TestRunLogKeepsEveryTaskAndItsOutput(t *testing.T) {
@@ -25,8 +26,8 @@ func TestRunLogKeepsEveryTaskAndItsOutput(t *testing.T) {
 	}
 	code, out, errs := kupgrade(t, append(base, "upgrade", "run", "--until", "upgraded-first-master")...)
 	paths := regexp.MustCompile(`(?m)^kupgrade: run log: (\S+)$`).FindAllStringSubmatch(errs, -1)
-	if code != 0 || len(paths) != 2 || paths[0][1] != paths[1][1] || !strings.HasPrefix(errs, paths[0][0]) || !strings.HasSuffix(errs, paths[0][0]+"\n") {
-		t.Fatalf("upgrade run: exit %d, want the run log's path first and last on stderr\n%s%s", code, out, errs)
+	if code != 0 || len(paths) != 2 || paths[0][1] != paths[1][1] || !strings.HasSuffix(errs, paths[0][0]+"\n") {
+		t.Fatalf("upgrade run: exit %d, want the run log's path on stderr as the first task starts, and last\n%s%s", code, out, errs)
 	}
 	b, err := os.ReadFile(paths[0][1])
 	must(t, err)
@@ -42,5 +43,16 @@ func TestRunLogKeepsEveryTaskAndItsOutput(t *testing.T) {
 	}
 	if logs, _ := filepath.Glob(filepath.Join(dir, "run-*.log")); len(logs) != keepRunLogs {
 		t.Errorf("%d run logs kept, want %d", len(logs), keepRunLogs)
+	}
+}
+
+// A command that runs no task (a plan from the records) leaves no run log and says nothing of one.
+func TestNoRunLogWithoutATask(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("KUPGRADE_LOG_DIR", dir)
+	db, inv, _ := recorded(t, "upgrade-started")
+	code, out, errs := run(t, "--db", db, "-i", inv, "upgrade", "plan", "--recorded")
+	if logs, _ := filepath.Glob(filepath.Join(dir, "*")); code != 0 || len(logs) != 0 || strings.Contains(errs, "run log") {
+		t.Errorf("upgrade plan --recorded: exit %d, run logs %v\n%s%s", code, logs, out, errs)
 	}
 }
