@@ -107,7 +107,7 @@ func environmentText(app *kong.Application) string {
 		}
 	}
 	b.WriteString("KUPGRADE_LOG_DIR         folder of the run logs (default: runs/ in the state folder)\n")
-	b.WriteString("XDG_STATE_HOME           a user but root keeps its state in $XDG_STATE_HOME/kupgrade (~/.local/state/kupgrade)\n")
+	b.WriteString("XDG_STATE_HOME           users but root keep their state in $XDG_STATE_HOME/kupgrade (~/.local/state/kupgrade)\n")
 	b.WriteString("KUPGRADE_SSH_PASSPHRASE  passphrase of an encrypted private key\n")
 	b.WriteString("SSH_AUTH_SOCK            ssh-agent to take keys from")
 	return b.String()
