@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/kupgrade/kupgrade/integration/lab"
+	"github.com/kupgrade/kupgrade/state/sqlite"
 )
 
 // binDir holds kupgrade and kupgrade-lab, built at most once per test binary (the build takes
@@ -111,10 +112,14 @@ func (k *kupgrade) show(t *testing.T) upgradeView {
 	c, out := k.cmd(t.Context(), "upgrade", "show", "-o", "json")
 	var stdout strings.Builder
 	c.Stdout = &stdout
-	if err := c.Run(); err != nil {
+	var v upgradeView
+	err := c.Run()
+	if c.ProcessState != nil && c.ProcessState.ExitCode() == 3 && strings.TrimSpace(stdout.String()) == "null" {
+		return v // no upgrade yet: show exits 3 and prints null
+	}
+	if err != nil {
 		t.Fatalf("kupgrade upgrade show: %v\n%s", err, out)
 	}
-	var v upgradeView
 	if err := json.Unmarshal([]byte(stdout.String()), &v); err != nil {
 		t.Fatalf("upgrade show -o json: %v\n%s", err, stdout.String())
 	}
@@ -150,6 +155,19 @@ func (k *kupgrade) hostStatus(t *testing.T, name string) string {
 }
 
 // openDB opens kupgrade's SQLite database read-only, as an operator's sqlite3 would.
+// createDB creates kupgrade's SQLite database at dbPath, as `upgrade start` would: only the
+// commands that start an upgrade create one, and the tests read it from their start.
+func createDB(t *testing.T, dbPath string) {
+	t.Helper()
+	st, err := sqlite.Open(t.Context(), dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func openDB(t *testing.T, dbPath string) *sql.DB {
 	t.Helper()
 	db, err := sql.Open("sqlite", dbPath+"?mode=ro&_pragma=busy_timeout(10000)")

@@ -26,6 +26,7 @@ func startRealLab(t *testing.T) *labUnderTest {
 	dbPath := filepath.Join(t.TempDir(), "kupgrade.db")
 	k := buildKupgrade(t, l, dbPath)
 	k.limit = realCommandLimit
+	createDB(t, dbPath)
 	k.wantExit(t, 0, "recover")
 	return &labUnderTest{lab: l, k: k, db: openDB(t, dbPath)}
 }

@@ -21,8 +21,8 @@ func startLab(t *testing.T, opts lab.Options) *labUnderTest {
 	l := lab.Start(t, opts)
 	dbPath := filepath.Join(t.TempDir(), "kupgrade.db")
 	k := buildKupgrade(t, l, dbPath)
-	// The database exists once a command that may write has opened it (a read-only one creates
-	// none); recover with nothing stuck writes nothing else.
+	createDB(t, dbPath)
+	// recover with nothing stuck writes nothing.
 	k.wantExit(t, 0, "recover")
 	return &labUnderTest{lab: l, k: k, db: openDB(t, dbPath)}
 }
