@@ -44,3 +44,11 @@ func FailureLine(out string) string {
 	}
 	return ""
 }
+
+var shortVersionRE = regexp.MustCompile(`^v\d+\.\d+\.\d+$`)
+
+// shortVersion reads what `kubeadm version -o short` prints ("v1.30.2").
+func shortVersion(out string) (string, bool) {
+	v := strings.TrimSpace(out)
+	return v, shortVersionRE.MatchString(v)
+}

@@ -23,6 +23,9 @@ type Exec = func(ctx context.Context, script string, env map[string]string) (rc 
 // host's real root; tests point it at a temporary folder).
 type Prober struct {
 	Root string
+	// Versions makes the probe also report what the host's kubelet and kubeadm print
+	// (Snapshot.Installed), in the same command.
+	Versions bool
 }
 
 // rootVar carries Root to the script, so that no path is ever spliced into shell text.
@@ -55,6 +58,8 @@ func (p Prober) Probe(ctx context.Context, exec Exec) (Snapshot, error) {
 //	dir upgraded|backup <mtime> <path>
 //	dir kubelet <mtime> <has config.yaml 0|1> <path>
 //	fence <busy 0|1> <stamp line|none|torn>   (only when the host has a fence)
+//	kubelet <exit> <first line of kubelet --version>   (only with Versions)
+//	kubeadm <exit> <first line of kubeadm version -o short>   (only with Versions)
 //	end
 func (p Prober) Command() (string, map[string]string) {
 	root := strings.TrimRight(p.Root, "/")
@@ -65,6 +70,7 @@ func (p Prober) Command() (string, map[string]string) {
 	}
 	return r + `
 t=$(printf '\t')
+` + p.versions() + `
 c="$r` + configPath + `"
 if [ -f "$c" ]; then
   s=$(sha256sum "$c") || exit 1
@@ -98,6 +104,13 @@ echo end
 `, env
 }
 
+func (p Prober) versions() string {
+	if p.Versions {
+		return versionsScript
+	}
+	return ""
+}
+
 type datedDir struct {
 	mtime int64
 	path  string
@@ -125,6 +138,10 @@ func ParseReport(out []byte) (Snapshot, error) {
 				return Snapshot{}, bad
 			}
 			s.ConfigExists, s.ConfigSHA256, s.ConfigMtime = true, f[1], time.Unix(sec, 0).UTC()
+		case f[0] == "kubelet" || f[0] == "kubeadm":
+			if !parseInstalled(&s.Installed, f) {
+				return Snapshot{}, bad
+			}
 		case f[0] == "manifest" && len(f) == 3:
 			s.Manifests[f[1]] = imageTag(f[2])
 		case f[0] == "fence" && len(f) >= 3 && (f[1] == "0" || f[1] == "1"):

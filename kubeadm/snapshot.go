@@ -25,6 +25,8 @@ type Snapshot struct {
 	// Fence is the host's kupgrade fence (nil when the host has none): a busy one means another
 	// kupgrade command still runs there.
 	Fence *FenceStamp `json:"fence,omitempty"`
+	// Installed is what the kubelet and kubeadm binaries report (with Prober.Versions).
+	Installed Installed `json:"-"`
 }
 
 // KubeletBackup is one /etc/kubernetes/tmp/kubeadm-kubelet-config* folder.

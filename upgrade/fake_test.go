@@ -37,7 +37,7 @@ type cluster struct {
 	mu      sync.Mutex
 	target  string
 	snaps   map[string]kubeadm.Snapshot // what the probe reads
-	kubelet map[string]string           // what `kubelet --version` prints
+	kubelet map[string]string           // what `kubelet --version` prints (through the probe)
 	plays   []string                    // "playbook@limit", in order
 	down    map[string]error            // hosts that cannot be reached
 	// onPlay runs before the default behaviour; handled=true skips it.
@@ -80,15 +80,18 @@ func (c *cluster) Conn(ctx context.Context, h *inventory.Host) (runner.Conn, err
 	if err := c.down[h.Name]; err != nil {
 		return nil, err
 	}
-	fc := &runnertest.FakeConn{Results: map[string]runnertest.Result{
-		"kubelet --version": {Stdout: "Kubernetes " + c.kubelet[h.Name] + "\n"}}}
-	return hostConn{fc, h.Name}, nil
+	return hostConn{&runnertest.FakeConn{}, h.Name}, nil
 }
 
 func (c *cluster) probe(ctx context.Context, conn runner.Conn) (kubeadm.Snapshot, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.snaps[conn.(hostConn).host], nil
+	host := conn.(hostConn).host
+	s := c.snaps[host]
+	said := "Kubernetes " + c.kubelet[host] // what `kubelet --version` prints
+	kv, _ := kubeadm.KubeletVersion(said)
+	s.Installed = kubeadm.Installed{Kubelet: kv, KubeletSaid: said, Read: true}
+	return s, nil
 }
 
 func (c *cluster) Play(ctx context.Context, pb *playbooks.Playbook, inv *inventory.Inventory, po runner.PlayOptions) (*runner.Recap, error) {

@@ -1,7 +1,6 @@
 package upgrade
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -18,10 +17,12 @@ import (
 )
 
 // Versions is what a host reports: the control-plane version (controllers: the lowest image tag
-// of kube-apiserver, controller-manager and scheduler) and `kubelet --version`.
+// of kube-apiserver, controller-manager and scheduler), `kubelet --version` and `kubeadm version
+// -o short` ("" when the host has no kubeadm). kubeadm's probe reads them all in one command.
 type Versions struct {
 	ControlPlane string
 	Kubelet      string
+	Kubeadm      string
 }
 
 // ReadVersions reads the versions of hs over SSH, all hosts at once.
@@ -51,31 +52,22 @@ func (w *Workflow) ReadVersions(ctx context.Context, hs []*inventory.Host, contr
 	return out, errors.Join(errs...)
 }
 
-// readHost reads `kubelet --version` and, when controlPlane, the manifests of a controller.
+// readHost probes h (one command) for its kubelet's and kubeadm's versions and, when
+// controlPlane, a controller's manifests.
 func (w *Workflow) readHost(ctx context.Context, h *inventory.Host, controlPlane bool) (Versions, error) {
 	c, err := w.Runner.Conn(ctx, h)
 	if err != nil {
 		return Versions{}, err
 	}
-	var v Versions
+	snap, err := w.probe(ctx, c)
+	if err != nil {
+		return Versions{}, err
+	}
+	v := Versions{Kubelet: snap.Installed.Kubelet, Kubeadm: snap.Installed.Kubeadm}
 	if controlPlane && h.Personality() == state.Controller {
-		snap, err := w.probe(ctx, c)
-		if err != nil {
-			return v, err
-		}
 		v.ControlPlane = snap.ControlPlaneVersion()
 	}
-	var stdout, stderr bytes.Buffer
-	rc, err := c.Run(ctx, "kubelet --version", nil, &stdout, &stderr)
-	if err != nil {
-		return v, err
-	}
-	kv, ok := kubeadm.KubeletVersion(stdout.String())
-	if rc != 0 || !ok {
-		return v, fmt.Errorf("`kubelet --version` printed %q (exit %d): is the kubelet installed?", strings.TrimSpace(stdout.String()+stderr.String()), rc)
-	}
-	v.Kubelet = kv
-	return v, nil
+	return v, snap.Installed.KubeletErr()
 }
 
 // refresh reads the versions of hs (the control plane's too when controlPlane) and records them.

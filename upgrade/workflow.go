@@ -64,10 +64,11 @@ func (w *Workflow) probe(ctx context.Context, c runner.Conn) (kubeadm.Snapshot, 
 	return ProbeHost(ctx, c)
 }
 
-// ProbeHost reads the kubelet config, manifests and kubeadm folders of the host behind c, as
-// root: the runner runs the command over c, kubeadm says what to look at and reads the report.
+// ProbeHost reads the kubelet config, manifests and kubeadm folders of the host behind c, and what
+// its kubelet and kubeadm report, as root in one command: the runner runs the command over c,
+// kubeadm says what to look at and reads the report.
 func ProbeHost(ctx context.Context, c runner.Conn) (kubeadm.Snapshot, error) {
-	return kubeadm.Prober{}.Probe(ctx, runner.ExecOn(c, true))
+	return kubeadm.Prober{Versions: true}.Probe(ctx, runner.ExecOn(c, true))
 }
 
 // ErrFailed marks an operation that ran and failed; the state now records it (exit 1).

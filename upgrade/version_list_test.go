@@ -1,4 +1,4 @@
-package main
+package upgrade_test
 
 import (
 	"errors"
@@ -13,12 +13,11 @@ import (
 func TestVersionList(t *testing.T) {
 	cs := []*inventory.Host{{Name: "c0"}, {Name: "c1"}}
 	vs := map[string]upgrade.Versions{
-		"c0": {ControlPlane: "v1.29.4", Kubelet: "v1.29.4"},
-		"c1": {ControlPlane: "v1.29.4", Kubelet: "v1.29.4"},
-		"w0": {Kubelet: "v1.28.9"},
+		"c0": {ControlPlane: "v1.29.4", Kubelet: "v1.29.4", Kubeadm: "v1.30.2"},
+		"c1": {ControlPlane: "v1.29.4", Kubelet: "v1.29.4", Kubeadm: "v1.31.0"},
+		"w0": {Kubelet: "v1.28.9", Kubeadm: "v1.28.9"},
 	}
-	kubeadms := map[string]string{"c0": "v1.30.2", "c1": "v1.31.0", "w0": "v1.28.9"}
-	rows, err := versionList(cs, vs, kubeadms)
+	rows, err := upgrade.VersionList(cs, vs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +44,7 @@ func TestVersionList(t *testing.T) {
 
 // With no kubeadm to read, the list is the rule's: a later patch and the next minor.
 func TestVersionListRuleOnly(t *testing.T) {
-	rows, err := versionList([]*inventory.Host{{Name: "c0"}}, map[string]upgrade.Versions{"c0": {ControlPlane: "v1.30.1"}}, nil)
+	rows, err := upgrade.VersionList([]*inventory.Host{{Name: "c0"}}, map[string]upgrade.Versions{"c0": {ControlPlane: "v1.30.1"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +54,7 @@ func TestVersionListRuleOnly(t *testing.T) {
 }
 
 func TestVersionListNeedsAControlPlane(t *testing.T) {
-	_, err := versionList([]*inventory.Host{{Name: "c0"}}, map[string]upgrade.Versions{"c0": {Kubelet: "v1.30.1"}}, nil)
+	_, err := upgrade.VersionList([]*inventory.Host{{Name: "c0"}}, map[string]upgrade.Versions{"c0": {Kubelet: "v1.30.1"}})
 	if !errors.Is(err, state.ErrRefused) {
 		t.Errorf("err = %v, want refused", err)
 	}

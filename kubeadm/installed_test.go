@@ -1,0 +1,70 @@
+package kubeadm_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kupgrade/kupgrade/kubeadm"
+)
+
+// fakeBin writes an executable script named name into dir.
+func fakeBin(t *testing.T, dir, name, body string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/sh\n"+body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The probe reports the kubelet's and kubeadm's versions in its one command, reading what the
+// lab's binaries print ("Kubernetes v1.30.2"; `kubeadm version -o short` prints "v1.31.0").
+func TestProbeReportsInstalledVersions(t *testing.T) {
+	bin := t.TempDir()
+	fakeBin(t, bin, "kubelet", `[ "$1" = --version ] && echo "Kubernetes v1.30.2"`+"\n")
+	fakeBin(t, bin, "kubeadm", `case "$*" in *short*) echo v1.31.0 ;; *) echo "kubeadm version: &version.Info{}" ;; esac`+"\n")
+	s := probeWithPath(t, bin+":"+os.Getenv("PATH"))
+	in := s.Installed
+	if in.Kubelet != "v1.30.2" || in.Kubeadm != "v1.31.0" || in.KubeletErr() != nil {
+		t.Errorf("installed = %+v, want kubelet v1.30.2 and kubeadm v1.31.0", in)
+	}
+}
+
+// A host without a kubelet or kubeadm still gives a snapshot; the kubelet's absence is an error
+// that says what the host printed.
+func TestProbeWithoutBinaries(t *testing.T) {
+	s := probeWithPath(t, t.TempDir())
+	in := s.Installed
+	if in.Kubelet != "" || in.Kubeadm != "" || !in.Read {
+		t.Errorf("installed = %+v, want read and empty", in)
+	}
+	if err := in.KubeletErr(); err == nil || !strings.Contains(err.Error(), "is the kubelet installed?") {
+		t.Errorf("KubeletErr = %v", err)
+	}
+}
+
+// Without Versions the probe runs neither binary: the kubelet_config module's report is unchanged.
+func TestProbeWithoutVersions(t *testing.T) {
+	script, _ := kubeadm.Prober{Root: "/x"}.Command()
+	if strings.Contains(script, "kubelet --version") || strings.Contains(script, "kubeadm version") {
+		t.Errorf("script runs the binaries without Versions:\n%s", script)
+	}
+}
+
+func probeWithPath(t *testing.T, path string) kubeadm.Snapshot {
+	t.Helper()
+	p := kubeadm.Prober{Root: t.TempDir(), Versions: true}
+	exec := func(ctx context.Context, script string, env map[string]string) (int, string, string, error) {
+		if env == nil {
+			env = map[string]string{}
+		}
+		env["PATH"] = path
+		return localExec(ctx, script, env)
+	}
+	s, err := p.Probe(t.Context(), exec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
