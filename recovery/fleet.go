@@ -35,8 +35,7 @@ type FleetSummary struct {
 	StuckCount   int `json:"stuck_count"`
 }
 
-// FleetReader is the store's view of the fleets (state.FleetStore.FleetRows); a store without
-// fleets does not implement it.
+// FleetReader is the store's view of the fleets (state.FleetStore.FleetRows).
 type FleetReader interface {
 	FleetRows(ctx context.Context, fleet string) ([]state.FleetRow, error)
 	Now() time.Time
@@ -45,13 +44,9 @@ type FleetReader interface {
 // maxFleetList caps the failing and stuck clusters the status page lists per fleet.
 const maxFleetList = 20
 
-// allFleetRows reads every fleet row of st, none when st keeps no fleets.
-func allFleetRows(ctx context.Context, st any) ([]state.FleetRow, error) {
-	fr, ok := st.(FleetReader)
-	if !ok {
-		return nil, nil
-	}
-	rows, err := fr.FleetRows(ctx, "")
+// allFleetRows reads every fleet row of st.
+func allFleetRows(ctx context.Context, st FleetReader) ([]state.FleetRow, error) {
+	rows, err := st.FleetRows(ctx, "")
 	if err != nil {
 		return nil, fmt.Errorf("read fleets: %w", err)
 	}

@@ -27,11 +27,9 @@ var (
 // fleetCollector reports the fleets of `kupgrade fleet run` as the database says at the scrape.
 type fleetCollector struct{ st FleetReader }
 
-// ReadFleets adds the fleet metrics, read from st at each scrape, when st keeps fleets.
-func (m *Metrics) ReadFleets(st any) {
-	if fr, ok := st.(FleetReader); ok {
-		m.reg.MustRegister(fleetCollector{fr})
-	}
+// ReadFleets adds the fleet metrics, read from st at each scrape.
+func (m *Metrics) ReadFleets(st FleetReader) {
+	m.reg.MustRegister(fleetCollector{st})
 }
 
 func (c fleetCollector) Describe(ch chan<- *prometheus.Desc) {

@@ -61,9 +61,8 @@ func (w Where) dbFlags() []string {
 	return out
 }
 
-// FleetMember is cluster's fleet row in st, nil when st keeps no fleets or the cluster is in
-// none.
-func FleetMember(ctx context.Context, st any, cluster string) (*state.FleetRow, error) {
+// FleetMember is cluster's fleet row in st, nil when the cluster is in no fleet.
+func FleetMember(ctx context.Context, st FleetReader, cluster string) (*state.FleetRow, error) {
 	rows, err := allFleetRows(ctx, st)
 	if err != nil {
 		return nil, err

@@ -13,6 +13,7 @@ import (
 // WatchStore is what the watch loop and its status page use of state.Store.
 type WatchStore interface {
 	AuditStore
+	FleetReader
 	AuditLock(ctx context.Context) (*state.AuditHold, error)
 	Upgrades(ctx context.Context) ([]state.Upgrade, error)
 	Events(ctx context.Context, cluster string, limit int) ([]state.Event, error)

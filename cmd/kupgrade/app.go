@@ -42,10 +42,10 @@ type app struct {
 	db             state.DSN // parsed once, by dsn
 	dbErr          error
 	parsed         bool
-	defaulted      bool        // the database is defaultDB's: no --db, --db-file or KUPGRADE_DB
-	mayCreate      bool        // this command may create the database: upgrade start, fleet run
-	store          state.Store // for writing (Store)
-	reader         state.Store // for reading only (Reader), when no writer is open
+	defaulted      bool  // the database is defaultDB's: no --db, --db-file or KUPGRADE_DB
+	mayCreate      bool  // this command may create the database: upgrade start, fleet run
+	store          store // for writing (Store)
+	reader         store // for reading only (Reader), when no writer is open
 	inv            *inventory.Inventory
 	run            *runner.Runner
 	rep            runner.Reporter
@@ -85,7 +85,7 @@ func (a *app) close() {
 	if a.run != nil {
 		a.run.Close()
 	}
-	for _, st := range []state.Store{a.store, a.reader} {
+	for _, st := range []store{a.store, a.reader} {
 		if st != nil {
 			st.Close()
 		}

@@ -21,11 +21,7 @@ func (c *fleetShowCmd) Run(ctx context.Context, a *app) error {
 	if err != nil {
 		return err
 	}
-	fs, ok := st.(state.FleetStore)
-	if !ok {
-		return fmt.Errorf("the %T store keeps no fleet", st)
-	}
-	rows, err := fs.FleetRows(ctx, c.Fleet)
+	rows, err := st.FleetRows(ctx, c.Fleet)
 	if err != nil {
 		return err
 	}

@@ -10,7 +10,7 @@ import (
 // member of a fleet whose inventory is not the one at hand, it is `kupgrade fleet run` over the
 // fleet's inventories instead: a command of that cluster typed beside this inventory would act
 // on this inventory's hosts.
-func (a *app) clusterCommand(ctx context.Context, st any, cmd string) string {
+func (a *app) clusterCommand(ctx context.Context, st recovery.FleetReader, cmd string) string {
 	if cmd == "" {
 		return ""
 	}

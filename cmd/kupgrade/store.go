@@ -15,8 +15,14 @@ import (
 	"github.com/kupgrade/kupgrade/state/sqlite"
 )
 
+// store is what every implementation cmd opens keeps: the upgrades and the fleets.
+type store interface {
+	state.Store
+	state.FleetStore
+}
+
 // openStore opens the store a parsed DSN names: cmd alone chooses implementations.
-func openStore(ctx context.Context, d state.DSN, opts ...state.Option) (state.Store, error) {
+func openStore(ctx context.Context, d state.DSN, opts ...state.Option) (store, error) {
 	switch d.Driver {
 	case "mysql":
 		return mysql.Open(ctx, d, opts...)
@@ -54,7 +60,7 @@ func (a *app) dsn() (state.DSN, error) {
 // Store opens, once, the state store for commands that write. Only `upgrade start` and `fleet
 // run` may create the database (mayCreate): for the others, a missing one is bad input naming
 // the database looked for.
-func (a *app) Store(ctx context.Context) (state.Store, error) {
+func (a *app) Store(ctx context.Context) (store, error) {
 	if a.store != nil {
 		return a.store, nil
 	}
@@ -84,7 +90,7 @@ func (a *app) Store(ctx context.Context) (state.Store, error) {
 
 // Reader opens, once, the state store for commands that only read: it answers while another
 // process holds the database's write lock (an operator's sqlite3 shell, a running upgrade).
-func (a *app) Reader(ctx context.Context) (state.Store, error) {
+func (a *app) Reader(ctx context.Context) (store, error) {
 	if a.store != nil {
 		return a.store, nil
 	}

@@ -21,7 +21,7 @@ type failureView struct {
 
 // addNext fills in v's next command (or why there is none to type now) and its last failure:
 // the same answers the status page and `upgrade plan` give, through recovery.Next.
-func (a *app) addNext(ctx context.Context, st state.Store, v *upgradeView, s state.State) error {
+func (a *app) addNext(ctx context.Context, st store, v *upgradeView, s state.State) error {
 	inv, err := a.Inventory()
 	if err != nil {
 		inv = nil // the optional steps are then unknown: the next mandatory one is still right
