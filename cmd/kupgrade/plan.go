@@ -28,15 +28,8 @@ func (c *upgradePlanCmd) Run(ctx context.Context, a *app) error {
 // plan prints what `upgrade run` would do from here, writing nothing; a plan that meets a
 // refusal fails with it (exit 3), after printing the steps up to it.
 func (a *app) plan(ctx context.Context, o upgrade.PreviewOptions) error {
-	for _, v := range []*string{&o.Version, &o.FromVersion} {
-		if *v == "" {
-			continue
-		}
-		pv, err := state.ParseVersion(*v)
-		if err != nil {
-			return err
-		}
-		*v = pv.String()
+	if err := state.SpellVersions(&o.Version, &o.FromVersion); err != nil {
+		return err
 	}
 	w, err := a.readWorkflow(ctx, o.Version != "")
 	if err != nil {

@@ -26,15 +26,8 @@ func (c *upgradeStartCmd) Run(ctx context.Context, a *app) error {
 		return errStartForce
 	}
 	// Bad input before anything is opened: a wrong version must not create a database.
-	for _, v := range []*string{&c.Version, &c.FromVersion} {
-		if *v == "" {
-			continue
-		}
-		pv, err := state.ParseVersion(*v)
-		if err != nil {
-			return err
-		}
-		*v = pv.String()
+	if err := state.SpellVersions(&c.Version, &c.FromVersion); err != nil {
+		return err
 	}
 	a.mayCreate = true
 	w, err := a.workflow(ctx)
