@@ -2,7 +2,6 @@ package kubeadm
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 )
@@ -43,85 +42,12 @@ type Finding struct {
 // with a new backup copy (kubeadm rewrote the same bytes); complete is a rewrite with every
 // manifest at the target and no backup copy (kubeadm releases that kept none).
 func Classify(before, after Snapshot, target string) Finding {
+	c := classCase{before: before, after: after, target: target, cp: describe(after, target)}
 	f := Finding{Before: before, After: after}
-	cp := describe(after, target)
-	switch {
-	case !after.ConfigExists:
-		f.Class = FindingConfigMissing
-		f.Summary = fmt.Sprintf("%s is missing (%s): the kubelet's configuration was lost.", configPath, cp.text)
-		if b, ok := newestConfigBackup(after); ok {
-			f.Next = fmt.Sprintf("restore it from the newest backup before retrying, as root on the host: cp -p %s/config.yaml %s", b, configPath)
-		} else {
-			f.Next = "no kubeadm-kubelet-config* backup holds a config.yaml: regenerate it with `kubeadm upgrade node phase kubelet-config` before retrying"
-		}
-	case len(after.MissingControlPlane()) > 0:
-		missing := after.MissingControlPlane()
-		f.Class = FindingManifestMissing
-		f.Summary = fmt.Sprintf("%s/%s.yaml is missing while other control-plane manifests are there: a kubeadm was stopped between moving the live manifest into its backup folder and moving the new one in, and kubeadm now takes this controller for a worker.",
-			manifestsDir, strings.Join(missing, ".yaml, "))
-		f.Next = "retry the step: kupgrade first puts the missing manifest back from the newest kubeadm-backup-manifests-* folder that holds it, then kubeadm upgrades it"
-	case before.Taken.IsZero():
-		f.Class = FindingUnknown
-		f.Summary = fmt.Sprintf("No snapshot from before the step: %s exists (sha256 %s) and %s.", configPath, short(after.ConfigSHA256), cp.text)
-		f.Next = "retry the step: kubeadm skips manifests already at the target, so a redo is safe"
-		if len(after.UpgradedManifestsDirs) > 0 {
-			f.Next += fmt.Sprintf(" (%s was left behind by an interrupted run)", after.UpgradedManifestsDirs[0])
-		}
-	case after.ConfigSHA256 != before.ConfigSHA256:
-		backup, ok := newestConfigBackup(after)
-		if cp.all && !ok {
-			f.Class = FindingComplete
-			f.Summary = fmt.Sprintf("%s was rewritten and %s: every phase is done on disk.", configPath, cp.text)
-			f.Next = "verify the versions on the host and record the step; a retry is a safe redo"
+	for _, rule := range classRules {
+		if rule(c, &f) {
 			break
 		}
-		f.Class = FindingConfigRewritten
-		if ok {
-			f.Summary = fmt.Sprintf("%s was rewritten (the old copy is in %s) and %s: kubeadm failed late, after the kubelet-config phase.", configPath, backup, cp.text)
-		} else {
-			f.Summary = fmt.Sprintf("%s was rewritten with no backup copy and %s: kubeadm got past the kubelet-config phase.", configPath, cp.text)
-		}
-		f.Next = "retry the step: kubeadm skips identical manifests and writes config.yaml again, so a redo is safe; then upgrade the kubelet"
-	case newConfigBackup(before, after) != "":
-		// The real kubeadm rewrites config.yaml even with the same bytes (an unchanged
-		// kubelet-config ConfigMap, as from v1.30 to v1.31 in the real lab): the backup it made
-		// first is what shows that the phase ran.
-		f.Class = FindingConfigRewritten
-		f.Summary = fmt.Sprintf("%s was rewritten with the same content (kubeadm's copy of it is in %s) and %s: kubeadm failed late, after the kubelet-config phase.",
-			configPath, newConfigBackup(before, after), cp.text)
-		f.Next = "retry the step: kubeadm skips identical manifests and writes config.yaml again, so a redo is safe; then upgrade the kubelet"
-	case maps.Equal(before.Manifests, after.Manifests) && len(newOf(after.BackupDirs, before.BackupDirs)) == 0:
-		f.Class = FindingPreflight
-		f.Summary = fmt.Sprintf("Nothing changed on disk: %s is as before and %s; kubeadm stopped before touching the node.", configPath, cp.text)
-		f.Next = "fix the cause shown in the step's output, then retry the step; the host needs no repair"
-		if cp.some && !cp.all {
-			f.Next = "fix the cause shown in the step's output, then retry the step: kubeadm finishes the manifests an earlier run left half swapped"
-		}
-	case cp.all && cp.n > 0:
-		f.Class = FindingControlPlaneDone
-		f.Summary = fmt.Sprintf("%s is unchanged and %s: the control-plane phase finished, kubelet-config was not reached.", configPath, cp.text)
-		f.Next = "retry the step: kubeadm skips the manifests already at " + target + " and goes on to kubelet-config"
-	case cp.some && !cp.all:
-		f.Class = FindingSwapping
-		f.Summary = fmt.Sprintf("%s is unchanged but %s", configPath, cp.text)
-		if len(after.UpgradedManifestsDirs) > 0 {
-			f.Summary += fmt.Sprintf(" and %s was left behind", after.UpgradedManifestsDirs[0])
-		}
-		f.Summary += ": kubeadm was interrupted while swapping manifests."
-		f.Next = "retry the step: kubeadm skips the manifests already at " + target + " and swaps the others"
-	case len(newOf(after.BackupDirs, before.BackupDirs)) > 0 && !cp.some:
-		f.Class = FindingRolledBack
-		f.Summary = fmt.Sprintf("%s is unchanged and %s although kubeadm made the backup %s: a component did not come back and kubeadm rolled the manifests back.",
-			configPath, cp.text, newOf(after.BackupDirs, before.BackupDirs)[0])
-		f.Next = "find why the static pod did not start (crictl ps -a, journalctl -u kubelet), fix it, then retry the step"
-	case !maps.Equal(before.Manifests, after.Manifests):
-		f.Class = FindingUnknown
-		f.Summary = fmt.Sprintf("%s is unchanged but the manifests moved to tags other than %s (%s).", configPath, target, cp.text)
-		f.Next = "look at /etc/kubernetes/manifests on the host before retrying the step"
-	default:
-		f.Class = FindingPreflight
-		f.Summary = fmt.Sprintf("Nothing changed on disk: %s is as before and %s; kubeadm stopped before touching the node.", configPath, cp.text)
-		f.Next = "fix the cause shown in the step's output, then retry the step; the host needs no repair"
 	}
 	if busy := after.busyAdvice(); busy != "" {
 		f.Next = busy + " to end, then " + f.Next
