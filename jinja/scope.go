@@ -122,7 +122,9 @@ func (m vmap) GetAttribute(name string) (*exec.Value, bool) {
 	if v, ok := m[name]; ok {
 		return exec.ToValue(wrap(v)), true
 	}
-	return nil, false
+	// Never a nil *Value: gonja asks GetAttribute after a missing item (m['x']) and reads what
+	// it answers.
+	return exec.AsValue(&Undefined{Name: name, Attr: true}), false
 }
 
 func (m vmap) GetItem(key any) (*exec.Value, bool) {

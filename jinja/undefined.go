@@ -35,7 +35,7 @@ func (u *Undefined) GetItem(any) (*exec.Value, bool) { return exec.AsValue(u), t
 // gonjaMissing is how gonja reports a missing attribute or item of a value that is not one of
 // ours (a literal dict, an item of a loop over a filter's result).
 var (
-	gonjaMissing = regexp.MustCompile(`(?:attribute|item) '?([^' ]*)'? not found|Can't use Get(?:item|attr) on None`)
+	gonjaMissing = regexp.MustCompile(`(?:attribute|item) '*([^' ]*)'* not found|(?i:can't use get(?:item|attr) on none)`)
 	// undefinedText is an *Undefined that gonja turned into text on the way (a filter's error).
 	undefinedText = regexp.MustCompile(`'([^']*)' is undefined|'dict object' has no attribute '([^']*)'`)
 )
