@@ -127,9 +127,9 @@ func judge(op state.InFlightOp, now time.Time, staleAfter time.Duration) (why, m
 	case l.Live(now):
 		return "", "" // slow, not stuck
 	case l != nil:
-		return WhyLeaseExpired, fmt.Sprintf("the lease of %s for %s expired %s ago", l.Owner, l.Operation, age(now, l.ExpiresAt))
+		return WhyLeaseExpired, fmt.Sprintf("the lease of %s for %s expired %s ago", l.Owner, l.Operation, Age(now, l.ExpiresAt))
 	}
-	if a := age(now, since(op)); a > staleAfter {
+	if a := Age(now, InFlightSince(op)); a > staleAfter {
 		what := string(u.State)
 		if !u.State.InFlight() {
 			what = fmt.Sprintf("host %s %s in %s", op.Hosts[0].Hostname, op.Hosts[0].Status, u.State)
@@ -139,11 +139,11 @@ func judge(op state.InFlightOp, now time.Time, staleAfter time.Duration) (why, m
 	return "", ""
 }
 
-// since is when op's in-flight thing began: for an in-flight state, when the state was entered;
+// InFlightSince is when op's in-flight thing began: for an in-flight state, when the state was entered;
 // for a host left in flight in upgrading-kubelets (or in a settled state), when the newest of
 // those hosts' own rows was written, which only a write about that host moves. Never the
 // upgrade's updated_at, which writes about other hosts keep moving.
-func since(op state.InFlightOp) time.Time {
+func InFlightSince(op state.InFlightOp) time.Time {
 	if op.Upgrade.State.InFlight() || len(op.Hosts) == 0 {
 		return op.Upgrade.StateEnteredAt
 	}

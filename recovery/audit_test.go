@@ -6,12 +6,13 @@ import (
 
 	"github.com/kupgrade/kupgrade/kubeadm"
 	"github.com/kupgrade/kupgrade/recovery"
+	"github.com/kupgrade/kupgrade/recovery/recoverytest"
 	"github.com/kupgrade/kupgrade/state"
 )
 
-func audit(t *testing.T, f *fixture, opts recovery.AuditOptions) recovery.AuditReport {
+func audit(t *testing.T, f *recoverytest.Fixture, opts recovery.AuditOptions) recovery.AuditReport {
 	t.Helper()
-	rep, err := recovery.Audit(t.Context(), f.st, opts)
+	rep, err := recovery.Audit(t.Context(), f.St, opts)
 	if err != nil {
 		t.Fatalf("audit: %v", err)
 	}
@@ -28,30 +29,30 @@ func TestAuditFailsExpiredLeaseWhateverTheAge(t *testing.T) {
 		{"state days old", 72 * time.Hour},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newFixture(t)
-			f.start(t, "default")
-			f.move(t, "default", state.UpgradingSecondMaster, "controller-2", state.UpgradingControlPlane, "dead:1:x", 30*time.Second)
-			f.clk.Add(tc.after)
+			f := recoverytest.New(t)
+			f.Start(t, "default")
+			f.Move(t, "default", state.UpgradingSecondMaster, "controller-2", state.UpgradingControlPlane, "dead:1:x", 30*time.Second)
+			f.Clk.Add(tc.after)
 			rep := audit(t, f, recovery.AuditOptions{StaleAfter: time.Hour})
 
 			if len(rep.Actions) != 1 || rep.Actions[0].Outcome != recovery.OutcomeFailed || rep.Actions[0].Why != recovery.WhyLeaseExpired {
 				t.Fatalf("actions = %+v, want one failed for lease-expired", rep.Actions)
 			}
-			u := f.upgrade(t, "default")
+			u := f.Upgrade(t, "default")
 			if u.State != state.UpgradingSecondMasterFailed || u.RecoveryAttempts != 1 {
 				t.Errorf("state %s attempts %d, want upgrading-second-master-failed, 1", u.State, u.RecoveryAttempts)
 			}
-			if s := f.status(t, "default", "controller-2"); s != state.HostIdle {
+			if s := f.Status(t, "default", "controller-2"); s != state.HostIdle {
 				t.Errorf("controller-2 status %q, want cleared", s)
 			}
-			if l := f.lease(t, "default"); l != nil {
+			if l := f.Lease(t, "default"); l != nil {
 				t.Errorf("lease %+v left behind", l)
 			}
-			ev := f.events(t, "default")[0]
+			ev := f.Events(t, "default")[0]
 			if ev.Actor != state.ActorWatch || ev.FromHostStatus != state.UpgradingControlPlane || ev.Hostname != "controller-2" {
 				t.Errorf("event %+v: want actor watch clearing controller-2's upgrading-control-plane", ev)
 			}
-			if e := f.evidence(t, "default"); e.DetectedBy != recovery.WhyLeaseExpired || e.Lease == nil || e.Lease.Owner != "dead:1:x" {
+			if e := f.Evidence(t, "default"); e.DetectedBy != recovery.WhyLeaseExpired || e.Lease == nil || e.Lease.Owner != "dead:1:x" {
 				t.Errorf("evidence %+v: want lease-expired naming the dead owner", e)
 			}
 		})
@@ -60,23 +61,23 @@ func TestAuditFailsExpiredLeaseWhateverTheAge(t *testing.T) {
 
 // A live lease means slow, not stuck: never touched, however old the state.
 func TestAuditLeavesLiveLeaseAlone(t *testing.T) {
-	f := newFixture(t)
-	f.start(t, "default")
-	f.move(t, "default", state.UpgradingFirstMaster, "controller-1", state.UpgradingControlPlane, "alive:1:x", 10*time.Hour)
-	f.clk.Add(5 * time.Hour)
-	before := len(f.events(t, "default"))
+	f := recoverytest.New(t)
+	f.Start(t, "default")
+	f.Move(t, "default", state.UpgradingFirstMaster, "controller-1", state.UpgradingControlPlane, "alive:1:x", 10*time.Hour)
+	f.Clk.Add(5 * time.Hour)
+	before := len(f.Events(t, "default"))
 	rep := audit(t, f, recovery.AuditOptions{StaleAfter: time.Minute})
 
 	if len(rep.Actions) != 0 || len(rep.InFlight) != 1 {
 		t.Fatalf("actions %+v, in flight %d: want none, 1", rep.Actions, len(rep.InFlight))
 	}
-	if u := f.upgrade(t, "default"); u.State != state.UpgradingFirstMaster {
+	if u := f.Upgrade(t, "default"); u.State != state.UpgradingFirstMaster {
 		t.Errorf("state %s, want upgrading-first-master untouched", u.State)
 	}
-	if l := f.lease(t, "default"); l == nil || l.Owner != "alive:1:x" {
+	if l := f.Lease(t, "default"); l == nil || l.Owner != "alive:1:x" {
 		t.Errorf("lease %+v, want alive:1:x's", l)
 	}
-	if n := len(f.events(t, "default")); n != before {
+	if n := len(f.Events(t, "default")); n != before {
 		t.Errorf("%d events written", n-before)
 	}
 }
@@ -92,12 +93,12 @@ func TestAuditStaleStateWithoutLease(t *testing.T) {
 		{"younger than stale-after", 30 * time.Minute, state.UpgradingNetworking},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newFixture(t)
-			f.start(t, "default")
-			f.move(t, "default", state.UpgradingNetworking, "", "", "", 0)
-			f.clk.Add(tc.age)
+			f := recoverytest.New(t)
+			f.Start(t, "default")
+			f.Move(t, "default", state.UpgradingNetworking, "", "", "", 0)
+			f.Clk.Add(tc.age)
 			audit(t, f, recovery.AuditOptions{StaleAfter: time.Hour})
-			if u := f.upgrade(t, "default"); u.State != tc.want {
+			if u := f.Upgrade(t, "default"); u.State != tc.want {
 				t.Errorf("state %s, want %s", u.State, tc.want)
 			}
 		})
@@ -121,12 +122,12 @@ func TestAuditHandEditedStateInAnyZone(t *testing.T) {
 				local := time.Local
 				time.Local = zone
 				t.Cleanup(func() { time.Local = local })
-				f := newFixture(t)
-				f.start(t, "default")
-				f.sql(t, `UPDATE kube_upgrade SET state = 'upgrading-second-master',
+				f := recoverytest.New(t)
+				f.Start(t, "default")
+				f.SQL(t, `UPDATE kube_upgrade SET state = 'upgrading-second-master',
 					state_entered_at = datetime('now', ?) WHERE cluster = 'default'`, e.ago)
 				audit(t, f, recovery.AuditOptions{StaleAfter: time.Hour})
-				if u := f.upgrade(t, "default"); u.State != e.want {
+				if u := f.Upgrade(t, "default"); u.State != e.want {
 					t.Errorf("in %s, entered %s: state %s, want %s", zone, e.ago, u.State, e.want)
 				}
 			})
@@ -137,22 +138,22 @@ func TestAuditHandEditedStateInAnyZone(t *testing.T) {
 // A kubelet batch whose runner died: each host upgrading-kubelet is cleared, the cluster stays
 // in upgrading-kubelets, and a host already done is left as it is.
 func TestAuditClearsUpgradingKubeletHosts(t *testing.T) {
-	f := newFixture(t)
-	f.start(t, "default")
-	f.move(t, "default", state.UpgradingKubelets, "controller-1", state.UpgradedKubelet, "", 0)
-	f.move(t, "default", state.UpgradingKubelets, "controller-2", state.UpgradingKubelet, "dead:2:y", 30*time.Second)
-	f.move(t, "default", state.UpgradingKubelets, "worker-1", state.UpgradingKubelet, "", 0)
-	f.clk.Add(time.Minute)
+	f := recoverytest.New(t)
+	f.Start(t, "default")
+	f.Move(t, "default", state.UpgradingKubelets, "controller-1", state.UpgradedKubelet, "", 0)
+	f.Move(t, "default", state.UpgradingKubelets, "controller-2", state.UpgradingKubelet, "dead:2:y", 30*time.Second)
+	f.Move(t, "default", state.UpgradingKubelets, "worker-1", state.UpgradingKubelet, "", 0)
+	f.Clk.Add(time.Minute)
 	rep := audit(t, f, recovery.AuditOptions{})
 
 	if len(rep.Actions) != 2 {
 		t.Fatalf("actions %+v, want one per upgrading-kubelet host", rep.Actions)
 	}
-	if u := f.upgrade(t, "default"); u.State != state.UpgradingKubelets {
+	if u := f.Upgrade(t, "default"); u.State != state.UpgradingKubelets {
 		t.Errorf("state %s, want upgrading-kubelets", u.State)
 	}
 	for host, want := range map[string]state.HostStatus{"controller-1": state.UpgradedKubelet, "controller-2": state.HostIdle, "worker-1": state.HostIdle} {
-		if got := f.status(t, "default", host); got != want {
+		if got := f.Status(t, "default", host); got != want {
 			t.Errorf("%s status %q, want %q", host, got, want)
 		}
 	}
@@ -164,10 +165,10 @@ func TestAuditClearsUpgradingKubeletHosts(t *testing.T) {
 // The audit probes the host when it can reach the cluster, and an unreachable host is evidence,
 // not a reason to leave the operation stuck.
 func TestAuditProbesAndRecordsUnreachable(t *testing.T) {
-	f := newFixture(t)
+	f := recoverytest.New(t)
 	for _, c := range []string{"reachable", "unreachable"} {
-		f.start(t, c)
-		f.move(t, c, state.UpgradingSecondMaster, "controller-2", state.UpgradingControlPlane, "dead", -time.Second)
+		f.Start(t, c)
+		f.Move(t, c, state.UpgradingSecondMaster, "controller-2", state.UpgradingControlPlane, "dead", -time.Second)
 	}
 	probers := map[string]recovery.Prober{
 		"reachable":   &fakeProber{findings: map[string]kubeadm.Finding{"controller-2": lateFinding}},
@@ -179,14 +180,14 @@ func TestAuditProbesAndRecordsUnreachable(t *testing.T) {
 		t.Fatalf("actions %+v, want both clusters failed", rep.Actions)
 	}
 	for _, c := range []string{"reachable", "unreachable"} {
-		if u := f.upgrade(t, c); u.State != state.UpgradingSecondMasterFailed {
+		if u := f.Upgrade(t, c); u.State != state.UpgradingSecondMasterFailed {
 			t.Errorf("%s: state %s, want upgrading-second-master-failed", c, u.State)
 		}
 	}
-	if e := f.evidence(t, "reachable"); e.Finding == nil || e.Finding.Class != kubeadm.FindingConfigRewritten {
+	if e := f.Evidence(t, "reachable"); e.Finding == nil || e.Finding.Class != kubeadm.FindingConfigRewritten {
 		t.Errorf("reachable evidence %+v: want the probe's finding", e)
 	}
-	if e := f.evidence(t, "unreachable"); !e.Unreachable || e.ProbeError == "" || e.Finding != nil {
+	if e := f.Evidence(t, "unreachable"); !e.Unreachable || e.ProbeError == "" || e.Finding != nil {
 		t.Errorf("unreachable evidence %+v: want unreachable with the probe's error", e)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kupgrade/kupgrade/recovery"
+	"github.com/kupgrade/kupgrade/recovery/recoverytest"
 	"github.com/kupgrade/kupgrade/state"
 	"github.com/kupgrade/kupgrade/state/sqlite"
 )
@@ -58,7 +59,7 @@ func seedClusters(b *testing.B, db *sql.DB, n int) {
 func BenchmarkAuditPass10kClusters(b *testing.B) {
 	ctx := context.Background()
 	path := filepath.Join(b.TempDir(), "bench.db")
-	clk := &clock{t: time.Now()}
+	clk := recoverytest.NewClock(time.Now())
 	st, err := sqlite.Open(ctx, path, state.WithClock(clk.Now))
 	if err != nil {
 		b.Fatal(err)

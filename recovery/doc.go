@@ -1,6 +1,7 @@
 // Package recovery is the one path that fails an in-flight upgrade operation (docs/states.md, "Failing
 // an operation: one path"), and the two ways of finding operations nobody runs any more:
-// `kupgrade recover` (Recover) and the `kupgrade watch` audit (Audit, Watcher).
+// `kupgrade recover` (Recover) and the audit `kupgrade watch` runs (Audit; the loop, its status
+// page and metrics are package watch).
 //
 // Fail moves the cluster state to its failed twin (state.FailedTwin), clears the in-flight status
 // of the host being worked on so the retry's pre-check passes, releases the lease and writes one
@@ -17,10 +18,7 @@
 // a state that is not a state, which only a person can correct. Before failing they probe the host that was worked on
 // and compare it with the snapshot the runner recorded before kubeadm ran, so the evidence says
 // how far kubeadm got; an unreachable host is reported, never fatal. Audit passes every write
-// through Fail with the state it read, so a runner finishing at the same moment wins. Watcher
-// runs one audit at a time across processes (state.Store.AuditLock) and serves metrics and a
-// status page; both read the clusters' states and leases from the store when asked, never only
-// from the last pass, so a watcher waiting for the audit lock reports them as well.
+// through Fail with the state it read, so a runner finishing at the same moment wins.
 //
 // recovery depends on state and kubeadm only: it reaches hosts through the Prober it is handed,
 // never through the runner.

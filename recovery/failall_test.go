@@ -5,18 +5,19 @@ import (
 	"time"
 
 	"github.com/kupgrade/kupgrade/recovery"
+	"github.com/kupgrade/kupgrade/recovery/recoverytest"
 	"github.com/kupgrade/kupgrade/state"
 )
 
 // `upgrade failed` on a kubelet batch clears every host the batch left in flight, not only the
 // first, and releases the lease with the last: no host stays in flight with nobody's lease.
 func TestFailAllClearsEveryHostOfABatch(t *testing.T) {
-	f := newFixture(t)
-	f.start(t, "c1")
-	f.move(t, "c1", state.UpgradingKubelets, "worker-1", state.UpgradingKubelet, "runner-a", -time.Second)
-	f.sql(t, `UPDATE kube_host_upgrade SET status = 'upgrading-kubelet'
+	f := recoverytest.New(t)
+	f.Start(t, "c1")
+	f.Move(t, "c1", state.UpgradingKubelets, "worker-1", state.UpgradingKubelet, "runner-a", -time.Second)
+	f.SQL(t, `UPDATE kube_host_upgrade SET status = 'upgrading-kubelet'
 		WHERE host_id = (SELECT id FROM host WHERE cluster = 'c1' AND hostname = 'controller-2')`)
-	results, err := recovery.FailAll(t.Context(), f.st, recovery.Request{Cluster: "c1", Actor: state.ActorCLI, Reason: "by hand"})
+	results, err := recovery.FailAll(t.Context(), f.St, recovery.Request{Cluster: "c1", Actor: state.ActorCLI, Reason: "by hand"})
 	if err != nil {
 		t.Fatalf("FailAll: %v", err)
 	}
@@ -24,27 +25,27 @@ func TestFailAllClearsEveryHostOfABatch(t *testing.T) {
 		t.Fatalf("%d writes, want one per host in flight: %+v", len(results), results)
 	}
 	for _, h := range []string{"controller-2", "worker-1"} {
-		if st := f.status(t, "c1", h); st != state.HostIdle {
+		if st := f.Status(t, "c1", h); st != state.HostIdle {
 			t.Errorf("%s is still %s", h, st)
 		}
 	}
-	if l := f.lease(t, "c1"); l != nil {
+	if l := f.Lease(t, "c1"); l != nil {
 		t.Errorf("lease left: %+v", l)
 	}
-	if u := f.upgrade(t, "c1"); u.State != state.UpgradingKubelets {
+	if u := f.Upgrade(t, "c1"); u.State != state.UpgradingKubelets {
 		t.Errorf("state %s, want upgrading-kubelets (long-lived)", u.State)
 	}
 }
 
 // A live lease still refuses FailAll without --force, and nothing is written.
 func TestFailAllRefusesALiveLease(t *testing.T) {
-	f := newFixture(t)
-	f.start(t, "c1")
-	f.move(t, "c1", state.UpgradingKubelets, "worker-1", state.UpgradingKubelet, "runner-a", time.Minute)
-	if _, err := recovery.FailAll(t.Context(), f.st, recovery.Request{Cluster: "c1", Actor: state.ActorCLI}); !isConflict(err) {
+	f := recoverytest.New(t)
+	f.Start(t, "c1")
+	f.Move(t, "c1", state.UpgradingKubelets, "worker-1", state.UpgradingKubelet, "runner-a", time.Minute)
+	if _, err := recovery.FailAll(t.Context(), f.St, recovery.Request{Cluster: "c1", Actor: state.ActorCLI}); !isConflict(err) {
 		t.Fatalf("FailAll under a live lease: %v, want a conflict", err)
 	}
-	if st := f.status(t, "c1", "worker-1"); st != state.UpgradingKubelet {
+	if st := f.Status(t, "c1", "worker-1"); st != state.UpgradingKubelet {
 		t.Errorf("worker-1 is %s after a refused FailAll", st)
 	}
 }

@@ -2,7 +2,6 @@ package recovery
 
 import (
 	"context"
-	"fmt"
 	"sort"
 	"time"
 
@@ -39,28 +38,6 @@ type FleetSummary struct {
 type FleetReader interface {
 	FleetRows(ctx context.Context, fleet string) ([]state.FleetRow, error)
 	Now() time.Time
-}
-
-// maxFleetList caps the failing and stuck clusters the status page lists per fleet.
-const maxFleetList = 20
-
-// allFleetRows reads every fleet row of st.
-func allFleetRows(ctx context.Context, st FleetReader) ([]state.FleetRow, error) {
-	rows, err := st.FleetRows(ctx, "")
-	if err != nil {
-		return nil, fmt.Errorf("read fleets: %w", err)
-	}
-	return rows, nil
-}
-
-// readFleets summarizes every fleet of rows with short lists.
-func readFleets(rows []state.FleetRow, now time.Time) []FleetSummary {
-	sums := SummarizeFleets(rows, now)
-	for i := range sums {
-		sums[i].Failing = sums[i].Failing[:min(len(sums[i].Failing), maxFleetList)]
-		sums[i].Stuck = sums[i].Stuck[:min(len(sums[i].Stuck), maxFleetList)]
-	}
-	return sums
 }
 
 // FleetCluster is one cluster of a fleet that needs a look.

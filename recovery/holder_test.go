@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kupgrade/kupgrade/recovery"
+	"github.com/kupgrade/kupgrade/recovery/recoverytest"
 	"github.com/kupgrade/kupgrade/state"
 )
 
@@ -20,19 +21,19 @@ func TestRecoverNoticesAGoneHolder(t *testing.T) {
 		t.Skipf("no true(1) to start: %v", err)
 	}
 	host, _ := os.Hostname()
-	f := newFixture(t)
-	f.start(t, "default")
-	f.move(t, "default", state.UpgradingSecondMaster, "controller-2", state.UpgradingControlPlane, fmt.Sprintf("%s:%d:abcd", host, dead.Process.Pid), time.Hour)
-	_, err := recovery.Recover(t.Context(), f.st, recovery.RecoverOptions{Cluster: "default"})
+	f := recoverytest.New(t)
+	f.Start(t, "default")
+	f.Move(t, "default", state.UpgradingSecondMaster, "controller-2", state.UpgradingControlPlane, fmt.Sprintf("%s:%d:abcd", host, dead.Process.Pid), time.Hour)
+	_, err := recovery.Recover(t.Context(), f.St, recovery.RecoverOptions{Cluster: "default"})
 	if !isConflict(err) || !strings.Contains(err.Error(), fmt.Sprintf("process %d of this machine, is gone", dead.Process.Pid)) ||
 		strings.Contains(err.Error(), "slow, not stuck") {
 		t.Fatalf("recover with a killed holder: %v", err)
 	}
-	if u := f.upgrade(t, "default"); u.State != state.UpgradingSecondMaster {
+	if u := f.Upgrade(t, "default"); u.State != state.UpgradingSecondMaster {
 		t.Errorf("state %s: want nothing written", u.State)
 	}
-	f.move(t, "default", state.UpgradingSecondMaster, "controller-2", state.UpgradingControlPlane, fmt.Sprintf("%s:%d:abcd", host, os.Getpid()), time.Hour)
-	if _, err := recovery.Recover(t.Context(), f.st, recovery.RecoverOptions{Cluster: "default"}); err == nil || !strings.Contains(err.Error(), "slow, not stuck") {
+	f.Move(t, "default", state.UpgradingSecondMaster, "controller-2", state.UpgradingControlPlane, fmt.Sprintf("%s:%d:abcd", host, os.Getpid()), time.Hour)
+	if _, err := recovery.Recover(t.Context(), f.St, recovery.RecoverOptions{Cluster: "default"}); err == nil || !strings.Contains(err.Error(), "slow, not stuck") {
 		t.Errorf("recover with a live holder on this machine: %v, want slow, not stuck", err)
 	}
 }

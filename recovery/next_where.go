@@ -2,6 +2,7 @@ package recovery
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/kupgrade/kupgrade/internal/shellword"
@@ -63,18 +64,18 @@ func (w Where) dbFlags() []string {
 
 // FleetMember is cluster's fleet row in st, nil when the cluster is in no fleet.
 func FleetMember(ctx context.Context, st FleetReader, cluster string) (*state.FleetRow, error) {
-	rows, err := allFleetRows(ctx, st)
+	rows, err := st.FleetRows(ctx, "")
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("read fleets: %w", err)
 	}
-	if r, ok := fleetMembers(rows)[cluster]; ok {
+	if r, ok := FleetMembers(rows)[cluster]; ok {
 		return &r, nil
 	}
 	return nil, nil
 }
 
-// fleetMembers maps each cluster of rows to its fleet row.
-func fleetMembers(rows []state.FleetRow) map[string]state.FleetRow {
+// FleetMembers maps each cluster of rows to its fleet row.
+func FleetMembers(rows []state.FleetRow) map[string]state.FleetRow {
 	m := make(map[string]state.FleetRow, len(rows))
 	for _, r := range rows {
 		m[r.Cluster] = r

@@ -130,15 +130,15 @@ func ParseEvidence(raw []byte) (Evidence, error) {
 
 func newEvidence(by string, u state.Upgrade, l *state.Lease, h state.Host, pr *ProbeResult, now time.Time) Evidence {
 	ev := Evidence{DetectedBy: by, Host: h.Hostname, HostStatus: h.Status,
-		StateEnteredAt: u.StateEnteredAt.UTC(), StateAge: age(now, u.StateEnteredAt).String(), Lease: l}
+		StateEnteredAt: u.StateEnteredAt.UTC(), StateAge: Age(now, u.StateEnteredAt).String(), Lease: l}
 	if pr != nil {
 		ev.Finding, ev.ProbeError, ev.Unreachable = pr.Finding, pr.Error, pr.Unreachable
 	}
 	return ev
 }
 
-// age is now - t rounded to the second; never negative (a clock a little behind the writer's).
-func age(now, t time.Time) time.Duration {
+// Age is now - t rounded to the second; never negative (a clock a little behind the writer's).
+func Age(now, t time.Time) time.Duration {
 	d := now.Sub(t)
 	if d < 0 {
 		return 0

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kupgrade/kupgrade/recovery"
+	"github.com/kupgrade/kupgrade/recovery/recoverytest"
 	"github.com/kupgrade/kupgrade/state"
 	"github.com/kupgrade/kupgrade/state/sqlite"
 )
@@ -35,12 +36,12 @@ func (r *racingStore) InFlight(ctx context.Context) ([]state.InFlightOp, []state
 
 // The runner finishes after the audit read the expired lease: the audit must write nothing.
 func TestAuditLosesToRunnerThatFinishedAfterTheRead(t *testing.T) {
-	f := newFixture(t)
-	f.start(t, "default")
-	f.move(t, "default", state.UpgradingSecondMaster, "controller-2", state.UpgradingControlPlane, "slow:1:z", 30*time.Second)
-	f.clk.Add(time.Minute) // the runner missed its heartbeats but is still alive
-	rs := &racingStore{Store: f.st, hook: func() {
-		if err := succeed(t.Context(), f.st, "default", "slow:1:z"); err != nil {
+	f := recoverytest.New(t)
+	f.Start(t, "default")
+	f.Move(t, "default", state.UpgradingSecondMaster, "controller-2", state.UpgradingControlPlane, "slow:1:z", 30*time.Second)
+	f.Clk.Add(time.Minute) // the runner missed its heartbeats but is still alive
+	rs := &racingStore{Store: f.St, hook: func() {
+		if err := succeed(t.Context(), f.St, "default", "slow:1:z"); err != nil {
 			t.Errorf("runner's success: %v", err)
 		}
 	}}
@@ -51,10 +52,10 @@ func TestAuditLosesToRunnerThatFinishedAfterTheRead(t *testing.T) {
 	if len(rep.Actions) != 1 || rep.Actions[0].Outcome != recovery.OutcomeMovedOn {
 		t.Fatalf("actions %+v, want one moved-on", rep.Actions)
 	}
-	if u := f.upgrade(t, "default"); u.State != state.UpgradedSecondMaster {
+	if u := f.Upgrade(t, "default"); u.State != state.UpgradedSecondMaster {
 		t.Errorf("state %s, want the runner's upgraded-second-master", u.State)
 	}
-	if ev := f.events(t, "default")[0]; ev.Actor != state.ActorRunner {
+	if ev := f.Events(t, "default")[0]; ev.Actor != state.ActorRunner {
 		t.Errorf("newest event by %s, want the runner's", ev.Actor)
 	}
 }
@@ -63,23 +64,23 @@ func TestAuditLosesToRunnerThatFinishedAfterTheRead(t *testing.T) {
 // and the loser writes nothing. Never the failed twin after the success.
 func TestAuditRacingRunnerSuccessNeverOverwritesIt(t *testing.T) {
 	const n = 200
-	f := newFixture(t)
+	f := recoverytest.New(t)
 	wins := map[state.State]int{}
 	for i := range n {
 		cluster := fmt.Sprintf("race-%03d", i)
 		owner := "runner:" + cluster
-		f.start(t, cluster)
-		f.move(t, cluster, state.UpgradingSecondMaster, "controller-2", state.UpgradingControlPlane, owner, -time.Millisecond)
+		f.Start(t, cluster)
+		f.Move(t, cluster, state.UpgradingSecondMaster, "controller-2", state.UpgradingControlPlane, owner, -time.Millisecond)
 
 		var runErr, auditErr error
 		var wg sync.WaitGroup
 		go0 := make(chan struct{})
 		wg.Add(2)
-		go func() { defer wg.Done(); <-go0; runErr = succeed(t.Context(), f.st, cluster, owner) }()
+		go func() { defer wg.Done(); <-go0; runErr = succeed(t.Context(), f.St, cluster, owner) }()
 		go func() {
 			defer wg.Done()
 			<-go0
-			_, auditErr = recovery.Audit(t.Context(), f.st, recovery.AuditOptions{})
+			_, auditErr = recovery.Audit(t.Context(), f.St, recovery.AuditOptions{})
 		}()
 		close(go0)
 		wg.Wait()
@@ -87,9 +88,9 @@ func TestAuditRacingRunnerSuccessNeverOverwritesIt(t *testing.T) {
 			t.Fatalf("%s: audit: %v", cluster, auditErr)
 		}
 
-		u := f.upgrade(t, cluster)
+		u := f.Upgrade(t, cluster)
 		wins[u.State]++
-		evs := f.events(t, cluster) // newest first
+		evs := f.Events(t, cluster) // newest first
 		switch u.State {
 		case state.UpgradedSecondMaster:
 			if runErr != nil {
@@ -114,7 +115,7 @@ func TestAuditRacingRunnerSuccessNeverOverwritesIt(t *testing.T) {
 		if outcomes != 1 {
 			t.Fatalf("%s: %d events record an outcome, want exactly one: %+v", cluster, outcomes, evs)
 		}
-		if s := f.status(t, cluster, "controller-2"); s != state.HostIdle {
+		if s := f.Status(t, cluster, "controller-2"); s != state.HostIdle {
 			t.Fatalf("%s: controller-2 status %q after the race", cluster, s)
 		}
 	}

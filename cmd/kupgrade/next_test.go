@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kupgrade/kupgrade/recovery"
 	"github.com/kupgrade/kupgrade/state"
+	"github.com/kupgrade/kupgrade/watch"
 )
 
 // A failed upgrade: `upgrade show` says why (the last failure, the probe's finding) and the
@@ -62,7 +62,7 @@ func wantDelete(t *testing.T, run func(...string) (int, string, string), db, clu
 		t.Fatal(err)
 	}
 	defer st.Close()
-	page, err := (&recovery.Watcher{Store: st}).Status(context.Background())
+	page, err := (&watch.Watcher{Store: st}).Status(context.Background())
 	if err != nil || len(page.Clusters) != 1 {
 		t.Fatalf("status page: %v %+v", err, page)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/kupgrade/kupgrade/recovery"
 	"github.com/kupgrade/kupgrade/state"
 	"github.com/kupgrade/kupgrade/upgrade"
+	"github.com/kupgrade/kupgrade/watch"
 )
 
 // failureView is the last failure of an upgrade that still needs a person (a failed state, or a
@@ -38,7 +39,7 @@ func (a *app) addNext(ctx context.Context, st store, v *upgradeView, s state.Sta
 	if err != nil {
 		return err
 	}
-	f, ok := recovery.LastFailure(evs)
+	f, ok := watch.LastFailure(evs)
 	if !ok {
 		return nil
 	}

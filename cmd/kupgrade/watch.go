@@ -15,6 +15,7 @@ import (
 	"github.com/kupgrade/kupgrade/recovery"
 	"github.com/kupgrade/kupgrade/runner"
 	"github.com/kupgrade/kupgrade/state"
+	"github.com/kupgrade/kupgrade/watch"
 )
 
 type watchCmd struct {
@@ -32,12 +33,12 @@ func (c *watchCmd) Run(ctx context.Context, a *app) error {
 	if err != nil {
 		return err
 	}
-	w := &recovery.Watcher{Store: st, Interval: c.Interval, Log: a.log, CommandFlags: a.commandFlags(), InventoryCluster: a.inventoryCluster(),
+	w := &watch.Watcher{Store: st, Interval: c.Interval, Log: a.log, CommandFlags: a.commandFlags(), InventoryCluster: a.inventoryCluster(),
 		Options: recovery.AuditOptions{StaleAfter: c.StaleAfter, Probers: a.watchProbers(), Emit: newAuditEmitter(a.stdout, a.json()).emit}}
 	if c.Listen == "" && c.MetricsListen == "" {
 		return w.Run(ctx, c.Once)
 	}
-	w.Metrics = recovery.NewMetrics()
+	w.Metrics = watch.NewMetrics()
 	w.Metrics.SetBuildInfo(version, commit)
 	w.Metrics.ReadStates(st)
 	w.Metrics.ReadFleets(st)

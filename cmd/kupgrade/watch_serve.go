@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kupgrade/kupgrade/recovery"
 	"github.com/kupgrade/kupgrade/state"
+	"github.com/kupgrade/kupgrade/watch"
 )
 
 // serveFlags are the flags of watch's HTTP servers: the status page, and /metrics apart.
@@ -45,7 +45,7 @@ type served struct {
 }
 
 // serve starts the servers the flags ask for; stop shuts them down and reports a failure to serve.
-func (f *serveFlags) serve(a *app, w *recovery.Watcher) (stop func() error, err error) {
+func (f *serveFlags) serve(a *app, w *watch.Watcher) (stop func() error, err error) {
 	page, err := f.pageHandler(w)
 	if err != nil {
 		return nil, err
@@ -123,7 +123,7 @@ func stopAll(a *app, all []*served) error {
 }
 
 // pageHandler routes --listen: /healthz open, the rest behind the token when there is one.
-func (f *serveFlags) pageHandler(w *recovery.Watcher) (http.Handler, error) {
+func (f *serveFlags) pageHandler(w *watch.Watcher) (http.Handler, error) {
 	mux := http.NewServeMux()
 	mux.Handle("/", w.StatusHandler())
 	if f.MetricsListen == "" {
@@ -143,7 +143,7 @@ func (f *serveFlags) pageHandler(w *recovery.Watcher) (http.Handler, error) {
 	return outer, nil
 }
 
-func metricsMux(w *recovery.Watcher) http.Handler {
+func metricsMux(w *watch.Watcher) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/healthz", healthz)
 	mux.Handle("/metrics", w.Metrics.Handler())

@@ -1,7 +1,8 @@
-package recovery_test
+package watch_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -11,9 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kupgrade/kupgrade/recovery"
+	"github.com/kupgrade/kupgrade/recovery/recoverytest"
 	"github.com/kupgrade/kupgrade/state"
 	"github.com/kupgrade/kupgrade/state/sqlite"
+	"github.com/kupgrade/kupgrade/watch"
 )
 
 // eventually polls cond until it holds or the test's patience (10 s) runs out.
@@ -29,39 +31,39 @@ func eventually(t *testing.T, what string, cond func() bool) {
 
 // A second watcher on the same SQLite file is told, waits, and takes over when the first goes.
 func TestWatcherWaitsForTheAuditLockAndTakesOver(t *testing.T) {
-	f := stuckSecondMaster(t, -time.Second)
-	first, err := f.st.AuditLock(t.Context())
+	f := recoverytest.StuckSecondMaster(t, -time.Second)
+	first, err := f.St.AuditLock(t.Context())
 	if err != nil || first == nil {
 		t.Fatalf("first watcher's lock: %v, %v", first, err)
 	}
-	second, err := sqlite.Open(t.Context(), f.path, state.WithClock(f.clk.Now))
+	second, err := sqlite.Open(t.Context(), f.Path, state.WithClock(f.Clk.Now))
 	if err != nil {
 		t.Fatalf("open second store: %v", err)
 	}
 	t.Cleanup(func() { second.Close() })
 
-	once := &recovery.Watcher{Store: second, Interval: 10 * time.Millisecond}
-	if err := once.Run(t.Context(), true); !isConflict(err) {
+	once := &watch.Watcher{Store: second, Interval: 10 * time.Millisecond}
+	if err := once.Run(t.Context(), true); !errors.Is(err, state.ErrConflict) {
 		t.Fatalf("--once while the lock is held: %v, want a conflict", err)
 	}
 
 	var logs syncLog
-	w := &recovery.Watcher{Store: second, Interval: 10 * time.Millisecond,
+	w := &watch.Watcher{Store: second, Interval: 10 * time.Millisecond,
 		Log: slog.New(slog.NewTextHandler(&logs, nil))}
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() { done <- w.Run(ctx, false) }()
 	eventually(t, "the waiting message", func() bool { return strings.Contains(logs.String(), "waiting to take over") })
-	if u := f.upgrade(t, "default"); u.State != state.UpgradingSecondMaster {
+	if u := f.Upgrade(t, "default"); u.State != state.UpgradingSecondMaster {
 		t.Fatalf("state %s while waiting: a waiting watcher audited", u.State)
 	}
 	first.Release() // the first watcher dies
-	eventually(t, "the takeover's pass", func() bool { return f.upgrade(t, "default").State == state.UpgradingSecondMasterFailed })
+	eventually(t, "the takeover's pass", func() bool { return f.Upgrade(t, "default").State == state.UpgradingSecondMasterFailed })
 	cancel()
 	if err := <-done; err != nil {
 		t.Errorf("Run after cancel: %v, want nil (graceful shutdown)", err)
 	}
-	again, err := f.st.AuditLock(t.Context())
+	again, err := f.St.AuditLock(t.Context())
 	if err != nil || again == nil {
 		t.Fatalf("the stopped watcher kept the audit lock (%v)", err)
 	}
@@ -70,7 +72,7 @@ func TestWatcherWaitsForTheAuditLockAndTakesOver(t *testing.T) {
 
 // losable hands out holds whose loss the test decides, counting the locks taken.
 type losable struct {
-	recovery.WatchStore
+	watch.WatchStore
 	mu    sync.Mutex
 	lost  chan struct{}
 	taken int
@@ -91,14 +93,14 @@ func (l *losable) count() int { l.mu.Lock(); defer l.mu.Unlock(); return l.taken
 // A watcher whose lock is lost (its lease not renewed in time) stops auditing, says so, and
 // takes the lock again before it audits again.
 func TestWatcherStopsWhenItLosesTheAuditLock(t *testing.T) {
-	f := stuckSecondMaster(t, -time.Second)
-	st := &losable{WatchStore: f.st}
+	f := recoverytest.StuckSecondMaster(t, -time.Second)
+	st := &losable{WatchStore: f.St}
 	var logs syncLog
-	w := &recovery.Watcher{Store: st, Interval: 10 * time.Millisecond, Log: slog.New(slog.NewTextHandler(&logs, nil))}
+	w := &watch.Watcher{Store: st, Interval: 10 * time.Millisecond, Log: slog.New(slog.NewTextHandler(&logs, nil))}
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() { done <- w.Run(ctx, false) }()
-	eventually(t, "the first pass", func() bool { return f.upgrade(t, "default").State == state.UpgradingSecondMasterFailed })
+	eventually(t, "the first pass", func() bool { return f.Upgrade(t, "default").State == state.UpgradingSecondMasterFailed })
 	st.lose()
 	eventually(t, "the lost-lock message", func() bool { return strings.Contains(logs.String(), "lost the audit lock") })
 	eventually(t, "the lock taken again", func() bool { return st.count() == 2 })
@@ -125,15 +127,15 @@ func get(t *testing.T, h http.Handler, path string) string {
 }
 
 func TestMetricsAndStatusPage(t *testing.T) {
-	f := newFixture(t)
-	f.start(t, "dead")
-	f.move(t, "dead", state.UpgradingSecondMaster, "controller-2", state.UpgradingControlPlane, "gone", 30*time.Second)
-	f.start(t, "busy")
-	f.move(t, "busy", state.UpgradingFirstMaster, "controller-1", state.UpgradingControlPlane, "alive", time.Hour)
-	f.start(t, "idle")
-	f.clk.Add(time.Minute)
+	f := recoverytest.New(t)
+	f.Start(t, "dead")
+	f.Move(t, "dead", state.UpgradingSecondMaster, "controller-2", state.UpgradingControlPlane, "gone", 30*time.Second)
+	f.Start(t, "busy")
+	f.Move(t, "busy", state.UpgradingFirstMaster, "controller-1", state.UpgradingControlPlane, "alive", time.Hour)
+	f.Start(t, "idle")
+	f.Clk.Add(time.Minute)
 
-	w := &recovery.Watcher{Store: f.st, Metrics: recovery.NewMetrics()}
+	w := &watch.Watcher{Store: f.St, Metrics: watch.NewMetrics()}
 	if _, err := w.Pass(t.Context()); err != nil {
 		t.Fatalf("pass: %v", err)
 	}

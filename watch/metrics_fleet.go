@@ -1,7 +1,8 @@
-package recovery
+package watch
 
 import (
 	"context"
+	"github.com/kupgrade/kupgrade/recovery"
 
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -25,10 +26,10 @@ var (
 )
 
 // fleetCollector reports the fleets of `kupgrade fleet run` as the database says at the scrape.
-type fleetCollector struct{ st FleetReader }
+type fleetCollector struct{ st recovery.FleetReader }
 
 // ReadFleets adds the fleet metrics, read from st at each scrape.
-func (m *Metrics) ReadFleets(st FleetReader) {
+func (m *Metrics) ReadFleets(st recovery.FleetReader) {
 	m.reg.MustRegister(fleetCollector{st})
 }
 
@@ -46,7 +47,7 @@ func (c fleetCollector) Collect(ch chan<- prometheus.Metric) {
 		return // kupgrade_state_read_ok says whether the database answers
 	}
 	now := c.st.Now()
-	for _, s := range SummarizeFleets(rows, now) {
+	for _, s := range recovery.SummarizeFleets(rows, now) {
 		for st, n := range s.States {
 			ch <- prometheus.MustNewConstMetric(descFleetState, prometheus.GaugeValue, float64(n), s.Fleet, st)
 		}

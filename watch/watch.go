@@ -1,8 +1,9 @@
-package recovery
+package watch
 
 import (
 	"context"
 	"fmt"
+	"github.com/kupgrade/kupgrade/recovery"
 	"log/slog"
 	"sync"
 	"time"
@@ -12,8 +13,8 @@ import (
 
 // WatchStore is what the watch loop and its status page use of state.Store.
 type WatchStore interface {
-	AuditStore
-	FleetReader
+	recovery.AuditStore
+	recovery.FleetReader
 	AuditLock(ctx context.Context) (*state.AuditHold, error)
 	Upgrades(ctx context.Context) ([]state.Upgrade, error)
 	Events(ctx context.Context, cluster string, limit int) ([]state.Event, error)
@@ -22,7 +23,7 @@ type WatchStore interface {
 // Watcher runs audit passes every Interval while it holds the store's single-auditor lock.
 type Watcher struct {
 	Store    WatchStore
-	Options  AuditOptions
+	Options  recovery.AuditOptions
 	Interval time.Duration // default 1m
 	// PassTimeout bounds one pass; the pass runs to its end even after ctx is cancelled, so a
 	// shutdown never leaves half an audit behind. Default: 5m.
@@ -38,9 +39,9 @@ type Watcher struct {
 
 	mu      sync.Mutex
 	holding bool
-	last    *AuditReport
+	last    *recovery.AuditReport
 	lastErr error
-	recent  []Action // newest last, at most recentActions
+	recent  []recovery.Action // newest last, at most recentActions
 }
 
 const recentActions = 50
@@ -126,19 +127,19 @@ func (w *Watcher) loop(ctx context.Context, once bool) error {
 
 // Pass runs one audit pass under a context detached from ctx's cancellation (bounded by
 // PassTimeout), records it for the metrics and the status page, and returns its report.
-func (w *Watcher) Pass(ctx context.Context) (AuditReport, error) {
+func (w *Watcher) Pass(ctx context.Context) (recovery.AuditReport, error) {
 	timeout := w.PassTimeout
 	if timeout <= 0 {
 		timeout = 5 * time.Minute
 	}
 	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 	defer cancel()
-	rep, err := Audit(pctx, w.Store, w.Options)
+	rep, err := recovery.Audit(pctx, w.Store, w.Options)
 	w.mu.Lock()
 	w.last, w.lastErr = &rep, err
 	w.recent = append(w.recent, rep.Actions...)
 	if n := len(w.recent) - recentActions; n > 0 {
-		w.recent = append([]Action(nil), w.recent[n:]...)
+		w.recent = append([]recovery.Action(nil), w.recent[n:]...)
 	}
 	w.mu.Unlock()
 	if w.Metrics != nil {
@@ -146,7 +147,7 @@ func (w *Watcher) Pass(ctx context.Context) (AuditReport, error) {
 	}
 	for _, b := range rep.Bad {
 		w.log().Warn("audit skipped a cluster whose rows cannot be read", "cluster", b.Cluster, "state", b.State,
-			"err", b.Err, "fix", BadRowFix(b))
+			"err", b.Err, "fix", recovery.BadRowFix(b))
 	}
 	w.log().Debug("audit pass", "in_flight", len(rep.InFlight), "unreadable", len(rep.Bad), "actions", len(rep.Actions), "took", rep.Duration)
 	return rep, err
@@ -155,9 +156,9 @@ func (w *Watcher) Pass(ctx context.Context) (AuditReport, error) {
 // snapshot is the watcher's state as the status page shows it.
 type snapshot struct {
 	Holding bool
-	Last    *AuditReport
+	Last    *recovery.AuditReport
 	LastErr error
-	Recent  []Action // newest first
+	Recent  []recovery.Action // newest first
 }
 
 func (w *Watcher) snapshot() snapshot {

@@ -1,6 +1,7 @@
-package recovery
+package watch
 
 import (
+	"github.com/kupgrade/kupgrade/recovery"
 	"net/http"
 	"runtime"
 
@@ -84,18 +85,18 @@ func (m *Metrics) Handler() http.Handler {
 
 // Observe records one pass. The per-cluster gauges are rebuilt from the pass, so a cluster that
 // finished or was failed disappears from them.
-func (m *Metrics) Observe(rep AuditReport, err error) {
+func (m *Metrics) Observe(rep recovery.AuditReport, err error) {
 	m.passes.Inc()
 	if err != nil {
 		m.passErrors.Inc()
 	}
 	for _, a := range rep.Actions {
 		switch a.Outcome {
-		case OutcomeFailed:
+		case recovery.OutcomeFailed:
 			m.failed.WithLabelValues(string(a.FromState)).Inc()
-		case OutcomeMovedOn:
+		case recovery.OutcomeMovedOn:
 			m.movedOn.Inc()
-		case OutcomeError:
+		case recovery.OutcomeError:
 			m.errors.WithLabelValues(a.Cluster).Inc()
 		}
 	}
@@ -114,7 +115,7 @@ func (m *Metrics) Observe(rep AuditReport, err error) {
 		}
 		left++
 		u := op.Upgrade
-		m.opAge.WithLabelValues(u.Cluster, string(u.State)).Set(rep.Now.Sub(since(op)).Seconds())
+		m.opAge.WithLabelValues(u.Cluster, string(u.State)).Set(rep.Now.Sub(recovery.InFlightSince(op)).Seconds())
 		if l := op.Lease; l != nil {
 			m.leaseAge.WithLabelValues(u.Cluster, l.Owner).Set(rep.Now.Sub(l.HeartbeatAt).Seconds())
 		}

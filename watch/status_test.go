@@ -1,4 +1,4 @@
-package recovery_test
+package watch_test
 
 import (
 	"encoding/json"
@@ -8,7 +8,9 @@ import (
 
 	"github.com/kupgrade/kupgrade/kubeadm"
 	"github.com/kupgrade/kupgrade/recovery"
+	"github.com/kupgrade/kupgrade/recovery/recoverytest"
 	"github.com/kupgrade/kupgrade/state"
+	"github.com/kupgrade/kupgrade/watch"
 )
 
 // The status an operator reads: a failed cluster nobody retried for two hours, with its last
@@ -16,44 +18,44 @@ import (
 // host that failed; an operation in flight whose lease expired (stuck); one a live lease holds
 // (wait). Leases are read for the request, not from a pass: no pass has run.
 func TestStatusNeedsAPerson(t *testing.T) {
-	f := newFixture(t)
-	f.start(t, "failed")
-	f.move(t, "failed", state.UpgradingFirstMaster, "controller-1", state.UpgradingControlPlane, "runner-a", time.Hour)
+	f := recoverytest.New(t)
+	f.Start(t, "failed")
+	f.Move(t, "failed", state.UpgradingFirstMaster, "controller-1", state.UpgradingControlPlane, "runner-a", time.Hour)
 	exit := 1
-	_, err := recovery.Fail(t.Context(), f.st, recovery.Request{Cluster: "failed", Actor: state.ActorRunner, LeaseOwner: "runner-a",
+	_, err := recovery.Fail(t.Context(), f.St, recovery.Request{Cluster: "failed", Actor: state.ActorRunner, LeaseOwner: "runner-a",
 		Reason: "kubeadm upgrade apply exited 1", Evidence: &recovery.Evidence{Step: "first-master", ExitStatus: &exit, Error: "exit 1"}})
 	if err != nil {
 		t.Fatalf("fail: %v", err)
 	}
 	probe, _ := json.Marshal(recovery.Evidence{Host: "controller-1", Finding: &kubeadm.Finding{Class: "late", Summary: "the manifests are at v1.30.1"}})
-	if err := f.st.AddEvent(t.Context(), state.Event{Cluster: "failed", Hostname: "controller-1", Actor: state.ActorRunner,
+	if err := f.St.AddEvent(t.Context(), state.Event{Cluster: "failed", Hostname: "controller-1", Actor: state.ActorRunner,
 		Reason: "probe after the failure", Evidence: probe}); err != nil {
 		t.Fatalf("add the probe's event: %v", err)
 	}
-	f.clk.Add(2 * time.Hour)
-	f.start(t, "dead")
-	f.move(t, "dead", state.UpgradingSecondMaster, "controller-2", state.UpgradingControlPlane, "gone", 30*time.Second)
-	f.start(t, "busy")
-	f.move(t, "busy", state.UpgradingNetworking, "", state.HostIdle, "alive", time.Hour)
-	f.start(t, "idle")
-	f.clk.Add(time.Minute)
+	f.Clk.Add(2 * time.Hour)
+	f.Start(t, "dead")
+	f.Move(t, "dead", state.UpgradingSecondMaster, "controller-2", state.UpgradingControlPlane, "gone", 30*time.Second)
+	f.Start(t, "busy")
+	f.Move(t, "busy", state.UpgradingNetworking, "", state.HostIdle, "alive", time.Hour)
+	f.Start(t, "idle")
+	f.Clk.Add(time.Minute)
 
-	w := &recovery.Watcher{Store: f.st, CommandFlags: []string{"--db", "sqlite:/var/lib/kupgrade.db"}}
-	var st recovery.Status
+	w := &watch.Watcher{Store: f.St, CommandFlags: []string{"--db", "sqlite:/var/lib/kupgrade.db"}}
+	var st watch.Status
 	if err := json.Unmarshal([]byte(get(t, w.StatusHandler(), "/status.json")), &st); err != nil {
 		t.Fatalf("/status.json: %v", err)
 	}
-	rows := map[string]recovery.ClusterStatus{}
+	rows := map[string]watch.ClusterStatus{}
 	for _, c := range st.Clusters {
 		rows[c.Cluster] = c
 	}
-	if fl := rows["failed"]; fl.Mark != recovery.MarkUnretried || fl.AgeSeconds < 7200 ||
+	if fl := rows["failed"]; fl.Mark != watch.MarkUnretried || fl.AgeSeconds < 7200 ||
 		!strings.Contains(fl.LastFailure, "[controller-1] kubeadm upgrade apply exited 1") ||
 		fl.Finding != "late: the manifests are at v1.30.1" ||
 		fl.Next != "kupgrade host upgrade controller-1 control-plane --db sqlite:/var/lib/kupgrade.db --cluster failed" {
 		t.Errorf("failed: %+v", fl)
 	}
-	if d := rows["dead"]; d.Mark != recovery.MarkStuck || d.Host != "controller-2" || d.LeaseLive ||
+	if d := rows["dead"]; d.Mark != watch.MarkStuck || d.Host != "controller-2" || d.LeaseLive ||
 		!strings.Contains(d.Lease, "gone (control-plane@controller-2), expired 30s ago") ||
 		d.Next != "kupgrade recover --db sqlite:/var/lib/kupgrade.db --cluster dead" {
 		t.Errorf("dead: %+v", d)

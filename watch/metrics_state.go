@@ -1,4 +1,4 @@
-package recovery
+package watch
 
 import (
 	"context"

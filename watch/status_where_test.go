@@ -1,4 +1,4 @@
-package recovery_test
+package watch_test
 
 import (
 	"encoding/json"
@@ -7,28 +7,30 @@ import (
 	"time"
 
 	"github.com/kupgrade/kupgrade/recovery"
+	"github.com/kupgrade/kupgrade/recovery/recoverytest"
 	"github.com/kupgrade/kupgrade/state"
+	"github.com/kupgrade/kupgrade/watch"
 )
 
 // The status page of a watcher started beside cluster lab's inventory never offers another
 // cluster's command with that inventory: a fleet's cluster goes on with `kupgrade fleet run` over
 // the fleet's inventories, another cluster is given its own inventory, and lab keeps the -i.
 func TestStatusNextCommandsNameTheRightInventory(t *testing.T) {
-	f := newFixture(t)
+	f := recoverytest.New(t)
 	for _, c := range []string{"lab", "c0001", "other"} {
-		f.start(t, c)
-		f.move(t, c, state.UpgradingFirstMaster, "controller-1", state.UpgradingControlPlane, "runner-a", time.Minute)
-		if _, err := recovery.Fail(t.Context(), f.st, recovery.Request{Cluster: c, Actor: state.ActorRunner, LeaseOwner: "runner-a",
+		f.Start(t, c)
+		f.Move(t, c, state.UpgradingFirstMaster, "controller-1", state.UpgradingControlPlane, "runner-a", time.Minute)
+		if _, err := recovery.Fail(t.Context(), f.St, recovery.Request{Cluster: c, Actor: state.ActorRunner, LeaseOwner: "runner-a",
 			Reason: "kubeadm upgrade node exited 1"}); err != nil {
 			t.Fatalf("fail %s: %v", c, err)
 		}
 	}
-	if _, err := f.st.JoinFleet(t.Context(), "edge", []state.FleetMember{{Cluster: "c0001", ToVersion: "v1.30.1"}}); err != nil {
+	if _, err := f.St.JoinFleet(t.Context(), "edge", []state.FleetMember{{Cluster: "c0001", ToVersion: "v1.30.1"}}); err != nil {
 		t.Fatal(err)
 	}
-	w := &recovery.Watcher{Store: f.st, InventoryCluster: "lab",
+	w := &watch.Watcher{Store: f.St, InventoryCluster: "lab",
 		CommandFlags: []string{"--db", "sqlite:/var/lib/kupgrade.db", "-i", "/srv/lab/inventory.yml"}}
-	var st recovery.Status
+	var st watch.Status
 	if err := json.Unmarshal([]byte(get(t, w.StatusHandler(), "/status.json")), &st); err != nil {
 		t.Fatalf("/status.json: %v", err)
 	}

@@ -1,9 +1,10 @@
-package recovery
+package watch
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kupgrade/kupgrade/recovery"
 	"strings"
 	"time"
 
@@ -30,16 +31,16 @@ const (
 // Status is what the status page shows, as /status.json serves it. Leases, hosts in flight and
 // unreadable rows are read from the store for each request, not taken from the last pass.
 type Status struct {
-	Now      time.Time       `json:"now"`
-	Holding  bool            `json:"holding_audit_lock"`
-	LastPass *PassSummary    `json:"last_pass"`
-	LastErr  string          `json:"last_pass_error,omitempty"`
-	Total    int             `json:"total"`
-	More     int             `json:"more"` // clusters left out of Clusters by the cap
-	Clusters []ClusterStatus `json:"clusters"`
-	Fleets   []FleetSummary  `json:"fleets"`        // the fleets of `kupgrade fleet run`, if any
-	Actions  []Action        `json:"audit_actions"` // newest first
-	Events   []state.Event   `json:"events"`        // newest first
+	Now      time.Time               `json:"now"`
+	Holding  bool                    `json:"holding_audit_lock"`
+	LastPass *PassSummary            `json:"last_pass"`
+	LastErr  string                  `json:"last_pass_error,omitempty"`
+	Total    int                     `json:"total"`
+	More     int                     `json:"more"` // clusters left out of Clusters by the cap
+	Clusters []ClusterStatus         `json:"clusters"`
+	Fleets   []recovery.FleetSummary `json:"fleets"`        // the fleets of `kupgrade fleet run`, if any
+	Actions  []recovery.Action       `json:"audit_actions"` // newest first
+	Events   []state.Event           `json:"events"`        // newest first
 }
 
 // PassSummary is the last audit pass of this watcher.
@@ -97,13 +98,13 @@ func (w *Watcher) Status(ctx context.Context) (Status, error) {
 		return Status{}, err
 	}
 	st.Fleets = readFleets(rows, st.Now)
-	members := fleetMembers(rows)
+	members := recovery.FleetMembers(rows)
 	next := func(cmd, cluster string) string {
 		var m *state.FleetRow
 		if r, ok := members[cluster]; ok {
 			m = &r
 		}
-		return Where{Flags: w.CommandFlags, InventoryCluster: w.InventoryCluster}.Command(cmd, cluster, m)
+		return recovery.Where{Flags: w.CommandFlags, InventoryCluster: w.InventoryCluster}.Command(cmd, cluster, m)
 	}
 	st.Clusters, st.More = w.clusterRows(ups, ops, unreadable(listErr, bad), st.Now, next)
 	w.addFailures(ctx, st.Clusters, next)
@@ -117,7 +118,7 @@ func unreadable(listErr error, bad []state.BadRow) map[string]string {
 		m[re.Cluster] = re.Error()
 	}
 	for _, b := range bad {
-		m[b.Cluster] = b.Err.Error() + "; " + BadRowFix(b)
+		m[b.Cluster] = b.Err.Error() + "; " + recovery.BadRowFix(b)
 	}
 	return m
 }
@@ -154,7 +155,7 @@ type nextFunc func(cmd, cluster string) string
 // clusterRow is one cluster's row without its last failure; busy: op is in flight.
 func clusterRow(u state.Upgrade, op state.InFlightOp, busy bool, now time.Time, next nextFunc) ClusterStatus {
 	r := ClusterStatus{Cluster: u.Cluster, State: string(u.State), ToVersion: u.ToVersion,
-		StateEnteredAt: u.StateEnteredAt, AgeSeconds: int64(age(now, u.StateEnteredAt).Seconds())}
+		StateEnteredAt: u.StateEnteredAt, AgeSeconds: int64(recovery.Age(now, u.StateEnteredAt).Seconds())}
 	var hosts []string
 	for _, h := range op.Hosts {
 		hosts = append(hosts, h.Hostname)
@@ -164,7 +165,7 @@ func clusterRow(u state.Upgrade, op state.InFlightOp, busy bool, now time.Time, 
 		r.LeaseLive = l.Live(now)
 		r.Lease = l.Owner + " (" + l.Operation + ")"
 		if !r.LeaseLive {
-			r.Lease += ", expired " + age(now, l.ExpiresAt).String() + " ago"
+			r.Lease += ", expired " + recovery.Age(now, l.ExpiresAt).String() + " ago"
 		}
 	}
 	switch {
@@ -179,7 +180,7 @@ func clusterRow(u state.Upgrade, op state.InFlightOp, busy bool, now time.Time, 
 		}
 	}
 	if u.State.Valid() {
-		cmd, _ := Next(NextIn{State: u.State, Host: r.Host, InFlight: busy, Lease: op.Lease, Now: now})
+		cmd, _ := recovery.Next(recovery.NextIn{State: u.State, Host: r.Host, InFlight: busy, Lease: op.Lease, Now: now})
 		r.Next = next(cmd, u.Cluster)
 	}
 	return r

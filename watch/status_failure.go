@@ -1,7 +1,8 @@
-package recovery
+package watch
 
 import (
 	"context"
+	"github.com/kupgrade/kupgrade/recovery"
 	"time"
 
 	"github.com/kupgrade/kupgrade/state"
@@ -46,7 +47,7 @@ func (w *Watcher) addFailures(ctx context.Context, rows []ClusterStatus, next ne
 			r.LastFailure = f.At.UTC().Format(time.RFC3339) + " [" + f.Host + "] " + f.Reason
 		}
 		if r.Host == "" && !r.LeaseLive { // retry on the host that failed
-			cmd, _ := Next(NextIn{State: s, Host: f.Host})
+			cmd, _ := recovery.Next(recovery.NextIn{State: s, Host: f.Host})
 			r.Next = next(cmd, r.Cluster)
 		}
 	}
@@ -59,7 +60,7 @@ func (w *Watcher) addFailures(ctx context.Context, rows []ClusterStatus, next ne
 func LastFailure(evs []state.Event) (Failure, bool) {
 	probed := map[string]string{} // host -> finding of the newest probe event seen so far
 	for _, e := range evs {
-		ev, err := ParseEvidence(e.Evidence)
+		ev, err := recovery.ParseEvidence(e.Evidence)
 		if err != nil {
 			continue
 		}
@@ -81,7 +82,7 @@ func LastFailure(evs []state.Event) (Failure, bool) {
 
 // findingText is the evidence's finding for people: its class and summary, or why the host
 // could not be probed.
-func findingText(ev Evidence) string {
+func findingText(ev recovery.Evidence) string {
 	switch {
 	case ev.Finding != nil:
 		s := ev.Finding.Class + ": " + ev.Finding.Summary

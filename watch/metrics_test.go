@@ -1,4 +1,4 @@
-package recovery_test
+package watch_test
 
 import (
 	"math"
@@ -7,23 +7,24 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kupgrade/kupgrade/recovery"
+	"github.com/kupgrade/kupgrade/recovery/recoverytest"
 	"github.com/kupgrade/kupgrade/state"
+	"github.com/kupgrade/kupgrade/watch"
 )
 
 // The per-cluster series an on-call alerts on are read from the database at the scrape: the
 // state (failed ones too) with the time it was entered, in flight or not, and the lease's
 // expiry; the build is labelled.
 func TestMetricsPerClusterState(t *testing.T) {
-	f := newFixture(t)
-	f.start(t, "failed")
-	f.move(t, "failed", state.UpgradingFirstMasterFailed, "", state.HostIdle, "", 0)
-	f.start(t, "busy")
-	f.move(t, "busy", state.UpgradingSecondMaster, "controller-2", state.UpgradingControlPlane, "alive", time.Hour)
-	expires := f.lease(t, "busy").ExpiresAt
+	f := recoverytest.New(t)
+	f.Start(t, "failed")
+	f.Move(t, "failed", state.UpgradingFirstMasterFailed, "", state.HostIdle, "", 0)
+	f.Start(t, "busy")
+	f.Move(t, "busy", state.UpgradingSecondMaster, "controller-2", state.UpgradingControlPlane, "alive", time.Hour)
+	expires := f.Lease(t, "busy").ExpiresAt
 
-	m := recovery.NewMetrics()
-	m.ReadStates(f.st)
+	m := watch.NewMetrics()
+	m.ReadStates(f.St)
 	m.SetBuildInfo("v1.2.3", "abc1234")
 	body := get(t, m.Handler(), "/metrics")
 	for _, want := range []string{
