@@ -31,7 +31,7 @@ type kupgrade struct {
 func buildKupgrade(t testing.TB, l *lab.Lab, dbPath string) *kupgrade {
 	t.Helper()
 	bin := filepath.Join(binaries(t), "kupgrade")
-	return &kupgrade{bin: bin, env: append(os.Environ(), "KUPGRADE_DB=sqlite:"+dbPath, "KUPGRADE_INVENTORY="+l.Inventory(), "HOME="+t.TempDir())}
+	return &kupgrade{bin: bin, env: append(os.Environ(), "KUPGRADE_DB=sqlite:"+dbPath, "KUPGRADE_INVENTORY="+l.Inventory(), "HOME="+t.TempDir(), "KUPGRADE_LOG_DIR="+t.TempDir())}
 }
 
 func (k *kupgrade) cmd(ctx context.Context, args ...string) (*exec.Cmd, *bytes.Buffer) {

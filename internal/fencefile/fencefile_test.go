@@ -103,6 +103,26 @@ func TestShellReadsWhatGoWrites(t *testing.T) {
 	}
 }
 
+// A cksum or date that dies (a hangup reaches the whole session when kupgrade is killed) leaves
+// the stamp as it was: fence_put fails rather than writing a stamp without its checksum, which
+// would lock every later command out of the host.
+func TestShellPutKeepsTheStampWhenAToolDies(t *testing.T) {
+	for _, tool := range []string{"cksum", "date"} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, StampFile), []byte(stamp().Line()), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		out, _ := sh(t, dir, tool+`() { return 129; }
+fence_put other u-2 9 me 2026-12-04T11:00:00Z 30 "a task (sha256:0123)" && echo written || echo refused`)
+		if out != "refused\n" {
+			t.Errorf("fence_put with %s dying says %q, want refused", tool, out)
+		}
+		if b, _ := os.ReadFile(filepath.Join(dir, StampFile)); string(b) != stamp().Line() {
+			t.Errorf("with %s dying the stamp became %q, want it kept", tool, b)
+		}
+	}
+}
+
 func TestShellRefusesDamagedStamps(t *testing.T) {
 	line := stamp().Line()
 	for name, bad := range map[string]string{

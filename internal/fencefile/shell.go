@@ -14,7 +14,9 @@ const ScriptParams = "d=$1 w=$2 c=$3 k=$4 g=$5 o=$6 t=$7 l=$8"
 //
 //	fence_stamp              read StampFile into sc sk sg so st su sl (all empty when there is
 //	                         none); status 1, with the line in sb, when it is damaged
-//	fence_put C K G O S T L  write the stamp atomically, until = now + T seconds; 1 on failure
+//	fence_put C K G O S T L  write the stamp atomically, until = now + T seconds; 1 on failure,
+//	                         the stamp untouched (a date or cksum killed by the session's hangup
+//	                         never replaces a good stamp with one that has no checksum)
 //	fence_announce K G       under the caller's lock on GenLockFile, raise K's announcement to G
 //	                         (never lower it) and keep the other keys' (the newest
 //	                         MaxAnnouncements lines); 1 when it cannot write, 2 when GenFile is
@@ -35,8 +37,10 @@ EOF
   [ -n "$sl" ]
 }
 fence_put() {
-  fence_b="$1 $2 $3 $4 $5 $(( $(date +%s) + $6 )) $7"
-  set -- $(printf %s "$fence_b" | cksum)
+  fence_n=$(date +%s) && [ -n "$fence_n" ] || return 1
+  fence_b="$1 $2 $3 $4 $5 $(( fence_n + $6 )) $7"
+  fence_s=$(printf %s "$fence_b" | cksum) && [ -n "$fence_s" ] || return 1
+  set -- $fence_s
   printf "` + Version + ` %s %s\n" "$1" "$fence_b" > "$d/` + StampFile + `.tmp" && mv -f "$d/` + StampFile + `.tmp" "$d/` + StampFile + `"
 }
 fence_gen_read() {
