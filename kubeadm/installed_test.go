@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/kupgrade/kupgrade/kubeadm"
@@ -24,7 +25,7 @@ func TestProbeReportsInstalledVersions(t *testing.T) {
 	bin := t.TempDir()
 	fakeBin(t, bin, "kubelet", `[ "$1" = --version ] && echo "Kubernetes v1.30.2"`+"\n")
 	fakeBin(t, bin, "kubeadm", `case "$*" in *short*) echo v1.31.0 ;; *) echo "kubeadm version: &version.Info{}" ;; esac`+"\n")
-	s := probeWithPath(t, bin+":"+os.Getenv("PATH"))
+	s := probeWithPath(t, t.TempDir(), bin+":"+os.Getenv("PATH"))
 	in := s.Installed
 	if in.Kubelet != "v1.30.2" || in.Kubeadm != "v1.31.0" || in.KubeletErr() != nil {
 		t.Errorf("installed = %+v, want kubelet v1.30.2 and kubeadm v1.31.0", in)
@@ -34,7 +35,7 @@ func TestProbeReportsInstalledVersions(t *testing.T) {
 // A host without a kubelet or kubeadm still gives a snapshot; the kubelet's absence is an error
 // that says what the host printed.
 func TestProbeWithoutBinaries(t *testing.T) {
-	s := probeWithPath(t, t.TempDir())
+	s := probeWithPath(t, t.TempDir(), t.TempDir())
 	in := s.Installed
 	if in.Kubelet != "" || in.Kubeadm != "" || !in.Read {
 		t.Errorf("installed = %+v, want read and empty", in)
@@ -52,9 +53,40 @@ func TestProbeWithoutVersions(t *testing.T) {
 	}
 }
 
-func probeWithPath(t *testing.T, path string) kubeadm.Snapshot {
+// While another kupgrade command holds the host's fence (it may be running kubeadm), the probe
+// starts no kubeadm: one kubeadm runs on a host at a time. The kubelet is still read.
+func TestProbeStartsNoKubeadmUnderABusyFence(t *testing.T) {
+	bin, root := t.TempDir(), t.TempDir()
+	ran := filepath.Join(bin, "ran")
+	fakeBin(t, bin, "kubelet", `echo "Kubernetes v1.30.2"`+"\n")
+	fakeBin(t, bin, "kubeadm", "touch "+ran+"; echo v1.31.0\n")
+	fence := filepath.Join(root, "var/lib/kupgrade")
+	if err := os.MkdirAll(fence, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(fence, "fence.lock"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(fence, "fence.lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		t.Fatal(err)
+	}
+	s := probeWithPath(t, root, bin+":"+os.Getenv("PATH"))
+	if s.Fence == nil || !s.Fence.Busy {
+		t.Fatalf("fence = %+v, want busy", s.Fence)
+	}
+	if _, err := os.Stat(ran); err == nil || s.Installed.Kubeadm != "" || s.Installed.Kubelet != "v1.30.2" {
+		t.Errorf("kubeadm ran (%v) or installed = %+v; want only the kubelet read", err == nil, s.Installed)
+	}
+}
+
+func probeWithPath(t *testing.T, root, path string) kubeadm.Snapshot {
 	t.Helper()
-	p := kubeadm.Prober{Root: t.TempDir(), Versions: true}
+	p := kubeadm.Prober{Root: root, Versions: true}
 	exec := func(ctx context.Context, script string, env map[string]string) (int, string, string, error) {
 		if env == nil {
 			env = map[string]string{}

@@ -59,7 +59,8 @@ func (p Prober) Probe(ctx context.Context, exec Exec) (Snapshot, error) {
 //	dir kubelet <mtime> <has config.yaml 0|1> <path>
 //	fence <busy 0|1> <stamp line|none|torn>   (only when the host has a fence)
 //	kubelet <exit> <first line of kubelet --version>   (only with Versions)
-//	kubeadm <exit> <first line of kubeadm version -o short>   (only with Versions)
+//	kubeadm <exit> <first line of kubeadm version -o short>   (only with Versions; exit -1: not
+//	                                                          run, another kupgrade holds the fence)
 //	end
 func (p Prober) Command() (string, map[string]string) {
 	root := strings.TrimRight(p.Root, "/")
@@ -70,7 +71,6 @@ func (p Prober) Command() (string, map[string]string) {
 	}
 	return r + `
 t=$(printf '\t')
-` + p.versions() + `
 c="$r` + configPath + `"
 if [ -f "$c" ]; then
   s=$(sha256sum "$c") || exit 1
@@ -100,7 +100,7 @@ if [ -f "$f/` + fencefile.LockFile + `" ]; then
   if [ -e "$f/` + fencefile.StampFile + `" ]; then IFS= read -r s < "$f/` + fencefile.StampFile + `" || s=` + tornStamp + `; fi
   echo "fence$t$b$t$s"
 fi
-echo end
+` + p.versions() + `echo end
 `, env
 }
 

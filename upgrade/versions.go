@@ -59,7 +59,7 @@ func (w *Workflow) readHost(ctx context.Context, h *inventory.Host, controlPlane
 	if err != nil {
 		return Versions{}, err
 	}
-	snap, err := w.probe(ctx, c)
+	snap, err := w.readProbe(ctx, c)
 	if err != nil {
 		return Versions{}, err
 	}

@@ -64,11 +64,25 @@ func (w *Workflow) probe(ctx context.Context, c runner.Conn) (kubeadm.Snapshot, 
 	return ProbeHost(ctx, c)
 }
 
-// ProbeHost reads the kubelet config, manifests and kubeadm folders of the host behind c, and what
-// its kubelet and kubeadm report, as root in one command: the runner runs the command over c,
-// kubeadm says what to look at and reads the report.
+// ProbeHost reads the kubelet config, manifests and kubeadm folders of the host behind c, as
+// root: the runner runs the command over c, kubeadm says what to look at and reads the report.
 func ProbeHost(ctx context.Context, c runner.Conn) (kubeadm.Snapshot, error) {
+	return kubeadm.Prober{}.Probe(ctx, runner.ExecOn(c, true))
+}
+
+// ReadHost is ProbeHost that also reads what the host's kubelet and kubeadm report, in the same
+// one command (Snapshot.Installed). The probes around a failed step do not use it: they run
+// while a kubeadm may still be at work, and start no other.
+func ReadHost(ctx context.Context, c runner.Conn) (kubeadm.Snapshot, error) {
 	return kubeadm.Prober{Versions: true}.Probe(ctx, runner.ExecOn(c, true))
+}
+
+// readProbe is the probe readHost runs: Probe when a test set it, else ReadHost.
+func (w *Workflow) readProbe(ctx context.Context, c runner.Conn) (kubeadm.Snapshot, error) {
+	if w.Probe != nil {
+		return w.Probe(ctx, c)
+	}
+	return ReadHost(ctx, c)
 }
 
 // ErrFailed marks an operation that ran and failed; the state now records it (exit 1).
