@@ -23,62 +23,83 @@ type VersionRow struct {
 // the controllers is where the cluster is (active); a step from there to each kubeadm version
 // found (Versions.Kubeadm) is checked as `upgrade start` checks it.
 func VersionList(controllers []*inventory.Host, vs map[string]Versions) ([]VersionRow, error) {
-	kubeadms := map[string]string{}
-	for name, v := range vs {
-		if v.Kubeadm != "" {
-			kubeadms[name] = v.Kubeadm
-		}
-	}
-	byVersion := map[string]*VersionRow{}
-	row := func(v, st, source string) *VersionRow {
-		r, ok := byVersion[v]
-		if !ok {
-			r = &VersionRow{Version: v, State: st, Source: source}
-			byVersion[v] = r
-		}
-		return r
-	}
-	var current state.Version
-	found := false
-	for _, h := range controllers {
-		if v, err := state.ParseVersion(vs[h.Name].ControlPlane); err == nil && (!found || v.Compare(current) < 0) {
-			current, found = v, true
-		}
-	}
+	current, found := lowestControlPlane(controllers, vs)
 	if !found {
 		return nil, fmt.Errorf("no controller reports a control-plane version (no manifests in /etc/kubernetes/manifests?): nothing to list from: %w", state.ErrRefused)
 	}
+	l := versionRows{}
 	for _, h := range controllers {
 		if v := vs[h.Name].ControlPlane; v != "" {
 			st, src := "partial", "control-plane manifests (controllers disagree)"
 			if v == current.String() {
 				st, src = "active", "control-plane manifests"
 			}
-			r := row(v, st, src)
-			r.Hosts = append(r.Hosts, h.Name)
+			l.add(v, st, src, h.Name)
 		}
 	}
 	for _, name := range sortedKeys(vs) {
 		if v := vs[name].Kubelet; v != "" && v != current.String() {
-			r := row(v, "partial", "kubelet --version")
-			r.Hosts = append(r.Hosts, name)
+			l.add(v, "partial", "kubelet --version", name)
 		}
 	}
+	kubeadms := kubeadmVersions(vs)
 	for _, name := range sortedKeys(kubeadms) {
-		v := kubeadms[name]
-		if r, ok := byVersion[v]; ok && r.State != "available" && r.State != "unavailable" {
-			continue // hosts run it already: that is what its row says
-		}
-		r := row(v, "available", fmt.Sprintf("kubeadm on the host; a step from %s kubeadm allows", current))
-		if to, _ := state.ParseVersion(v); state.CheckVersionStep(current, to, false) != nil {
-			r.State = "unavailable"
-			r.Source = fmt.Sprintf("kubeadm on the host; %s", stepRefusal(current, to))
-		}
-		if !slices.Contains(r.Hosts, name) {
-			r.Hosts = append(r.Hosts, name)
+		l.addKubeadm(current, kubeadms[name], name)
+	}
+	return append(sortedRows(l), ruleRows(current, kubeadms)...), nil
+}
+
+// versionRows are the rows by version: the first to name a version sets its state and source.
+type versionRows map[string]*VersionRow
+
+func (l versionRows) row(v, st, source string) *VersionRow {
+	r, ok := l[v]
+	if !ok {
+		r = &VersionRow{Version: v, State: st, Source: source}
+		l[v] = r
+	}
+	return r
+}
+
+func (l versionRows) add(v, st, source, host string) {
+	r := l.row(v, st, source)
+	r.Hosts = append(r.Hosts, host)
+}
+
+// addKubeadm lists the kubeadm v found on host as a step from current, unless hosts run v already.
+func (l versionRows) addKubeadm(current state.Version, v, host string) {
+	if r, ok := l[v]; ok && r.State != "available" && r.State != "unavailable" {
+		return // hosts run it already: that is what its row says
+	}
+	r := l.row(v, "available", fmt.Sprintf("kubeadm on the host; a step from %s kubeadm allows", current))
+	if to, _ := state.ParseVersion(v); state.CheckVersionStep(current, to, false) != nil {
+		r.State = "unavailable"
+		r.Source = fmt.Sprintf("kubeadm on the host; %s", stepRefusal(current, to))
+	}
+	if !slices.Contains(r.Hosts, host) {
+		r.Hosts = append(r.Hosts, host)
+	}
+}
+
+// lowestControlPlane is where the cluster is: the lowest control-plane version of the controllers.
+func lowestControlPlane(controllers []*inventory.Host, vs map[string]Versions) (current state.Version, found bool) {
+	for _, h := range controllers {
+		if v, err := state.ParseVersion(vs[h.Name].ControlPlane); err == nil && (!found || v.Compare(current) < 0) {
+			current, found = v, true
 		}
 	}
-	return append(sortedRows(byVersion), ruleRows(current, kubeadms)...), nil
+	return current, found
+}
+
+// kubeadmVersions maps each host whose kubeadm reported a version to it.
+func kubeadmVersions(vs map[string]Versions) map[string]string {
+	out := map[string]string{}
+	for name, v := range vs {
+		if v.Kubeadm != "" {
+			out[name] = v.Kubeadm
+		}
+	}
+	return out
 }
 
 // stepRefusal says in a few words why kubeadm would not go from current to v.
