@@ -14,4 +14,8 @@
 //   - No query walks the whole fleet for a step: claims walk the index of pending clusters past
 //     the live claims only; the whole fleet is read by `fleet show`, the status page and the
 //     metrics, once per request.
+//
+// Overviews summarizes the fleets from their rows (state.FleetRow) for `fleet show`, the status
+// page and the metrics: clusters per state and outcome, the live claims, the clusters failing or
+// stuck with the command that goes on with each (recovery.Next), and an estimate of the time left.
 package fleet

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/kupgrade/kupgrade/internal/shellword"
 	"github.com/kupgrade/kupgrade/state"
@@ -60,6 +61,12 @@ func (w Where) dbFlags() []string {
 		out = append(out, w.Flags[i])
 	}
 	return out
+}
+
+// FleetReader is the store's view of the fleets (state.FleetStore.FleetRows).
+type FleetReader interface {
+	FleetRows(ctx context.Context, fleet string) ([]state.FleetRow, error)
+	Now() time.Time
 }
 
 // FleetMember is cluster's fleet row in st, nil when the cluster is in no fleet.

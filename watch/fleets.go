@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/kupgrade/kupgrade/fleet"
 	"github.com/kupgrade/kupgrade/recovery"
 	"github.com/kupgrade/kupgrade/state"
 )
@@ -22,8 +23,8 @@ func allFleetRows(ctx context.Context, st recovery.FleetReader) ([]state.FleetRo
 }
 
 // readFleets summarizes every fleet of rows with short lists.
-func readFleets(rows []state.FleetRow, now time.Time) []recovery.FleetSummary {
-	sums := recovery.SummarizeFleets(rows, now)
+func readFleets(rows []state.FleetRow, now time.Time) []fleet.Overview {
+	sums := fleet.Overviews(rows, now)
 	for i := range sums {
 		sums[i].Failing = sums[i].Failing[:min(len(sums[i].Failing), maxFleetList)]
 		sums[i].Stuck = sums[i].Stuck[:min(len(sums[i].Stuck), maxFleetList)]

@@ -2,6 +2,7 @@ package watch
 
 import (
 	"context"
+	"github.com/kupgrade/kupgrade/fleet"
 	"github.com/kupgrade/kupgrade/recovery"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -47,7 +48,7 @@ func (c fleetCollector) Collect(ch chan<- prometheus.Metric) {
 		return // kupgrade_state_read_ok says whether the database answers
 	}
 	now := c.st.Now()
-	for _, s := range recovery.SummarizeFleets(rows, now) {
+	for _, s := range fleet.Overviews(rows, now) {
 		for st, n := range s.States {
 			ch <- prometheus.MustNewConstMetric(descFleetState, prometheus.GaugeValue, float64(n), s.Fleet, st)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kupgrade/kupgrade/fleet"
 	"github.com/kupgrade/kupgrade/recovery"
 	"strings"
 	"time"
@@ -31,16 +32,16 @@ const (
 // Status is what the status page shows, as /status.json serves it. Leases, hosts in flight and
 // unreadable rows are read from the store for each request, not taken from the last pass.
 type Status struct {
-	Now      time.Time               `json:"now"`
-	Holding  bool                    `json:"holding_audit_lock"`
-	LastPass *PassSummary            `json:"last_pass"`
-	LastErr  string                  `json:"last_pass_error,omitempty"`
-	Total    int                     `json:"total"`
-	More     int                     `json:"more"` // clusters left out of Clusters by the cap
-	Clusters []ClusterStatus         `json:"clusters"`
-	Fleets   []recovery.FleetSummary `json:"fleets"`        // the fleets of `kupgrade fleet run`, if any
-	Actions  []recovery.Action       `json:"audit_actions"` // newest first
-	Events   []state.Event           `json:"events"`        // newest first
+	Now      time.Time         `json:"now"`
+	Holding  bool              `json:"holding_audit_lock"`
+	LastPass *PassSummary      `json:"last_pass"`
+	LastErr  string            `json:"last_pass_error,omitempty"`
+	Total    int               `json:"total"`
+	More     int               `json:"more"` // clusters left out of Clusters by the cap
+	Clusters []ClusterStatus   `json:"clusters"`
+	Fleets   []fleet.Overview  `json:"fleets"`        // the fleets of `kupgrade fleet run`, if any
+	Actions  []recovery.Action `json:"audit_actions"` // newest first
+	Events   []state.Event     `json:"events"`        // newest first
 }
 
 // PassSummary is the last audit pass of this watcher.

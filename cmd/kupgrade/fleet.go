@@ -14,7 +14,6 @@ import (
 
 	"github.com/kupgrade/kupgrade/fleet"
 	"github.com/kupgrade/kupgrade/kubeadm"
-	"github.com/kupgrade/kupgrade/recovery"
 	"github.com/kupgrade/kupgrade/runner"
 	"github.com/kupgrade/kupgrade/runner/sshconn"
 	"github.com/kupgrade/kupgrade/state"
@@ -180,7 +179,7 @@ func (a *app) fleetSummary(ctx context.Context, st fleet.Store, name string, sum
 			db.Transactions, db.Statements, float64(db.Transactions)/float64(n), float64(db.Statements)/float64(n))
 	}
 	if rows, err := st.FleetRows(ctx, name); err == nil && len(rows) > 0 {
-		s := recovery.SummarizeFleet(rows, st.Now())
+		s := fleet.OverviewOf(rows, st.Now())
 		fmt.Fprintf(a.stdout, "fleet %s: %d/%d done, %d failed, %d pending\n", name, s.Outcomes[state.FleetDone], s.Total,
 			s.Outcomes[state.FleetFailed], s.Outcomes[state.FleetPending])
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/kupgrade/kupgrade/fleet"
 	"github.com/kupgrade/kupgrade/recovery"
 	"os"
 	"path/filepath"
@@ -141,7 +142,7 @@ func TestFleetOnStatusPageAndMetrics(t *testing.T) {
 		}
 	}
 	var st struct {
-		Fleets []recovery.FleetSummary `json:"fleets"`
+		Fleets []fleet.Overview `json:"fleets"`
 	}
 	if err := json.Unmarshal([]byte(get(t, addr, "/status.json")), &st); err != nil || len(st.Fleets) != 1 {
 		t.Fatalf("/status.json fleets: %v %v", st.Fleets, err)

@@ -8,7 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/kupgrade/kupgrade/recovery"
+	"github.com/kupgrade/kupgrade/fleet"
 	"github.com/kupgrade/kupgrade/state"
 )
 
@@ -25,10 +25,10 @@ func (c *fleetShowCmd) Run(ctx context.Context, a *app) error {
 	if err != nil {
 		return err
 	}
-	sums := recovery.SummarizeFleets(rows, st.Now())
+	sums := fleet.Overviews(rows, st.Now())
 	if a.json() {
 		if sums == nil {
-			sums = []recovery.FleetSummary{}
+			sums = []fleet.Overview{}
 		}
 		return writeJSON(a.stdout, sums)
 	}
@@ -47,7 +47,7 @@ func (c *fleetShowCmd) Run(ctx context.Context, a *app) error {
 
 // writeFleet prints one fleet's summary: totals and estimate, clusters per state, then those
 // that need a look.
-func writeFleet(w io.Writer, s recovery.FleetSummary, now time.Time) {
+func writeFleet(w io.Writer, s fleet.Overview, now time.Time) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "FLEET\tCLUSTERS\tDONE\tFAILED\tPENDING\tCLAIMED\tPROGRESS\tRATE\tLEFT")
 	left := "-"
@@ -76,7 +76,7 @@ func writeFleet(w io.Writer, s recovery.FleetSummary, now time.Time) {
 	}
 }
 
-func writeFleetList(w io.Writer, title string, cs []recovery.FleetCluster, now time.Time) {
+func writeFleetList(w io.Writer, title string, cs []fleet.OverviewCluster, now time.Time) {
 	if len(cs) == 0 {
 		return
 	}

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kupgrade/kupgrade/fleet"
 	"github.com/kupgrade/kupgrade/fleet/fleettest"
-	"github.com/kupgrade/kupgrade/recovery"
 	"github.com/kupgrade/kupgrade/state"
 )
 
@@ -34,10 +34,10 @@ func kupgrade(t testing.TB, args ...string) (int, string, string) {
 }
 
 // fleetShow is `fleet show -o json` of the one fleet.
-func fleetShow(t testing.TB, db string) recovery.FleetSummary {
+func fleetShow(t testing.TB, db string) fleet.Overview {
 	t.Helper()
 	code, out, errs := kupgrade(t, "--db", db, "-o", "json", "fleet", "show")
-	var sums []recovery.FleetSummary
+	var sums []fleet.Overview
 	if code != 0 || json.Unmarshal([]byte(out), &sums) != nil || len(sums) != 1 {
 		t.Fatalf("fleet show: exit %d, %s %s", code, out, errs)
 	}

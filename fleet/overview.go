@@ -1,26 +1,26 @@
-package recovery
+package fleet
 
 import (
-	"context"
 	"sort"
 	"time"
 
+	"github.com/kupgrade/kupgrade/recovery"
 	"github.com/kupgrade/kupgrade/state"
 )
 
 // NotStarted is the state a fleet's cluster is counted in before its upgrade exists.
 const NotStarted = "not-started"
 
-// FleetSummary is what `fleet show`, the status page and the metrics say about one fleet.
-type FleetSummary struct {
-	Fleet    string         `json:"fleet"`
-	Total    int            `json:"total"`
-	States   map[string]int `json:"states"`   // clusters per upgrade state (NotStarted before one exists)
-	Outcomes map[string]int `json:"outcomes"` // clusters per fleet outcome: pending, done, failed
-	Claimed  int            `json:"claimed"`  // pending clusters a runner holds a live claim on
-	Runners  []string       `json:"runners"`  // the owners of those claims
-	Failing  []FleetCluster `json:"failing"`  // failed, or in a failed state
-	Stuck    []FleetCluster `json:"stuck"`    // in flight with no live lease, or claimed by nobody alive
+// Overview is what `fleet show`, the status page and the metrics say about one fleet.
+type Overview struct {
+	Fleet    string            `json:"fleet"`
+	Total    int               `json:"total"`
+	States   map[string]int    `json:"states"`   // clusters per upgrade state (NotStarted before one exists)
+	Outcomes map[string]int    `json:"outcomes"` // clusters per fleet outcome: pending, done, failed
+	Claimed  int               `json:"claimed"`  // pending clusters a runner holds a live claim on
+	Runners  []string          `json:"runners"`  // the owners of those claims
+	Failing  []OverviewCluster `json:"failing"`  // failed, or in a failed state
+	Stuck    []OverviewCluster `json:"stuck"`    // in flight with no live lease, or claimed by nobody alive
 	// Progress is the share of the fleet done (0 to 1); Rate the clusters done per minute since
 	// the first claim; Left the estimate of the time left at that rate (0 when unknown).
 	Progress float64       `json:"progress"`
@@ -29,47 +29,41 @@ type FleetSummary struct {
 	LeftS    float64       `json:"estimate_left_seconds"`
 	Started  time.Time     `json:"started"`
 	// FailingCount and StuckCount count every such cluster; Failing and Stuck may list fewer
-	// (the status page lists the first maxFleetList).
+	// (the status page lists the first 20 of each).
 	FailingCount int `json:"failing_count"`
 	StuckCount   int `json:"stuck_count"`
 }
 
-// FleetReader is the store's view of the fleets (state.FleetStore.FleetRows).
-type FleetReader interface {
-	FleetRows(ctx context.Context, fleet string) ([]state.FleetRow, error)
-	Now() time.Time
-}
-
-// FleetCluster is one cluster of a fleet that needs a look.
-type FleetCluster struct {
+// OverviewCluster is one cluster of a fleet that needs a look.
+type OverviewCluster struct {
 	Cluster   string    `json:"cluster"`
 	State     string    `json:"state"`
 	Since     time.Time `json:"since"`
 	Why       string    `json:"why"`
 	LastError string    `json:"last_error,omitempty"`
 	// Next is the command that goes on with it: Next's answer, which for a member of a fleet
-	// is the fleet's own run (FleetRun), as the status page and `upgrade show` print it.
+	// is the fleet's own run (recovery.FleetRun), as the status page and `upgrade show` print it.
 	Next string `json:"next,omitempty"`
 }
 
-// SummarizeFleets groups rows by fleet and summarizes each, in fleet order.
-func SummarizeFleets(rows []state.FleetRow, now time.Time) []FleetSummary {
-	var out []FleetSummary
+// Overviews groups rows by fleet and summarizes each, in fleet order.
+func Overviews(rows []state.FleetRow, now time.Time) []Overview {
+	var out []Overview
 	for i := 0; i < len(rows); {
 		j := i
 		for j < len(rows) && rows[j].Fleet == rows[i].Fleet {
 			j++
 		}
-		out = append(out, SummarizeFleet(rows[i:j], now))
+		out = append(out, OverviewOf(rows[i:j], now))
 		i = j
 	}
 	return out
 }
 
-// SummarizeFleet counts one fleet's rows and estimates the time left.
-func SummarizeFleet(rows []state.FleetRow, now time.Time) FleetSummary {
-	s := FleetSummary{States: map[string]int{}, Outcomes: map[string]int{}, Total: len(rows),
-		Runners: []string{}, Failing: []FleetCluster{}, Stuck: []FleetCluster{}}
+// OverviewOf counts one fleet's rows and estimates the time left.
+func OverviewOf(rows []state.FleetRow, now time.Time) Overview {
+	s := Overview{States: map[string]int{}, Outcomes: map[string]int{}, Total: len(rows),
+		Runners: []string{}, Failing: []OverviewCluster{}, Stuck: []OverviewCluster{}}
 	runners := map[string]bool{}
 	for _, r := range rows {
 		s.Fleet = r.Fleet
@@ -99,10 +93,10 @@ func SummarizeFleet(rows []state.FleetRow, now time.Time) FleetSummary {
 }
 
 // look files r under failing or stuck when it needs a person.
-func (s *FleetSummary) look(r state.FleetRow, st string, live bool, now time.Time) {
-	c := FleetCluster{Cluster: r.Cluster, State: st, Since: r.StateEnteredAt, LastError: r.LastError}
-	cmd, _ := Next(NextIn{State: r.State, InFlight: r.State.InFlight()})
-	c.Next = Where{}.Command(cmd, r.Cluster, &r)
+func (s *Overview) look(r state.FleetRow, st string, live bool, now time.Time) {
+	c := OverviewCluster{Cluster: r.Cluster, State: st, Since: r.StateEnteredAt, LastError: r.LastError}
+	cmd, _ := recovery.Next(recovery.NextIn{State: r.State, InFlight: r.State.InFlight()})
+	c.Next = recovery.Where{}.Command(cmd, r.Cluster, &r)
 	switch {
 	case r.Outcome == state.FleetFailed:
 		c.Why = "failed in the fleet run; the next `fleet run` retries it"
@@ -119,7 +113,7 @@ func (s *FleetSummary) look(r state.FleetRow, st string, live bool, now time.Tim
 	}
 }
 
-func (s *FleetSummary) estimate(now time.Time) {
+func (s *Overview) estimate(now time.Time) {
 	if s.Total == 0 {
 		return
 	}
