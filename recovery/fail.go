@@ -16,6 +16,7 @@ type Store interface {
 	Hosts(ctx context.Context, cluster string) ([]state.Host, error)
 	Lease(ctx context.Context, cluster string) (*state.Lease, error)
 	Apply(ctx context.Context, c state.Change) (state.Upgrade, error)
+	Events(ctx context.Context, cluster string, limit int) ([]state.Event, error)
 	Now() time.Time
 }
 

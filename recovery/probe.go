@@ -56,19 +56,10 @@ func probe(ctx context.Context, st Store, cluster string, p Prober, host, target
 	return &ProbeResult{Finding: &f}
 }
 
-// eventReader is the store's event log, when the store has one (every real store does).
-type eventReader interface {
-	Events(ctx context.Context, cluster string, limit int) ([]state.Event, error)
-}
-
 // beforeSnapshot finds the snapshot the runner took of host just before it put the host in
 // flight (stored in that event's evidence as "before"), or nil.
 func beforeSnapshot(ctx context.Context, st Store, cluster, host string) *kubeadm.Snapshot {
-	er, ok := st.(eventReader)
-	if !ok {
-		return nil
-	}
-	evs, err := er.Events(ctx, cluster, 50)
+	evs, err := st.Events(ctx, cluster, 50)
 	if err != nil {
 		return nil
 	}

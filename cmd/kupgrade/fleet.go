@@ -86,11 +86,7 @@ func (a *app) fleetStore(ctx context.Context) (fleet.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	fs, ok := st.(fleet.Store)
-	if !ok {
-		return nil, fmt.Errorf("the %T store keeps no fleet", st)
-	}
-	return fs, nil
+	return st, nil
 }
 
 // fleetOpener builds each cluster's workflow: its own runner (connections closed when the

@@ -15,10 +15,12 @@ import (
 	"github.com/kupgrade/kupgrade/state/sqlite"
 )
 
-// store is what every implementation cmd opens keeps: the upgrades and the fleets.
+// store is what every implementation cmd opens keeps: the upgrades and the fleets, and the
+// judgement of which errors mean the database is unavailable (fleet.Store).
 type store interface {
 	state.Store
 	state.FleetStore
+	Unavailable(err error) bool
 }
 
 // openStore opens the store a parsed DSN names: cmd alone chooses implementations.
