@@ -4,13 +4,11 @@ package recoverytest
 
 import (
 	"database/sql"
-	"encoding/json"
 	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/kupgrade/kupgrade/recovery"
 	"github.com/kupgrade/kupgrade/state"
 	"github.com/kupgrade/kupgrade/state/sqlite"
 )
@@ -109,85 +107,4 @@ func (f *Fixture) SQL(t *testing.T, stmt string, args ...any) {
 	if _, err := db.ExecContext(t.Context(), stmt, args...); err != nil {
 		t.Fatalf("%s: %v", stmt, err)
 	}
-}
-
-func (f *Fixture) Upgrade(t *testing.T, cluster string) state.Upgrade {
-	t.Helper()
-	u, err := f.St.Upgrade(t.Context(), cluster)
-	if err != nil {
-		t.Fatalf("read upgrade: %v", err)
-	}
-	return u
-}
-
-func (f *Fixture) Status(t *testing.T, cluster, host string) state.HostStatus {
-	t.Helper()
-	hs, err := f.St.Hosts(t.Context(), cluster)
-	if err != nil {
-		t.Fatalf("read hosts: %v", err)
-	}
-	for _, h := range hs {
-		if h.Hostname == host {
-			return h.Status
-		}
-	}
-	t.Fatalf("no host %s", host)
-	return ""
-}
-
-func (f *Fixture) Lease(t *testing.T, cluster string) *state.Lease {
-	t.Helper()
-	l, err := f.St.Lease(t.Context(), cluster)
-	if err != nil {
-		t.Fatalf("read lease: %v", err)
-	}
-	return l
-}
-
-func (f *Fixture) Events(t *testing.T, cluster string) []state.Event {
-	t.Helper()
-	evs, err := f.St.Events(t.Context(), cluster, 1000)
-	if err != nil {
-		t.Fatalf("read events: %v", err)
-	}
-	return evs
-}
-
-// Evidence decodes the evidence of the newest event.
-func (f *Fixture) Evidence(t *testing.T, cluster string) recovery.Evidence {
-	t.Helper()
-	evs := f.Events(t, cluster)
-	if len(evs) == 0 {
-		t.Fatal("no events")
-	}
-	var ev recovery.Evidence
-	if err := json.Unmarshal(evs[0].Evidence, &ev); err != nil {
-		t.Fatalf("decode evidence %s: %v", evs[0].Evidence, err)
-	}
-	return ev
-}
-
-// StuckSecondMaster is the seed case: kupgrade died on controller-2 during kubeadm upgrade node.
-func StuckSecondMaster(t *testing.T, leaseTTL time.Duration) *Fixture {
-	t.Helper()
-	f := New(t)
-	f.Start(t, "default")
-	f.Move(t, "default", state.UpgradingSecondMaster, "controller-2", state.UpgradingControlPlane, "host-a:4242:abcd", leaseTTL)
-	return f
-}
-
-// BadClusters seeds a stale cluster the audit must fail and three an operator's hand edits broke:
-// a lease whose expires_at is garbage, a state entered "yesterday", and a state that is not one.
-func (f *Fixture) BadClusters(t *testing.T) {
-	t.Helper()
-	for _, c := range []string{"bad-entered", "bad-lease", "bad-state", "good"} {
-		f.Start(t, c)
-	}
-	f.Move(t, "good", state.UpgradingNetworking, "", "", "", 0)
-	f.Move(t, "bad-lease", state.UpgradingFirstMaster, "controller-1", state.UpgradingControlPlane, "dead:1:x", 30*time.Second)
-	f.Move(t, "bad-entered", state.UpgradingStorage, "", "", "", 0)
-	f.Clk.Add(2 * time.Hour)
-	f.SQL(t, "UPDATE upgrade_lease SET expires_at = 'garbage' WHERE cluster = 'bad-lease'")
-	f.SQL(t, "UPDATE kube_upgrade SET state_entered_at = 'yesterday' WHERE cluster = 'bad-entered'")
-	f.SQL(t, "UPDATE kube_upgrade SET state = 'upgrading-frist-master' WHERE cluster = 'bad-state'")
 }
