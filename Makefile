@@ -48,37 +48,37 @@ docs: build ## write docs/cli.md, the command reference generated from the comma
 test: deps unit integration ## every test, unit and integration
 
 unit: ## unit tests (no Docker, no root; writes nothing outside the tree but Go's caches and temp dirs)
-	$(GO) vet ./...
+	$(GO) vet -tags integration ./...
 	$(GO) test -count=1 -timeout 15m $(UNIT_PKGS)
 
 integration: deps ## integration tests in Docker labs (builds the lab image once; the real-Kubernetes ones only when built or KUPGRADE_FULL=1)
 	@$(GO) run ./integration/cmd/kupgrade-lab image --real --check >/dev/null 2>&1 || [ "$$KUPGRADE_FULL" = 1 ] || \
 		echo "make: the real lab is not built: the real-Kubernetes tests (TestReal*) will SKIP; make test-real (or KUPGRADE_FULL=1) builds and runs them"
-	$(GO) test -count=1 -timeout 90m -p 1 ./integration/...
+	$(GO) test -tags integration -count=1 -timeout 90m -p 1 ./integration/...
 
 test-real: deps ## the real-Kubernetes tests: builds the real lab when missing (cold about 36 min on 2 cores), then about 10 min
-	KUPGRADE_FULL=1 $(GO) test -count=1 -timeout 120m -p 1 -run 'TestReal' -v ./integration/
+	KUPGRADE_FULL=1 $(GO) test -tags integration -count=1 -timeout 120m -p 1 -run 'TestReal' -v ./integration/
 
 faults: deps ## the kill campaign alone (part of make test): SIGKILL of upgrade run at 50 seeded moments, about 7 minutes (KUPGRADE_FAULT_KILLS=200 for more, KUPGRADE_FAULT_SEED)
-	$(GO) test -count=1 -timeout 60m -p 1 -run TestFaultKillAtRandomMoments -v ./integration/
+	$(GO) test -tags integration -count=1 -timeout 60m -p 1 -run TestFaultKillAtRandomMoments -v ./integration/
 
 test-galera: deps ## the store, the audit lock and an upgrade against a 3-node MariaDB Galera cluster (about 5 minutes; KUPGRADE_GALERA_NODES=all runs the store suite on every node)
-	KUPGRADE_GALERA=1 $(GO) test -count=1 -timeout 30m -p 1 -run 'Galera' -v ./integration/...
+	KUPGRADE_GALERA=1 $(GO) test -tags integration -count=1 -timeout 30m -p 1 -run 'Galera' -v ./integration/...
 
 lint: ## gofmt and go vet
 	@test -z "$$(gofmt -l .)" || { gofmt -l .; echo "run gofmt -w on the files above"; exit 1; }
-	$(GO) vet ./...
+	$(GO) vet -tags integration ./...
 
 bench: deps ## kupgrade play vs ansible-playbook vs a Go lower bound on N local sshd servers, N up to 200 (about 12 minutes)
 	@command -v ansible-playbook >/dev/null 2>&1 || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ansible-core >/dev/null)
-	$(GO) run ./integration/bench -n 5,20,50,200 -ansible-n 5,20
+	$(GO) run -tags integration ./integration/bench -n 5,20,50,200 -ansible-n 5,20
 
 bench-fleet: ## fleet run on 100 and 1,000 simulated clusters, SQLite and MariaDB: wall, CPU, transactions and statements per cluster (about 10 minutes; needs Docker for MariaDB)
-	$(GO) run ./integration/benchfleet -n 100,1000 -db sqlite,mariadb
+	$(GO) run -tags integration ./integration/benchfleet -n 100,1000 -db sqlite,mariadb
 
 test-fleet: ## the fleet at full size: 1,000 simulated clusters by one fleet run on SQLite, and by three runs sharing MariaDB with one SIGKILLed (about 5 minutes)
 	KUPGRADE_FULL=1 $(GO) test -count=1 -timeout 30m -run 'TestFleetRun$$' -v ./cmd/kupgrade
-	KUPGRADE_FULL=1 $(GO) test -count=1 -timeout 30m -run 'TestFleetThreeRunnersOneKilled' -v ./integration/
+	KUPGRADE_FULL=1 $(GO) test -tags integration -count=1 -timeout 30m -run 'TestFleetThreeRunnersOneKilled' -v ./integration/
 
 demo: deps build ## walk the seed story in a lab (DB=mysql for MariaDB, KEEP_LAB=1 to keep it)
 	@$(LABBIN) image >/dev/null 2>lab-image.log || { cat lab-image.log; exit 1; }
