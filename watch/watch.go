@@ -36,6 +36,9 @@ type Watcher struct {
 	// InventoryCluster is the kupgrade_cluster of the watcher's -i ("" when it names none): the
 	// commands printed for other clusters do not carry that -i (Where.Command).
 	InventoryCluster string
+	// OnPass, when set, is called with the report of each pass once it is recorded (the
+	// notifications of stuck operations).
+	OnPass func(recovery.AuditReport)
 
 	mu      sync.Mutex
 	holding bool
@@ -144,6 +147,9 @@ func (w *Watcher) Pass(ctx context.Context) (recovery.AuditReport, error) {
 	w.mu.Unlock()
 	if w.Metrics != nil {
 		w.Metrics.Observe(rep, err)
+	}
+	if w.OnPass != nil {
+		w.OnPass(rep)
 	}
 	for _, b := range rep.Bad {
 		w.log().Warn("audit skipped a cluster whose rows cannot be read", "cluster", b.Cluster, "state", b.State,

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kupgrade/kupgrade/internal/termsafe"
 	"github.com/kupgrade/kupgrade/inventory"
+	"github.com/kupgrade/kupgrade/notify"
 	"github.com/kupgrade/kupgrade/runner"
 	"github.com/kupgrade/kupgrade/state"
 )
@@ -29,6 +30,7 @@ type Globals struct {
 	ClockOffset       time.Duration `name:"clock-offset" env:"KUPGRADE_CLOCK_OFFSET" hidden:"" help:"Shift this machine's clock as kupgrade reads it (fault tests: leases must not depend on it)."`
 	LeaseTTL          time.Duration `name:"lease-ttl" env:"KUPGRADE_LEASE_TTL" default:"30s" help:"Lease time-to-live of an operation; a dead kupgrade is noticed after about this long."`
 	KubeadmTimeout    time.Duration `name:"kubeadm-timeout" default:"15m" help:"Time one kubeadm command may take before it is stopped and the step failed."`
+	NotifyURL         string        `name:"notify-url" env:"KUPGRADE_NOTIFY_URL" help:"POST a JSON document to this webhook when an upgrade fails, is stuck (watch) or completes: cluster, state, host, finding, next command; retried, never blocking the run."`
 	FenceWait         time.Duration `name:"fence-wait" env:"KUPGRADE_FENCE_WAIT" default:"2m" help:"Time a step's command waits on a host for another kupgrade's command to end before the step fails."`
 }
 
@@ -50,8 +52,9 @@ type app struct {
 	run            *runner.Runner
 	rep            runner.Reporter
 	secrets        []string
-	given          map[string]bool // hintFlags typed on the command line (see command)
-	runLog         *runLog         // this run's log, once a command runs tasks (startRunLog)
+	given          map[string]bool  // hintFlags typed on the command line (see command)
+	runLog         *runLog          // this run's log, once a command runs tasks (startRunLog)
+	notifier       *notify.Notifier // --notify-url's webhook; nil when none
 }
 
 func newApp(g *Globals, stdin io.Reader, stdout, stderr io.Writer) *app {
@@ -82,6 +85,7 @@ func durationString(_ []string, at slog.Attr) slog.Attr {
 }
 
 func (a *app) close() {
+	a.closeNotifier()
 	if a.run != nil {
 		a.run.Close()
 	}

@@ -62,7 +62,7 @@ func (c *fleetRunCmd) Run(ctx context.Context, a *app) error {
 		return err
 	}
 	a.startRunLog()
-	r := &fleet.Runner{Store: st, Owner: upgrade.Owner(), Open: a.fleetOpener(st), Log: a.fleetLog(), Report: a.fleetReport, Started: a.fleetStarted}
+	r := &fleet.Runner{Store: st, Owner: upgrade.Owner(), Open: a.fleetOpener(st), Log: a.fleetLog(), Report: func(res fleet.Result) { a.fleetReport(res); a.notifyFleet(ctx, st, res) }, Started: a.fleetStarted}
 	start := time.Now()
 	sum, err := r.Run(ctx, targets, fleet.Options{Fleet: c.Fleet, To: to.String(), MaxParallel: c.MaxParallel,
 		Canary: c.Canary, MaxFailures: c.MaxFailures, Until: state.State(c.Until), Retries: c.Retries,

@@ -36,6 +36,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	kctx.BindTo(ctx, (*context.Context)(nil))
 	err := a.explicitInventory(kctx.Command())
 	if err == nil {
+		err = a.openNotifier()
+	}
+	if err == nil {
 		err = a.clusterAgrees(kctx.Command())
 	}
 	if err == nil {

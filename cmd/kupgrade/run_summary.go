@@ -17,13 +17,14 @@ import (
 func (a *app) runUpgrade(ctx context.Context, w *upgrade.Workflow, o upgrade.RunOptions) error {
 	before, _ := w.Store.Upgrade(ctx, w.Cluster)
 	start := time.Now()
-	err := a.outcome(w.Run(ctx, o))
-	if a.json() {
-		return err
-	}
+	err := a.outcome(a.notifyFailure(ctx, w, w.Run(ctx, o)))
 	after, rerr := w.Store.Upgrade(ctx, w.Cluster)
 	if rerr != nil {
 		return err // no upgrade, or an unreadable store: the error says why
+	}
+	a.notifyCompleted(ctx, w, before.State, after)
+	if a.json() {
+		return err
 	}
 	hosts, _ := w.Store.Hosts(ctx, w.Cluster)
 	a.summarize(ctx, w, runEnd{before: before.State, after: after, until: o.Until, failed: err != nil,

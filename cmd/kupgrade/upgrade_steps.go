@@ -74,7 +74,7 @@ func (c *stepCmd) Run(ctx context.Context, a *app, kctx *kong.Context) error {
 	if err != nil {
 		return err
 	}
-	return a.outcome(w.ClusterStep(ctx, step.Name))
+	return a.outcome(a.notifyFailure(ctx, w, w.ClusterStep(ctx, step.Name)))
 }
 
 type hostUpgradeCmd struct {
@@ -98,9 +98,9 @@ func (c *hostUpgradeCmd) Run(ctx context.Context, a *app) error {
 		return err
 	}
 	if c.What == "kubelet" {
-		return a.outcome(w.Kubelets(ctx, []string{host}, c.Rerun))
+		return a.outcome(a.notifyFailure(ctx, w, w.Kubelets(ctx, []string{host}, c.Rerun)))
 	}
-	return a.outcome(w.ControlPlane(ctx, host))
+	return a.outcome(a.notifyFailure(ctx, w, w.ControlPlane(ctx, host)))
 }
 
 // hostStepCmd runs one step on one host (cordon, uncordon): the one stepOf finds for the
@@ -122,7 +122,7 @@ func (c *hostStepCmd) Run(ctx context.Context, a *app, kctx *kong.Context) error
 	if err != nil {
 		return err
 	}
-	return a.outcome(w.HostStep(ctx, step.Name, host))
+	return a.outcome(a.notifyFailure(ctx, w, w.HostStep(ctx, step.Name, host)))
 }
 
 // stepOf returns the step of state's step table that command n runs: the one whose command,
@@ -163,6 +163,7 @@ func (c *upgradeCompleteCmd) Run(ctx context.Context, a *app) error {
 	if err != nil {
 		return err
 	}
+	a.notifyCompleted(ctx, w, "", u)
 	return a.showUpgrade(ctx, u)
 }
 
@@ -178,7 +179,7 @@ func (c *upgradeAbortCmd) Run(ctx context.Context, a *app) error {
 	if err := a.confirmUpgrade(ctx, w.Store, "upgrade abort rolls the upgraded control planes back to the from version, from kubeadm's backups.", c.Yes); err != nil {
 		return err
 	}
-	return a.outcome(w.Abort(ctx))
+	return a.outcome(a.notifyFailure(ctx, w, w.Abort(ctx)))
 }
 
 type upgradeRunCmd struct {

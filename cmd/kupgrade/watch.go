@@ -35,6 +35,9 @@ func (c *watchCmd) Run(ctx context.Context, a *app) error {
 	}
 	w := &watch.Watcher{Store: st, Interval: c.Interval, Log: a.log, CommandFlags: a.commandFlags(), InventoryCluster: a.inventoryCluster(),
 		Options: recovery.AuditOptions{StaleAfter: c.StaleAfter, Probers: a.watchProbers(), Emit: newAuditEmitter(a.stdout, a.json()).emit}}
+	if a.notifier != nil {
+		w.OnPass = (&stuckNotifier{a: a, store: st}).onPass
+	}
 	if c.Listen == "" && c.MetricsListen == "" {
 		return w.Run(ctx, c.Once)
 	}
