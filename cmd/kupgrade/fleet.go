@@ -158,7 +158,7 @@ func findingOf(err error) string {
 
 // fleetSummary prints what this runner did and where the whole fleet stands.
 func (a *app) fleetSummary(ctx context.Context, st fleet.Store, name string, sum fleet.Summary, took time.Duration) {
-	db := sqlstore.Counted()
+	db := storeCounts(st)
 	if a.json() {
 		_ = writeJSONLine(a.stdout, map[string]any{"event": "fleet_summary", "done": sum.Done, "failed": sum.Failed,
 			"lost": sum.Lost, "handed_back": sum.HandedBack, "stopped": sum.Stopped, "seconds": took.Seconds(),
@@ -213,3 +213,11 @@ func (q quieter) Enabled(ctx context.Context, l slog.Level) bool {
 func (q quieter) WithAttrs(as []slog.Attr) slog.Handler { return quieter{q.Handler.WithAttrs(as)} }
 
 func (q quieter) WithGroup(g string) slog.Handler { return quieter{q.Handler.WithGroup(g)} }
+
+// storeCounts is the database work of the store st, when it counts it (the SQL stores do).
+func storeCounts(st fleet.Store) sqlstore.Counts {
+	if c, ok := st.(interface{ Counts() sqlstore.Counts }); ok {
+		return c.Counts()
+	}
+	return sqlstore.Counts{}
+}

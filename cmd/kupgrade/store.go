@@ -13,6 +13,7 @@ import (
 	"github.com/kupgrade/kupgrade/state"
 	"github.com/kupgrade/kupgrade/state/mysql"
 	"github.com/kupgrade/kupgrade/state/sqlite"
+	"github.com/kupgrade/kupgrade/state/sqlstore"
 )
 
 // store is what every implementation cmd opens keeps: the upgrades and the fleets, and the
@@ -21,6 +22,7 @@ type store interface {
 	state.Store
 	state.FleetStore
 	Unavailable(err error) bool
+	Counts() sqlstore.Counts // this store's transactions and statements, for fleet run's summary
 }
 
 // openStore opens the store a parsed DSN names: cmd alone chooses implementations.

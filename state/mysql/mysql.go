@@ -142,7 +142,8 @@ func Open(ctx context.Context, d state.DSN, opts ...state.Option) (*Store, error
 	if err != nil {
 		return nil, fmt.Errorf("%w: open mysql %s: %w", state.ErrBadInput, d.Redacted(), err)
 	}
-	db := sql.OpenDB(sqlstore.Counting(conn))
+	counted, counter := sqlstore.Counting(conn)
+	db := sql.OpenDB(counted)
 	// Stay below the server's wait_timeout, and keep a few connections warm for the audit.
 	db.SetConnMaxLifetime(5 * time.Minute)
 	db.SetMaxIdleConns(4)
@@ -162,6 +163,7 @@ func Open(ctx context.Context, d state.DSN, opts ...state.Option) (*Store, error
 		db.Close()
 		return nil, fmt.Errorf("open mysql %s: %w", d.Redacted(), err)
 	}
+	s.CountWith(counter)
 	return &Store{Store: s, Galera: galera}, nil
 }
 

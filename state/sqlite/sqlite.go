@@ -97,12 +97,14 @@ func Open(ctx context.Context, path string, opts ...state.Option) (*Store, error
 			return nil, err
 		}
 	}
-	db := sql.OpenDB(sqlstore.Counting(sqlstore.DSNConnector(&msqlite.Driver{}, dsn(path, o))))
+	conn, counter := sqlstore.Counting(sqlstore.DSNConnector(&msqlite.Driver{}, dsn(path, o)))
+	db := sql.OpenDB(conn)
 	s, err := sqlstore.New(ctx, db, &d, flockLocker(path+".audit.lock"), opts...)
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
 	}
+	s.CountWith(counter)
 	return &Store{Store: s}, nil
 }
 

@@ -6,19 +6,25 @@ import (
 	"sync/atomic"
 )
 
-// Counts are the database work of this process: transactions begun and statements sent (each
+// Counts are the database work of one store: transactions begun and statements sent (each
 // Exec or Query, a statement prepared and run counted once), for `fleet run`'s cost per cluster.
 type Counts struct {
 	Transactions, Statements int64
 }
 
-var counts struct{ tx, stmts atomic.Int64 }
+// Counter counts the transactions and statements of the connections of one connector; a
+// Store reads it through Counts. The zero Counter is ready.
+type Counter struct{ tx, stmts atomic.Int64 }
 
-// Counted returns the counts of every store this process opened.
-func Counted() Counts { return Counts{counts.tx.Load(), counts.stmts.Load()} }
+// Counts returns what the counter counted so far.
+func (c *Counter) Counts() Counts { return Counts{c.tx.Load(), c.stmts.Load()} }
 
-// Counting wraps a connector so that its connections count their transactions and statements.
-func Counting(c driver.Connector) driver.Connector { return countingConnector{c} }
+// Counting wraps a connector so that its connections count their transactions and statements
+// in the Counter it returns.
+func Counting(c driver.Connector) (driver.Connector, *Counter) {
+	n := &Counter{}
+	return countingConnector{c, n}, n
+}
 
 // DSNConnector is a connector for a driver that has none of its own.
 func DSNConnector(d driver.Driver, dsn string) driver.Connector { return dsnConnector{d, dsn} }
@@ -31,22 +37,28 @@ type dsnConnector struct {
 func (c dsnConnector) Connect(context.Context) (driver.Conn, error) { return c.d.Open(c.dsn) }
 func (c dsnConnector) Driver() driver.Driver                        { return c.d }
 
-type countingConnector struct{ driver.Connector }
+type countingConnector struct {
+	driver.Connector
+	n *Counter
+}
 
 func (c countingConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	conn, err := c.Connector.Connect(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &countingConn{conn}, nil
+	return &countingConn{conn, c.n}, nil
 }
 
 // countingConn forwards every optional interface of database/sql to the driver's connection,
 // answering as database/sql's own fallback would where the driver has none.
-type countingConn struct{ driver.Conn }
+type countingConn struct {
+	driver.Conn
+	n *Counter
+}
 
 func (c *countingConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
-	counts.tx.Add(1)
+	c.n.tx.Add(1)
 	if b, ok := c.Conn.(driver.ConnBeginTx); ok {
 		return b.BeginTx(ctx, opts)
 	}
@@ -64,7 +76,7 @@ func (c *countingConn) PrepareContext(ctx context.Context, query string) (driver
 	if err != nil {
 		return nil, err
 	}
-	return countingStmt{s}, nil
+	return countingStmt{s, c.n}, nil
 }
 
 func (c *countingConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
@@ -74,7 +86,7 @@ func (c *countingConn) ExecContext(ctx context.Context, query string, args []dri
 	}
 	r, err := e.ExecContext(ctx, query, args)
 	if err != driver.ErrSkip { //nolint:errorlint // the sentinel itself, as database/sql compares it
-		counts.stmts.Add(1)
+		c.n.stmts.Add(1)
 	}
 	return r, err
 }
@@ -86,7 +98,7 @@ func (c *countingConn) QueryContext(ctx context.Context, query string, args []dr
 	}
 	r, err := q.QueryContext(ctx, query, args)
 	if err != driver.ErrSkip { //nolint:errorlint // the sentinel itself, as database/sql compares it
-		counts.stmts.Add(1)
+		c.n.stmts.Add(1)
 	}
 	return r, err
 }
@@ -120,10 +132,13 @@ func (c *countingConn) CheckNamedValue(nv *driver.NamedValue) error {
 }
 
 // countingStmt counts the runs of a prepared statement.
-type countingStmt struct{ driver.Stmt }
+type countingStmt struct {
+	driver.Stmt
+	n *Counter
+}
 
 func (s countingStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
-	counts.stmts.Add(1)
+	s.n.stmts.Add(1)
 	if e, ok := s.Stmt.(driver.StmtExecContext); ok {
 		return e.ExecContext(ctx, args)
 	}
@@ -131,7 +146,7 @@ func (s countingStmt) ExecContext(ctx context.Context, args []driver.NamedValue)
 }
 
 func (s countingStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
-	counts.stmts.Add(1)
+	s.n.stmts.Add(1)
 	if q, ok := s.Stmt.(driver.StmtQueryContext); ok {
 		return q.QueryContext(ctx, args)
 	}
@@ -152,3 +167,15 @@ func values(args []driver.NamedValue) []driver.Value {
 	}
 	return out
 }
+
+// Counts returns the transactions and statements this store sent, when it was opened on a
+// connector wrapped by Counting and given to CountWith; zero otherwise.
+func (s *Store) Counts() Counts {
+	if s.counter == nil {
+		return Counts{}
+	}
+	return s.counter.Counts()
+}
+
+// CountWith makes Counts read c: the counter Counting returned for the store's connector.
+func (s *Store) CountWith(c *Counter) { s.counter = c }

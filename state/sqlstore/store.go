@@ -67,6 +67,7 @@ type Store struct {
 	// Retries counts the transactions run again (see inTx).
 	Retries Retries
 	log     *slog.Logger
+	counter *Counter // nil: not counted (see Counts)
 }
 
 var _ state.Store = (*Store)(nil)
