@@ -75,16 +75,10 @@ func (d *decoder) task(n *yaml.Node, c taskCtx) (*Task, error) {
 		return nil, err
 	}
 	t := &Task{File: d.file, Line: n.Line, Column: n.Column}
-	var mod, argsPair, untilPair *pair
-	keys := map[string]*pair{}
-	for i := range pairs {
-		p := &pairs[i]
-		keys[p.key] = p
-		if p.key == "name" {
-			if t.Name, err = d.str(p.v, "name"); err != nil {
-				return nil, err
-			}
-		}
+	var mod *pair
+	keys, err := d.taskName(t, pairs)
+	if err != nil {
+		return nil, err
 	}
 	label := func() string {
 		if t.Name != "" {
@@ -114,21 +108,14 @@ func (d *decoder) task(n *yaml.Node, c taskCtx) (*Task, error) {
 		}
 	}
 	for i := range pairs {
-		p := &pairs[i]
-		if p.key == "args" {
-			argsPair = p
-		}
-		if p.key == "until" {
-			untilPair = p
-		}
-		if err := d.taskKey(t, p, c, label); err != nil {
+		if err := d.taskKey(t, &pairs[i], c, label); err != nil {
 			return nil, err
 		}
 	}
 	if err := d.checkShape(t, n, keys, mod, label); err != nil {
 		return nil, err
 	}
-	if untilPair != nil && keys["retries"] == nil {
+	if untilPair := keys["until"]; untilPair != nil && keys["retries"] == nil {
 		return nil, d.errAt(untilPair.k, "%s has until but no retries; say how many times to try", label())
 	}
 	if t.Loop != nil && t.LoopVar == "" {
@@ -141,9 +128,25 @@ func (d *decoder) task(n *yaml.Node, c taskCtx) (*Task, error) {
 		return t, d.actionTask(t, mod, keys, c, label)
 	}
 	if mod != nil {
-		return t, d.moduleArgs(t, mod, argsPair, label())
+		return t, d.moduleArgs(t, mod, keys["args"], label())
 	}
 	return t, nil
+}
+
+// taskName indexes a task's keys (the last of a repeated one wins) and reads its name into t.
+func (d *decoder) taskName(t *Task, pairs []pair) (map[string]*pair, error) {
+	keys := map[string]*pair{}
+	for i := range pairs {
+		p := &pairs[i]
+		keys[p.key] = p
+		if p.key == "name" {
+			var err error
+			if t.Name, err = d.str(p.v, "name"); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return keys, nil
 }
 
 // actionTask decodes an import, include or meta task and refuses the keywords it cannot carry.
