@@ -95,7 +95,7 @@ func TestGaleraRaceAcrossNodes(t *testing.T) {
 			wg.Go(func() {
 				<-start
 				owner := fmt.Sprintf("node-%d-round-%d", i+1, round)
-				_, errs[i] = s.Apply(ctx, state.Start("c1", owner, from, state.DownloadingImages,
+				_, errs[i] = s.Apply(ctx, state.Start("c1", state.Actor(owner), from, state.DownloadingImages,
 					state.LeaseSpec{Owner: owner, Operation: "download-images", TTL: time.Minute}))
 			})
 		}

@@ -23,7 +23,7 @@ type Store interface {
 // Request says which operation to fail, who fails it and why.
 type Request struct {
 	Cluster string
-	Actor   string // state.ActorRunner, ActorCLI, ActorRecover, ActorWatch
+	Actor   state.Actor // state.ActorRunner, ActorCLI, ActorRecover, ActorWatch
 	Reason  string
 	// Host is the host that was being worked on. When empty, Fail takes the host whose status is
 	// in flight (there is at most one outside upgrading-kubelets).

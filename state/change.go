@@ -18,8 +18,9 @@ import (
 // Change, with ErrBadInput before it reads the database. The store reads a Change through the
 // accessors of change_read.go.
 type Change struct {
-	cluster, actor, reason string
-	from, to               State
+	cluster, reason string
+	actor           Actor
+	from, to        State
 
 	host             string // WholeCluster when the change is about no one host
 	hostFrom, hostTo HostStatus
@@ -97,7 +98,7 @@ func KeepLease() ChangeOption { return func(c *Change) { c.leaseOpt = leaseKeep 
 // CountRecovery counts a Fail as one more recovery attempt (recover, watch).
 func CountRecovery() ChangeOption { return func(c *Change) { c.incRecovery = true } }
 
-func build(cluster, actor string, from, to State, opts []ChangeOption) Change {
+func build(cluster string, actor Actor, from, to State, opts []ChangeOption) Change {
 	c := Change{cluster: cluster, actor: actor, from: from, to: to}
 	for _, o := range opts {
 		o(&c)

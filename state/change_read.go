@@ -24,7 +24,7 @@ func (c Change) Err() error {
 func (c Change) Cluster() string { return c.cluster }
 
 // Actor is who makes the change (ActorRunner, ActorCLI, ActorRecover, ActorWatch).
-func (c Change) Actor() string { return c.actor }
+func (c Change) Actor() Actor { return c.actor }
 
 // Reason is recorded in the change's event.
 func (c Change) Reason() string { return c.reason }

@@ -122,19 +122,25 @@ func (h HostStatus) String() string {
 	return string(h)
 }
 
+// Personality is a host's role in the cluster, as the inventory and the host table spell it.
+type Personality string
+
 // Personalities of a host.
 const (
-	Controller = "controller"
-	Worker     = "worker"
-	Storage    = "storage"
+	Controller Personality = "controller"
+	Worker     Personality = "worker"
+	Storage    Personality = "storage"
 )
+
+// Actor is who made a change, as the event log records it.
+type Actor string
 
 // Actors recorded in the event log.
 const (
-	ActorRunner  = "runner"
-	ActorCLI     = "cli"
-	ActorRecover = "recover"
-	ActorWatch   = "watch"
+	ActorRunner  Actor = "runner"
+	ActorCLI     Actor = "cli"
+	ActorRecover Actor = "recover"
+	ActorWatch   Actor = "watch"
 )
 
 // WholeCluster is the host of a change, event or failure that is about no one host but the whole

@@ -24,15 +24,15 @@ type Upgrade struct {
 
 // Host is a host row joined with its kube_host_upgrade row (when an upgrade exists).
 type Host struct {
-	ID                  int64      `json:"id"`
-	Cluster             string     `json:"-"`
-	Hostname            string     `json:"hostname"`
-	Personality         string     `json:"personality"`
-	TargetVersion       string     `json:"target_version"`
-	ControlPlaneVersion string     `json:"control_plane_version"`
-	KubeletVersion      string     `json:"kubelet_version"`
-	VersionsReadAt      *time.Time `json:"-"`
-	Status              HostStatus `json:"status"`
+	ID                  int64       `json:"id"`
+	Cluster             string      `json:"-"`
+	Hostname            string      `json:"hostname"`
+	Personality         Personality `json:"personality"`
+	TargetVersion       string      `json:"target_version"`
+	ControlPlaneVersion string      `json:"control_plane_version"`
+	KubeletVersion      string      `json:"kubelet_version"`
+	VersionsReadAt      *time.Time  `json:"-"`
+	Status              HostStatus  `json:"status"`
 	// LastFailure is the reason of the newest event that failed an operation on this host, "" if
 	// none since the upgrade started.
 	LastFailure string `json:"last_failure"`
@@ -70,7 +70,7 @@ type Event struct {
 	Cluster        string          `json:"cluster"`
 	UpgradeUUID    string          `json:"upgrade_uuid"`
 	Hostname       string          `json:"hostname,omitempty"` // WholeCluster for a cluster-wide change
-	Actor          string          `json:"actor"`
+	Actor          Actor           `json:"actor"`
 	FromState      State           `json:"from_state"`
 	ToState        State           `json:"to_state"`
 	FromHostStatus HostStatus      `json:"from_host_status,omitempty"`
@@ -87,14 +87,14 @@ type NewUpgrade struct {
 	FromVersion string
 	ToVersion   string
 	Hosts       []NewHost
-	Actor       string
+	Actor       Actor
 	Reason      string
 }
 
 // NewHost is one inventory host recorded at `upgrade start`.
 type NewHost struct {
 	Hostname            string
-	Personality         string
+	Personality         Personality
 	ControlPlaneVersion string // "" when not read
 	KubeletVersion      string // "" when not read
 }
@@ -151,7 +151,7 @@ type Store interface {
 	Apply(ctx context.Context, c Change) (Upgrade, error)
 	// DeleteUpgrade deletes the upgrade and its host rows' kube_host_upgrade rows if its state is
 	// still from (compare-and-set); the event log keeps its history.
-	DeleteUpgrade(ctx context.Context, cluster string, from State, actor, reason string) error
+	DeleteUpgrade(ctx context.Context, cluster string, from State, actor Actor, reason string) error
 	// SetVersions records versions read over SSH (empty strings leave a column unchanged).
 	SetVersions(ctx context.Context, cluster, hostname, controlPlane, kubelet string, at time.Time) error
 

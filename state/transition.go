@@ -7,7 +7,7 @@ package state
 // Start moves the cluster from from into the state a step runs in, to, and takes the cluster's
 // lease: the first write of an operation. For a per-host step it is the first host's write
 // (OnHost, WithTarget); WithEvidence keeps the snapshot taken before.
-func Start(cluster, actor string, from, to State, lease LeaseSpec, opts ...ChangeOption) Change {
+func Start(cluster string, actor Actor, from, to State, lease LeaseSpec, opts ...ChangeOption) Change {
 	c := build(cluster, actor, from, to, opts)
 	c.acquire = &lease
 	return c.check("start",
@@ -18,7 +18,7 @@ func Start(cluster, actor string, from, to State, lease LeaseSpec, opts ...Chang
 
 // StartHost starts one more host of a batch (OnHost, required) whose operation owner already
 // started: the state is already run and the lease already owner's.
-func StartHost(cluster, actor string, run State, owner string, opts ...ChangeOption) Change {
+func StartHost(cluster string, actor Actor, run State, owner string, opts ...ChangeOption) Change {
 	c := build(cluster, actor, run, run, opts)
 	c.leaseOwner = owner
 	return c.check("start a host",
@@ -31,7 +31,7 @@ func StartHost(cluster, actor string, run State, owner string, opts ...ChangeOpt
 // Finish records a success under owner's lease: from the state a step runs in to the state it
 // ends in, or, for one host of a batch whose other hosts still run (OnHost), to the same state.
 // The lease stays with owner unless ReleaseLease (the operation's last write).
-func Finish(cluster, actor string, from, to State, owner string, opts ...ChangeOption) Change {
+func Finish(cluster string, actor Actor, from, to State, owner string, opts ...ChangeOption) Change {
 	c := build(cluster, actor, from, to, opts)
 	c.leaseOwner = owner
 	c.release = c.leaseOpt == leaseRelease
@@ -44,7 +44,7 @@ func Finish(cluster, actor string, from, to State, owner string, opts ...ChangeO
 // a host failed in a state that stays (upgrading-kubelets, a status left behind), to the same
 // state; the host (OnHost) goes back to idle. It releases the lease unless KeepLease, under
 // cond; CountRecovery counts it as a recovery attempt.
-func Fail(cluster, actor string, from, to State, cond LeaseCond, opts ...ChangeOption) Change {
+func Fail(cluster string, actor Actor, from, to State, cond LeaseCond, opts ...ChangeOption) Change {
 	c := build(cluster, actor, from, to, opts)
 	c.leaseOwner, c.leaseNotLive = cond.owner, cond.notLive
 	c.release = c.leaseOpt != leaseKeep
@@ -58,7 +58,7 @@ func Fail(cluster, actor string, from, to State, cond LeaseCond, opts ...ChangeO
 
 // TakeOver takes the cluster's lease for an operation that runs in s, the state unchanged: an
 // expired lease of another owner is taken over, a live one is a conflict.
-func TakeOver(cluster, actor string, s State, lease LeaseSpec, opts ...ChangeOption) Change {
+func TakeOver(cluster string, actor Actor, s State, lease LeaseSpec, opts ...ChangeOption) Change {
 	c := build(cluster, actor, s, s, opts)
 	c.acquire = &lease
 	return c.check("take over",
@@ -68,7 +68,7 @@ func TakeOver(cluster, actor string, s State, lease LeaseSpec, opts ...ChangeOpt
 }
 
 // Complete marks the upgrade complete and clears every host status; no live lease may be held.
-func Complete(cluster, actor string, from State, opts ...ChangeOption) Change {
+func Complete(cluster string, actor Actor, from State, opts ...ChangeOption) Change {
 	c := build(cluster, actor, from, UpgradeComplete, opts)
 	idle := HostIdle
 	c.allHostsTo, c.leaseNotLive = &idle, true
@@ -82,7 +82,7 @@ func Complete(cluster, actor string, from State, opts ...ChangeOption) Change {
 // MarkKubelet records host, whose kubelet already runs target, as upgraded-kubelet without
 // running anything (moving the cluster into upgrading-kubelets if it is not there yet); no live
 // lease may be held.
-func MarkKubelet(cluster, actor string, from State, host string, cur HostStatus, target string, opts ...ChangeOption) Change {
+func MarkKubelet(cluster string, actor Actor, from State, host string, cur HostStatus, target string, opts ...ChangeOption) Change {
 	c := build(cluster, actor, from, UpgradingKubelets, append(opts[:len(opts):len(opts)], OnHost(host, cur, UpgradedKubelet), WithTarget(target)))
 	c.leaseNotLive = true
 	st, _ := StepNamed(StepKubelets)
@@ -93,7 +93,7 @@ func MarkKubelet(cluster, actor string, from State, host string, cur HostStatus,
 }
 
 // HostOnly moves one host's status (OnHost, required) in state s, under cond.
-func HostOnly(cluster, actor string, s State, cond LeaseCond, opts ...ChangeOption) Change {
+func HostOnly(cluster string, actor Actor, s State, cond LeaseCond, opts ...ChangeOption) Change {
 	c := build(cluster, actor, s, s, opts)
 	c.leaseOwner, c.leaseNotLive = cond.owner, cond.notLive
 	return c.check("host change",

@@ -32,7 +32,8 @@ type Preview struct {
 
 // HostVersions is what a host reports (or what the store last recorded of it).
 type HostVersions struct {
-	Host, Personality     string
+	Host                  string
+	Personality           state.Personality
 	ControlPlane, Kubelet string
 }
 

@@ -64,7 +64,7 @@ func (w *Workflow) readHost(ctx context.Context, h *inventory.Host, controlPlane
 		return Versions{}, err
 	}
 	v := Versions{Kubelet: snap.Installed.Kubelet, Kubeadm: snap.Installed.Kubeadm}
-	if controlPlane && h.Personality() == state.Controller {
+	if controlPlane && state.Personality(h.Personality()) == state.Controller {
 		v.ControlPlane = snap.ControlPlaneVersion()
 	}
 	return v, snap.Installed.KubeletErr()
@@ -171,9 +171,9 @@ func (w *Workflow) newUpgrade(ctx context.Context, to, from string, force bool) 
 	return nu, nil
 }
 
-func personality(h *inventory.Host) string {
+func personality(h *inventory.Host) state.Personality {
 	if p := h.Personality(); p != "" {
-		return p
+		return state.Personality(p)
 	}
 	return state.Worker
 }

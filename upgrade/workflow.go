@@ -25,7 +25,7 @@ type Store interface {
 	Events(ctx context.Context, cluster string, limit int) ([]state.Event, error)
 	Entered(ctx context.Context, cluster, upgradeUUID string, s state.State) (bool, error)
 	AddEvent(ctx context.Context, e state.Event) error
-	DeleteUpgrade(ctx context.Context, cluster string, from state.State, actor, reason string) error
+	DeleteUpgrade(ctx context.Context, cluster string, from state.State, actor state.Actor, reason string) error
 }
 
 // Runner is the slice of runner.Runner the workflow uses.

@@ -23,7 +23,7 @@ type historyView struct {
 	Time           string          `json:"time"`
 	Cluster        string          `json:"cluster"`
 	UpgradeUUID    string          `json:"upgrade_uuid"`
-	Actor          string          `json:"actor"`
+	Actor          state.Actor     `json:"actor"`
 	FromState      string          `json:"from_state"`
 	ToState        string          `json:"to_state"`
 	Host           *string         `json:"host"`

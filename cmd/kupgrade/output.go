@@ -84,14 +84,14 @@ func writeUpgrade(w io.Writer, v upgradeView, now time.Time) {
 
 // hostView is one element of `host list -o json` (docs/cli.md).
 type hostView struct {
-	ID                  int64   `json:"id"`
-	Hostname            string  `json:"hostname"`
-	Personality         string  `json:"personality"`
-	TargetVersion       *string `json:"target_version"`
-	ControlPlaneVersion *string `json:"control_plane_version"`
-	KubeletVersion      *string `json:"kubelet_version"`
-	Status              *string `json:"status"`
-	LastFailure         *string `json:"last_failure"`
+	ID                  int64             `json:"id"`
+	Hostname            string            `json:"hostname"`
+	Personality         state.Personality `json:"personality"`
+	TargetVersion       *string           `json:"target_version"`
+	ControlPlaneVersion *string           `json:"control_plane_version"`
+	KubeletVersion      *string           `json:"kubelet_version"`
+	Status              *string           `json:"status"`
+	LastFailure         *string           `json:"last_failure"`
 }
 
 func nullable(s string) *string {

@@ -62,7 +62,7 @@ func (a *app) newPlanView(p *upgrade.Preview) planView {
 		v.RunAll = nullable(a.command("kupgrade upgrade run"))
 	}
 	for _, h := range p.Versions {
-		v.Hosts = append(v.Hosts, planHostView{Host: h.Host, Personality: h.Personality,
+		v.Hosts = append(v.Hosts, planHostView{Host: h.Host, Personality: string(h.Personality),
 			ControlPlaneVersion: nullable(h.ControlPlane), KubeletVersion: nullable(h.Kubelet)})
 	}
 	for _, s := range p.Steps {

@@ -125,7 +125,7 @@ func (s *Store) createHosts(ctx context.Context, tx *sql.Tx, nu state.NewUpgrade
 
 // DeleteUpgrade deletes the upgrade of cluster if its state is still from; the event log keeps
 // its history (and gets one more row saying who deleted it).
-func (s *Store) DeleteUpgrade(ctx context.Context, cluster string, from state.State, actor, reason string) error {
+func (s *Store) DeleteUpgrade(ctx context.Context, cluster string, from state.State, actor state.Actor, reason string) error {
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		u, err := s.readUpgrade(ctx, tx, cluster, true)
 		if err != nil && !errors.Is(err, state.ErrBadRow) { // its times decide nothing here

@@ -32,14 +32,14 @@ func testRace(t *testing.T, b Backend) {
 	// Each racer is its own actor; owner is the actor whose lease won the first round.
 	rounds := []func(actor, owner string) state.Change{
 		func(actor, _ string) state.Change {
-			return state.Start("c1", actor, state.UpgradedNetworking, fm,
+			return state.Start("c1", state.Actor(actor), state.UpgradedNetworking, fm,
 				state.LeaseSpec{Owner: actor, Operation: "control-plane@controller-0", TTL: time.Minute})
 		},
 		func(actor, owner string) state.Change {
-			return state.StartHost("c1", actor, fm, owner, state.OnHost("controller-0", state.HostIdle, cp))
+			return state.StartHost("c1", state.Actor(actor), fm, owner, state.OnHost("controller-0", state.HostIdle, cp))
 		},
 		func(actor, owner string) state.Change {
-			return state.Fail("c1", actor, fm, state.UpgradingFirstMasterFailed, state.HeldBy(owner),
+			return state.Fail("c1", state.Actor(actor), fm, state.UpgradingFirstMasterFailed, state.HeldBy(owner),
 				state.OnHost("controller-0", cp, state.HostIdle))
 		},
 	}
