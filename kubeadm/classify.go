@@ -6,28 +6,32 @@ import (
 	"strings"
 )
 
+// FindingClass is how far an interrupted kubeadm upgrade got on one host, as the events'
+// evidence spells it.
+type FindingClass string
+
 // Finding classes: how far an interrupted kubeadm upgrade got on one host (docs/states.md).
 const (
-	FindingPreflight        = "preflight"
-	FindingSwapping         = "swapping-manifests"
-	FindingControlPlaneDone = "control-plane-done"
-	FindingConfigRewritten  = "kubelet-config-rewritten"
-	FindingConfigMissing    = "kubelet-config-missing"
-	FindingManifestMissing  = "manifest-missing"
-	FindingComplete         = "complete"
-	FindingRolledBack       = "manifests-rolled-back"
-	FindingUnknown          = "unknown"
+	FindingPreflight        FindingClass = "preflight"
+	FindingSwapping         FindingClass = "swapping-manifests"
+	FindingControlPlaneDone FindingClass = "control-plane-done"
+	FindingConfigRewritten  FindingClass = "kubelet-config-rewritten"
+	FindingConfigMissing    FindingClass = "kubelet-config-missing"
+	FindingManifestMissing  FindingClass = "manifest-missing"
+	FindingComplete         FindingClass = "complete"
+	FindingRolledBack       FindingClass = "manifests-rolled-back"
+	FindingUnknown          FindingClass = "unknown"
 )
 
 // Finding is the outcome of the kubelet-config check: a class, one sentence for people about
 // /var/lib/kubelet/config.yaml and the manifests, and the next step. Its JSON field names are
 // stored in the events' evidence and read by `recover` and the audit: they do not change.
 type Finding struct {
-	Class   string   `json:"class"`
-	Summary string   `json:"summary"`
-	Next    string   `json:"next"`
-	Before  Snapshot `json:"before"`
-	After   Snapshot `json:"after"`
+	Class   FindingClass `json:"class"`
+	Summary string       `json:"summary"`
+	Next    string       `json:"next"`
+	Before  Snapshot     `json:"before"`
+	After   Snapshot     `json:"after"`
 }
 
 // Classify compares the snapshots taken before and after a kubeadm step against the target tag.

@@ -51,7 +51,7 @@ func TestClassify(t *testing.T) {
 	cases := []struct {
 		name          string
 		before, after Snapshot
-		class         string
+		class         FindingClass
 		summary, next string // substrings
 	}{
 		{"nothing changed", before, snap(sha1, allOld), FindingPreflight, "Nothing changed", "needs no repair"},

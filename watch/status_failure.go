@@ -85,7 +85,7 @@ func LastFailure(evs []state.Event) (Failure, bool) {
 func findingText(ev recovery.Evidence) string {
 	switch {
 	case ev.Finding != nil:
-		s := ev.Finding.Class + ": " + ev.Finding.Summary
+		s := string(ev.Finding.Class) + ": " + ev.Finding.Summary
 		if ev.Finding.Next != "" {
 			s += " " + ev.Finding.Next
 		}

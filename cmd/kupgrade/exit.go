@@ -75,7 +75,7 @@ func findingJSONOf(f *kubeadm.Finding, commands func(string) string) *findingJSO
 	if f == nil {
 		return nil
 	}
-	return &findingJSON{Class: f.Class, Summary: f.Summary, Next: commands(f.Next)}
+	return &findingJSON{Class: string(f.Class), Summary: f.Summary, Next: commands(f.Next)}
 }
 
 type findingJSON struct {

@@ -115,7 +115,7 @@ func newRecoverView(rec recovery.Recovery) recoverView {
 		if p := h.Probe; p != nil {
 			row.ProbeError, row.Unreachable = nullable(p.Error), p.Unreachable
 			if f := p.Finding; f != nil {
-				row.Class, row.Summary, row.Next = nullable(f.Class), nullable(f.Summary), nullable(f.Next)
+				row.Class, row.Summary, row.Next = nullable(string(f.Class)), nullable(f.Summary), nullable(f.Next)
 			}
 		}
 		v.Hosts = append(v.Hosts, row)

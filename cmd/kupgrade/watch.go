@@ -149,7 +149,7 @@ func (e *auditEmitter) emit(a recovery.Action) {
 		if p := a.Probe; p != nil {
 			ev.ProbeError, ev.Unreachable = nullable(p.Error), p.Unreachable
 			if p.Finding != nil {
-				ev.FindingClass, ev.FindingSummary = nullable(p.Finding.Class), nullable(p.Finding.Summary)
+				ev.FindingClass, ev.FindingSummary = nullable(string(p.Finding.Class)), nullable(p.Finding.Summary)
 			}
 		}
 		b, _ := json.Marshal(ev)
