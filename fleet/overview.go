@@ -13,14 +13,14 @@ const NotStarted = "not-started"
 
 // Overview is what `fleet show`, the status page and the metrics say about one fleet.
 type Overview struct {
-	Fleet    string            `json:"fleet"`
-	Total    int               `json:"total"`
-	States   map[string]int    `json:"states"`   // clusters per upgrade state (NotStarted before one exists)
-	Outcomes map[string]int    `json:"outcomes"` // clusters per fleet outcome: pending, done, failed
-	Claimed  int               `json:"claimed"`  // pending clusters a runner holds a live claim on
-	Runners  []string          `json:"runners"`  // the owners of those claims
-	Failing  []OverviewCluster `json:"failing"`  // failed, or in a failed state
-	Stuck    []OverviewCluster `json:"stuck"`    // in flight with no live lease, or claimed by nobody alive
+	Fleet    string                     `json:"fleet"`
+	Total    int                        `json:"total"`
+	States   map[string]int             `json:"states"`   // clusters per upgrade state (NotStarted before one exists)
+	Outcomes map[state.FleetOutcome]int `json:"outcomes"` // clusters per fleet outcome: pending, done, failed
+	Claimed  int                        `json:"claimed"`  // pending clusters a runner holds a live claim on
+	Runners  []string                   `json:"runners"`  // the owners of those claims
+	Failing  []OverviewCluster          `json:"failing"`  // failed, or in a failed state
+	Stuck    []OverviewCluster          `json:"stuck"`    // in flight with no live lease, or claimed by nobody alive
 	// Progress is the share of the fleet done (0 to 1); Rate the clusters done per minute since
 	// the first claim; Left the estimate of the time left at that rate (0 when unknown).
 	Progress float64       `json:"progress"`
@@ -62,7 +62,7 @@ func Overviews(rows []state.FleetRow, now time.Time) []Overview {
 
 // OverviewOf counts one fleet's rows and estimates the time left.
 func OverviewOf(rows []state.FleetRow, now time.Time) Overview {
-	s := Overview{States: map[string]int{}, Outcomes: map[string]int{}, Total: len(rows),
+	s := Overview{States: map[string]int{}, Outcomes: map[state.FleetOutcome]int{}, Total: len(rows),
 		Runners: []string{}, Failing: []OverviewCluster{}, Stuck: []OverviewCluster{}}
 	runners := map[string]bool{}
 	for _, r := range rows {

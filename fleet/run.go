@@ -66,8 +66,8 @@ type Runner struct {
 // Result is what became of one cluster this runner worked on.
 type Result struct {
 	Cluster   string
-	Outcome   string      // state.FleetDone, state.FleetFailed, HandedBack, or "lost" (another runner took it over)
-	State     state.State // the upgrade's state afterwards ("" when unknown)
+	Outcome   state.FleetOutcome // state.FleetDone, state.FleetFailed, HandedBack, or Lost (another runner took it over)
+	State     state.State        // the upgrade's state afterwards ("" when unknown)
 	Err       error
 	Took      time.Duration
 	TakenFrom string // the runner whose expired claim this one took over

@@ -29,7 +29,7 @@ func (s *unfinishingStore) BeginClaim(ctx context.Context, cluster, owner string
 	return s.Store.BeginClaim(ctx, cluster, owner, generation)
 }
 
-func (s *unfinishingStore) FinishClaim(ctx context.Context, cluster, owner string, generation int64, outcome, lastError string) error {
+func (s *unfinishingStore) FinishClaim(ctx context.Context, cluster, owner string, generation int64, outcome state.FleetOutcome, lastError string) error {
 	if cluster == s.cluster && outcome != state.FleetFailed {
 		return errors.New("Error 1406 (22001): Data too long for column 'last_error'")
 	}

@@ -32,7 +32,7 @@ func (r *Runner) work(ctx context.Context, c state.Claim, t Target, o Options, s
 	}
 	prior, err := r.Store.BeginClaim(ctx, c.Cluster, r.Owner, c.Generation)
 	if err != nil {
-		res.Outcome, res.Err = "lost", err // nothing ran: the claim expires, uncounted
+		res.Outcome, res.Err = Lost, err // nothing ran: the claim expires, uncounted
 		return res
 	}
 	if prior > maxHandBacks {
@@ -48,12 +48,12 @@ func (r *Runner) work(ctx context.Context, c state.Claim, t Target, o Options, s
 		res.State = u.State
 	}
 	if lost != nil {
-		res.Outcome = "lost"
+		res.Outcome = Lost
 		res.Err = errors.Join(res.Err, lost)
 		return res
 	}
 	if ctx.Err() != nil { // handed back uncounted: the next runner resumes it
-		res.Outcome = "lost"
+		res.Outcome = Lost
 		if err := r.Store.ReleaseClaim(dctx, c.Cluster, r.Owner, c.Generation, "interrupted"); err != nil {
 			res.Err = errors.Join(res.Err, err)
 		}
@@ -74,7 +74,7 @@ func (r *Runner) record(ctx context.Context, c state.Claim, prior int, res Resul
 		outcome, msg = state.FleetFailed, res.Err.Error()
 	}
 	if err := r.Store.FinishClaim(ctx, c.Cluster, r.Owner, c.Generation, outcome, msg); err != nil {
-		res.Outcome, res.Err = "lost", errors.Join(res.Err, err) // this run stays counted
+		res.Outcome, res.Err = Lost, errors.Join(res.Err, err) // this run stays counted
 		return res
 	}
 	res.Outcome = outcome
@@ -91,7 +91,7 @@ func (r *Runner) tooManyHandBacks(ctx context.Context, c state.Claim, prior int,
 	res.Err = fmt.Errorf("%w: cluster %s: %d runs of it were handed back or never finished (their outcome could not be recorded), more than %d: counted failed without running it again; `kupgrade fleet show` lists it, and the next fleet run retries it",
 		errFailed, c.Cluster, prior, maxHandBacks)
 	if err := r.Store.FinishClaim(ctx, c.Cluster, r.Owner, c.Generation, state.FleetFailed, res.Err.Error()); err != nil {
-		res.Outcome, res.Err = "lost", errors.Join(res.Err, err)
+		res.Outcome, res.Err = Lost, errors.Join(res.Err, err)
 		return res
 	}
 	res.Outcome = state.FleetFailed
@@ -100,7 +100,10 @@ func (r *Runner) tooManyHandBacks(ctx context.Context, c state.Claim, prior int,
 
 // HandedBack is the outcome of a cluster given back to the fleet, still to do, because the
 // database failed under its run: the next runner to claim it, this one included, resumes it.
-const HandedBack = "handed-back"
+const HandedBack state.FleetOutcome = "handed-back"
+
+// Lost is the outcome of a cluster another runner took over: nothing of it is counted here.
+const Lost state.FleetOutcome = "lost"
 
 // maxHandBacks bounds the runs of one cluster that are handed back or never finished, counted
 // in its fleet row across runners, before it is counted failed: a database that keeps failing

@@ -12,11 +12,14 @@ import (
 // compare-and-set, renewed by its owner, judged on the database's clock, and stamped with a
 // generation that grows with every claim or takeover, as the operation leases are.
 
+// FleetOutcome is where a cluster stands in its fleet, as fleet_cluster.outcome spells it.
+type FleetOutcome string
+
 // Fleet outcomes: a cluster is still to do, done (it reached the fleet's goal) or failed.
 const (
-	FleetPending = "pending"
-	FleetDone    = "done"
-	FleetFailed  = "failed"
+	FleetPending FleetOutcome = "pending"
+	FleetDone    FleetOutcome = "done"
+	FleetFailed  FleetOutcome = "failed"
 )
 
 // FleetMember is one cluster a fleet run was given.
@@ -31,19 +34,19 @@ type FleetMember struct {
 
 // FleetRow is a fleet_cluster row joined with the cluster's upgrade and operation lease.
 type FleetRow struct {
-	Fleet      string    `json:"fleet"`
-	Cluster    string    `json:"cluster"`
-	Position   int       `json:"position"`
-	ToVersion  string    `json:"to_version"`
-	Outcome    string    `json:"outcome"`
-	Owner      string    `json:"owner"` // the claim's owner, "" if never claimed
-	Generation int64     `json:"generation"`
-	ClaimedAt  time.Time `json:"claimed_at"`
-	ExpiresAt  time.Time `json:"expires_at"`
-	OutcomeAt  time.Time `json:"outcome_at"`
-	LastError  string    `json:"last_error"`
-	TakenFrom  string    `json:"taken_from"` // the owner whose expired claim this one took over
-	HandBacks  int       `json:"hand_backs"` // runs begun that did not end in done or failed
+	Fleet      string       `json:"fleet"`
+	Cluster    string       `json:"cluster"`
+	Position   int          `json:"position"`
+	ToVersion  string       `json:"to_version"`
+	Outcome    FleetOutcome `json:"outcome"`
+	Owner      string       `json:"owner"` // the claim's owner, "" if never claimed
+	Generation int64        `json:"generation"`
+	ClaimedAt  time.Time    `json:"claimed_at"`
+	ExpiresAt  time.Time    `json:"expires_at"`
+	OutcomeAt  time.Time    `json:"outcome_at"`
+	LastError  string       `json:"last_error"`
+	TakenFrom  string       `json:"taken_from"` // the owner whose expired claim this one took over
+	HandBacks  int          `json:"hand_backs"` // runs begun that did not end in done or failed
 	// From the cluster's upgrade ("" / zero without one) and operation lease (zero without one).
 	State          State     `json:"state"`
 	StateEnteredAt time.Time `json:"state_entered_at"`
@@ -89,7 +92,7 @@ type FleetStore interface {
 	// FinishClaim records the outcome (FleetDone, FleetFailed, or FleetPending to hand the
 	// cluster back) and frees the claim, if owner still holds generation; else ErrConflict. Done
 	// and failed reset the cluster's hand-back count; a hand-back leaves this run counted.
-	FinishClaim(ctx context.Context, cluster, owner string, generation int64, outcome, lastError string) error
+	FinishClaim(ctx context.Context, cluster, owner string, generation int64, outcome FleetOutcome, lastError string) error
 	// BeginClaim marks the start of owner's run of cluster under claim generation (else
 	// ErrConflict) and returns the cluster's hand-back count before it: the runs that began
 	// and did not end in done or failed, whichever runner ran them. This run counts from now on
@@ -103,7 +106,7 @@ type FleetStore interface {
 	// FleetFailures counts fleet's clusters that failed at or after since.
 	FleetFailures(ctx context.Context, fleet string, since time.Time) (int, error)
 	// FleetCanary counts outcomes among fleet's first n clusters.
-	FleetCanary(ctx context.Context, fleet string, n int) (map[string]int, error)
+	FleetCanary(ctx context.Context, fleet string, n int) (map[FleetOutcome]int, error)
 	// FleetRows lists fleet's clusters (every fleet's when fleet is ""), in fleet and position
 	// order, for `fleet show`, the status page and the metrics.
 	FleetRows(ctx context.Context, fleet string) ([]FleetRow, error)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"github.com/kupgrade/kupgrade/fleet"
 	"github.com/kupgrade/kupgrade/recovery"
+	"github.com/kupgrade/kupgrade/state"
 
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -52,8 +53,8 @@ func (c fleetCollector) Collect(ch chan<- prometheus.Metric) {
 		for st, n := range s.States {
 			ch <- prometheus.MustNewConstMetric(descFleetState, prometheus.GaugeValue, float64(n), s.Fleet, st)
 		}
-		for _, o := range []string{"pending", "done", "failed"} {
-			ch <- prometheus.MustNewConstMetric(descFleetOutcome, prometheus.GaugeValue, float64(s.Outcomes[o]), s.Fleet, o)
+		for _, o := range []state.FleetOutcome{state.FleetPending, state.FleetDone, state.FleetFailed} {
+			ch <- prometheus.MustNewConstMetric(descFleetOutcome, prometheus.GaugeValue, float64(s.Outcomes[o]), s.Fleet, string(o))
 		}
 		ch <- prometheus.MustNewConstMetric(descFleetClaimed, prometheus.GaugeValue, float64(s.Claimed), s.Fleet)
 		ch <- prometheus.MustNewConstMetric(descFleetStuck, prometheus.GaugeValue, float64(s.StuckCount), s.Fleet)

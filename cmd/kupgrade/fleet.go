@@ -135,7 +135,7 @@ func (a *app) fleetReport(res fleet.Result) {
 		_ = writeJSONLine(a.stdout, v)
 		return
 	}
-	line := fmt.Sprintf("%-24s %-6s %-32s %6.1fs", res.Cluster, strings.ToUpper(res.Outcome), res.State, res.Took.Seconds())
+	line := fmt.Sprintf("%-24s %-6s %-32s %6.1fs", res.Cluster, strings.ToUpper(string(res.Outcome)), res.State, res.Took.Seconds())
 	if res.TakenFrom != "" {
 		line += "  (taken over from " + res.TakenFrom + ")"
 	}

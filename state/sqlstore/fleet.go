@@ -40,9 +40,10 @@ func (s *Store) JoinFleet(ctx context.Context, fleet string, members []state.Fle
 }
 
 type fleetSeen struct {
-	fleet, version, goal, outcome string
-	position                      int
-	outcomeAt                     nullTime
+	fleet, version, goal string
+	outcome              state.FleetOutcome
+	position             int
+	outcomeAt            nullTime
 }
 
 func (s *Store) joinChunk(ctx context.Context, tx *sql.Tx, fleet string, ms []state.FleetMember, first int, now time.Time) error {
@@ -200,7 +201,7 @@ func (s *Store) RenewClaim(ctx context.Context, cluster, owner string, ttl time.
 }
 
 // FinishClaim records the outcome and frees the claim, if owner still holds generation.
-func (s *Store) FinishClaim(ctx context.Context, cluster, owner string, generation int64, outcome, lastError string) error {
+func (s *Store) FinishClaim(ctx context.Context, cluster, owner string, generation int64, outcome state.FleetOutcome, lastError string) error {
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		now, err := s.txNow(ctx, tx)
 		if err != nil {
@@ -261,19 +262,19 @@ func (s *Store) fleetFailures(ctx context.Context, fleet string, since time.Time
 
 // FleetCanary counts outcomes among fleet's first n clusters: n rows of the position index (a
 // GROUP BY would walk the outcome index over the whole fleet instead).
-func (s *Store) FleetCanary(ctx context.Context, fleet string, n int) (map[string]int, error) {
-	return again(ctx, s, func() (map[string]int, error) { return s.fleetCanary(ctx, fleet, n) })
+func (s *Store) FleetCanary(ctx context.Context, fleet string, n int) (map[state.FleetOutcome]int, error) {
+	return again(ctx, s, func() (map[state.FleetOutcome]int, error) { return s.fleetCanary(ctx, fleet, n) })
 }
 
-func (s *Store) fleetCanary(ctx context.Context, fleet string, n int) (map[string]int, error) {
+func (s *Store) fleetCanary(ctx context.Context, fleet string, n int) (map[state.FleetOutcome]int, error) {
 	rows, err := s.db.QueryContext(ctx, "SELECT outcome FROM fleet_cluster WHERE fleet = ? AND position < ?", fleet, n)
 	if err != nil {
 		return nil, fmt.Errorf("read the canaries of fleet %s: %w", fleet, err)
 	}
 	defer rows.Close()
-	out := map[string]int{}
+	out := map[state.FleetOutcome]int{}
 	for rows.Next() {
-		var o string
+		var o state.FleetOutcome
 		if err := rows.Scan(&o); err != nil {
 			return nil, fmt.Errorf("read the canaries of fleet %s: %w", fleet, err)
 		}
