@@ -8,6 +8,7 @@ import (
 
 	"github.com/kupgrade/kupgrade/recovery"
 	"github.com/kupgrade/kupgrade/recovery/recoverytest"
+	"github.com/kupgrade/kupgrade/runner/runnertest"
 	"github.com/kupgrade/kupgrade/state"
 	"github.com/kupgrade/kupgrade/watch"
 )
@@ -17,7 +18,7 @@ import (
 func TestAuditSkipsBadRowsAndAuditsTheOthers(t *testing.T) {
 	f := recoverytest.New(t)
 	f.BadClusters(t)
-	var log syncLog
+	var log runnertest.Buffer
 	var emitted []recovery.Action
 	w := &watch.Watcher{Store: f.St, Metrics: watch.NewMetrics(), Log: slog.New(slog.NewTextHandler(&log, nil)),
 		Options: recovery.AuditOptions{StaleAfter: time.Hour, Emit: func(a recovery.Action) { emitted = append(emitted, a) }}}

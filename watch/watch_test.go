@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kupgrade/kupgrade/recovery/recoverytest"
+	"github.com/kupgrade/kupgrade/runner/runnertest"
 	"github.com/kupgrade/kupgrade/state"
 	"github.com/kupgrade/kupgrade/state/sqlite"
 	"github.com/kupgrade/kupgrade/watch"
@@ -47,7 +48,7 @@ func TestWatcherWaitsForTheAuditLockAndTakesOver(t *testing.T) {
 		t.Fatalf("--once while the lock is held: %v, want a conflict", err)
 	}
 
-	var logs syncLog
+	var logs runnertest.Buffer
 	w := &watch.Watcher{Store: second, Interval: 10 * time.Millisecond,
 		Log: slog.New(slog.NewTextHandler(&logs, nil))}
 	ctx, cancel := context.WithCancel(t.Context())
@@ -95,7 +96,7 @@ func (l *losable) count() int { l.mu.Lock(); defer l.mu.Unlock(); return l.taken
 func TestWatcherStopsWhenItLosesTheAuditLock(t *testing.T) {
 	f := recoverytest.StuckSecondMaster(t, -time.Second)
 	st := &losable{WatchStore: f.St}
-	var logs syncLog
+	var logs runnertest.Buffer
 	w := &watch.Watcher{Store: st, Interval: 10 * time.Millisecond, Log: slog.New(slog.NewTextHandler(&logs, nil))}
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
@@ -161,22 +162,4 @@ func TestMetricsAndStatusPage(t *testing.T) {
 			t.Errorf("status page lacks %q", want)
 		}
 	}
-}
-
-// syncLog is a log the watcher writes while the test reads it.
-type syncLog struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *syncLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *syncLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
