@@ -50,7 +50,7 @@ func exitCode(err error) int {
 // report prints err for a person (or as JSON) on stderr and returns its exit status.
 func (a *app) report(err error) int {
 	code := exitCode(err)
-	msg := a.commands(err.Error())
+	msg := a.commands(message(err))
 	if errors.Is(err, fault.ErrNotFound) {
 		msg += a.otherClusters()
 	}

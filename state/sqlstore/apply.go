@@ -99,14 +99,23 @@ func checkLease(c state.Change, l *state.Lease, unreadable error, now time.Time)
 	if l == nil {
 		return nil
 	}
-	spec, acquire := c.AcquireLease()
 	held := fmt.Sprintf("lease held by %s for %s until %s", l.Owner, l.Operation, fmtTime(l.ExpiresAt))
 	if unreadable != nil {
-		held = fmt.Sprintf("lease held by %s for %s that cannot be read (%v), so nobody can tell whether it is live; "+
-			"`kupgrade upgrade failed --force` deletes it", l.Owner, l.Operation, unreadable)
+		held = fmt.Sprintf("lease held by %s for %s that cannot be read (%v), so nobody can tell whether it is live",
+			l.Owner, l.Operation, unreadable)
 	}
+	err := leaseMismatch(c, l, unreadable != nil, now, held)
+	if err != nil && unreadable != nil {
+		return state.WithNextSteps(err, "; `%s` deletes it", state.Next("upgrade", "failed", "--force"))
+	}
+	return err
+}
+
+// leaseMismatch is checkLease's refusal, held describing the lease found, nil when c may go on.
+func leaseMismatch(c state.Change, l *state.Lease, unreadable bool, now time.Time, held string) error {
+	spec, acquire := c.AcquireLease()
 	switch {
-	case unreadable != nil && (c.LeaseNotLive() || (acquire && l.Owner != spec.Owner)):
+	case unreadable && (c.LeaseNotLive() || (acquire && l.Owner != spec.Owner)):
 		return conflict(c.Cluster(), "expected no live lease, found a %s", held)
 	case c.LeaseOwner() != "" && l.Owner != c.LeaseOwner():
 		return conflict(c.Cluster(), "expected the lease of %s, found the %s", c.LeaseOwner(), held)
@@ -235,7 +244,8 @@ func (s *Store) noneLeftInFlight(ctx context.Context, tx *sql.Tx, c state.Change
 	if err != nil || host == "" {
 		return err
 	}
-	return conflict(c.Cluster(), "host %s is still in flight from an earlier operation that holds no live lease; fail it first with `kupgrade recover` (or `kupgrade upgrade failed`)", host)
+	return state.WithNextSteps(conflict(c.Cluster(), "host %s is still in flight from an earlier operation that holds no live lease", host),
+		"; fail it first with `%s` (or `%s`)", state.Next("recover"), state.Next("upgrade", "failed"))
 }
 
 // otherInFlight names a host of the change's cluster, other than the change's own, whose status

@@ -87,7 +87,7 @@ func refuseUnknown(ms []migration, applied map[int]appliedMigration) error {
 	if len(unknown) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%w: the database's schema holds migrations this kupgrade does not know: %s; a newer "+
-		"kupgrade has upgraded this database, and this older one would misread it or run unfenced: run the "+
-		"newer kupgrade (kupgrade version shows which one this is)", state.ErrBadInput, strings.Join(names, ", "))
+	err := fmt.Errorf("%w: the database's schema holds migrations this kupgrade does not know: %s", state.ErrBadInput, strings.Join(names, ", "))
+	return state.WithNextSteps(err, "; a newer kupgrade has upgraded this database, and this older one would misread it "+
+		"or run unfenced: run the newer kupgrade (%s shows which one this is)", state.Next("version"))
 }

@@ -235,7 +235,8 @@ func one(res sql.Result, err error, cluster, what string) error {
 }
 
 func notFound(cluster string) error {
-	return fmt.Errorf("%w: no upgrade for cluster %q (start one with `kupgrade upgrade start VERSION`)", state.ErrNotFound, cluster)
+	return state.WithNextSteps(fmt.Errorf("%w: no upgrade for cluster %q", state.ErrNotFound, cluster),
+		" (start one with `%s`)", state.Next("upgrade", "start", "VERSION"))
 }
 
 func isNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }

@@ -49,8 +49,9 @@ func (s *Store) createTx(ctx context.Context, tx *sql.Tx, nu state.NewUpgrade) (
 	// a second upgrade created meanwhile (Duplicate, above).
 	old, err := s.readUpgrade(ctx, tx, nu.Cluster, false)
 	if err == nil || errors.Is(err, state.ErrBadRow) {
-		return old, fmt.Errorf("%w: an upgrade of cluster %q to %s exists already (state %s); finish it, or abort and delete it (`kupgrade upgrade abort`, `kupgrade upgrade delete`)",
-			state.ErrRefused, nu.Cluster, old.ToVersion, old.State)
+		dup := fmt.Errorf("%w: an upgrade of cluster %q to %s exists already (state %s)", state.ErrRefused, nu.Cluster, old.ToVersion, old.State)
+		return old, state.WithNextSteps(dup, "; finish it, or abort and delete it (`%s`, `%s`)",
+			state.Next("upgrade", "abort"), state.Next("upgrade", "delete"))
 	}
 	if !errors.Is(err, state.ErrNotFound) {
 		return old, err
@@ -174,7 +175,8 @@ func (s *Store) setVersions(ctx context.Context, cluster, hostname, controlPlane
 		return fmt.Errorf("set versions of %s: %w", hostname, err)
 	}
 	if n, err := res.RowsAffected(); err != nil || n != 1 {
-		return fmt.Errorf("%w: host %s of cluster %q (hosts come from `kupgrade upgrade start`)", state.ErrNotFound, hostname, cluster)
+		return state.WithNextSteps(fmt.Errorf("%w: host %s of cluster %q", state.ErrNotFound, hostname, cluster),
+			" (hosts come from `%s`)", state.Next("upgrade", "start"))
 	}
 	return nil
 }
