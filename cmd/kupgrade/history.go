@@ -16,6 +16,7 @@ type upgradeHistoryCmd struct {
 	Since string `help:"Only events since then: a duration back from now (2h, 30m) or an RFC 3339 time."`
 	Limit int    `help:"At most this many events, the newest ones." default:"200"`
 	All   bool   `name:"all-clusters" help:"Events of every cluster, not only --cluster's."`
+	Wide  bool   `help:"Print each reason whole instead of cutting it to fit the terminal."`
 }
 
 // historyView is one element of `upgrade history -o json`, oldest first.
@@ -69,7 +70,7 @@ func (c *upgradeHistoryCmd) Run(ctx context.Context, a *app) error {
 		fmt.Fprintf(a.stdout, "no event for %s%s\n", clusterLabel(cluster), a.otherClusters())
 		return nil
 	}
-	writeHistory(a.stdout, out, c.All)
+	writeHistory(a.stdout, out, c.All, cellWidth(c.Wide, 90))
 	return nil
 }
 
@@ -101,7 +102,7 @@ func newHistoryView(e state.Event) historyView {
 		Reason: e.Reason, Evidence: e.Evidence}
 }
 
-func writeHistory(w io.Writer, vs []historyView, withCluster bool) {
+func writeHistory(w io.Writer, vs []historyView, withCluster bool, width int) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	head := "TIME\tACTOR\tFROM -> TO\tHOST\tREASON"
 	if withCluster {
@@ -124,7 +125,7 @@ func writeHistory(w io.Writer, vs []historyView, withCluster bool) {
 		if withCluster {
 			cluster = v.Cluster + "\t"
 		}
-		fmt.Fprintf(tw, "%s\t%s%s\t%s\t%s\t%s\n", v.Time, cluster, v.Actor, change, host, clip(v.Reason, 90))
+		fmt.Fprintf(tw, "%s\t%s%s\t%s\t%s\t%s\n", v.Time, cluster, v.Actor, change, host, clip(v.Reason, width))
 	}
 	tw.Flush()
 }

@@ -114,22 +114,30 @@ func newHostViews(hosts []state.Host) []hostView {
 	return out
 }
 
-func writeHosts(w io.Writer, hosts []state.Host) {
+func writeHosts(w io.Writer, hosts []state.Host, width int) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tHOSTNAME\tPERSONALITY\tTARGET\tCONTROL-PLANE\tKUBELET\tSTATUS\tLAST FAILURE")
 	for _, h := range hosts {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", h.ID, h.Hostname, h.Personality,
-			dash(h.TargetVersion), dash(h.ControlPlaneVersion), dash(h.KubeletVersion), h.Status, dash(clip(h.LastFailure, 72)))
+			dash(h.TargetVersion), dash(h.ControlPlaneVersion), dash(h.KubeletVersion), h.Status, dash(clip(h.LastFailure, width)))
 	}
 	tw.Flush()
 }
 
 // clip shortens s for a table cell; `-o json` has the whole text.
 func clip(s string, n int) string {
-	if r := []rune(s); len(r) > n {
+	if r := []rune(s); n > 0 && len(r) > n {
 		return string(r[:n-1]) + "…"
 	}
 	return s
+}
+
+// cellWidth is n, or 0 (no cutting) under --wide.
+func cellWidth(wide bool, n int) int {
+	if wide {
+		return 0
+	}
+	return n
 }
 
 func dash(s string) string {

@@ -34,6 +34,7 @@ func (c *upgradeShowCmd) Run(ctx context.Context, a *app) error {
 
 type hostListCmd struct {
 	Refresh bool `help:"Read the live versions over SSH and store them first."`
+	Wide    bool `help:"Print the last failure whole instead of cutting it to fit the terminal."`
 }
 
 func (c *hostListCmd) Run(ctx context.Context, a *app) error {
@@ -58,7 +59,7 @@ func (c *hostListCmd) Run(ctx context.Context, a *app) error {
 			a.command("kupgrade upgrade start VERSION"), a.otherClusters())
 		return nil
 	}
-	writeHosts(a.stdout, hosts)
+	writeHosts(a.stdout, hosts, cellWidth(c.Wide, 72))
 	return nil
 }
 
