@@ -92,6 +92,7 @@ type hostView struct {
 	KubeletVersion      *string           `json:"kubelet_version"`
 	Status              *string           `json:"status"`
 	LastFailure         *string           `json:"last_failure"`
+	Resolved            bool              `json:"resolved"`
 }
 
 func nullable(s string) *string {
@@ -108,7 +109,7 @@ func newHostViews(hosts []state.Host) []hostView {
 			ID: h.ID, Hostname: h.Hostname, Personality: h.Personality,
 			TargetVersion: nullable(h.TargetVersion), ControlPlaneVersion: nullable(h.ControlPlaneVersion),
 			KubeletVersion: nullable(h.KubeletVersion), Status: nullable(string(h.Status)),
-			LastFailure: nullable(h.LastFailure),
+			LastFailure: nullable(h.LastFailure), Resolved: resolved(h),
 		})
 	}
 	return out
@@ -119,7 +120,7 @@ func writeHosts(w io.Writer, hosts []state.Host, width int) {
 	fmt.Fprintln(tw, "ID\tHOSTNAME\tPERSONALITY\tTARGET\tCONTROL-PLANE\tKUBELET\tSTATUS\tLAST FAILURE")
 	for _, h := range hosts {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", h.ID, h.Hostname, h.Personality,
-			dash(h.TargetVersion), dash(h.ControlPlaneVersion), dash(h.KubeletVersion), h.Status, dash(clip(h.LastFailure, width)))
+			dash(h.TargetVersion), dash(h.ControlPlaneVersion), dash(h.KubeletVersion), h.Status, dash(clip(h.LastFailure, width))+resolvedMark(h))
 	}
 	tw.Flush()
 }
@@ -152,4 +153,17 @@ func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// resolved reports a failure the host's last step later got past: a failed host goes back to
+// idle, so only a host whose kubelet step then succeeded is known to be past it.
+func resolved(h state.Host) bool {
+	return h.LastFailure != "" && h.Status == state.UpgradedKubelet
+}
+
+func resolvedMark(h state.Host) string {
+	if resolved(h) {
+		return " (resolved)"
+	}
+	return ""
 }

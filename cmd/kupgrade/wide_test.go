@@ -29,3 +29,20 @@ func TestWideKeepsWholeFailure(t *testing.T) {
 		t.Errorf("history: cut\n%s\nwide\n%s", cut.String(), whole.String())
 	}
 }
+
+// TestResolvedFailure: a failure the host's kubelet step later got past is marked as such, in the
+// table and in -o json; a live failure (host back to idle) is not.
+func TestResolvedFailure(t *testing.T) {
+	past := state.Host{ID: 1, Hostname: "cp-0", LastFailure: "kubelet restart timed out", Status: state.UpgradedKubelet}
+	live := state.Host{ID: 2, Hostname: "cp-1", LastFailure: "kubelet restart timed out", Status: state.HostIdle}
+	var b strings.Builder
+	writeHosts(&b, []state.Host{past, live}, 72)
+	lines := strings.Split(b.String(), "\n")
+	if !strings.Contains(lines[1], "(resolved)") || strings.Contains(lines[2], "(resolved)") {
+		t.Errorf("want only cp-0 marked resolved:\n%s", b.String())
+	}
+	vs := newHostViews([]state.Host{past, live})
+	if !vs[0].Resolved || vs[1].Resolved {
+		t.Errorf("json resolved = %v, %v; want true, false", vs[0].Resolved, vs[1].Resolved)
+	}
+}
