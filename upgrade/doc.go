@@ -15,6 +15,22 @@
 // when a kupgrade that lost its lease still has one running there, and no command of another
 // cluster's upgrade on a host within a lease's TTL of this upgrade's last command there.
 //
+// One way to run a step: an Action names a step of state's step table and its hosts; Do hands it
+// to the one executor of the step's scope (action.go: clusterExec for the controllers and the
+// one-host steps, controlPlaneExec, kubeletExec, storeExec). `upgrade run` (Run), the
+// single-step commands, the fleet (through Resume) and the plan (Preview, `run --dry-run`) all
+// go through it: the plan asks the same executor which hosts an action runs on (where), what its
+// pre-checks say (check) and what the store records when it succeeds (after), so the preview
+// and the run cannot disagree.
+//
+// Adding a step (a drain, a package install, an etcd snapshot):
+//  1. add it to the step table (state/steps.go): its states, scope, playbook and command, and
+//     its states to state/state.go with their failed twin;
+//  2. ship its playbook (playbooks/) or let the inventory name one (kupgrade_playbooks);
+//  3. say where Plan.Next (plan.go) runs it in the order;
+//  4. only when none of the four scopes fits, give its scope an executor of its own and put
+//     it in executors (action.go).
+//
 // upgrade is where the runner and kubeadm meet: the runner runs kubeadm's probe on a host
 // (ProbeHost, over the step's connection), kubeadm reads its report and judges how far kubeadm
 // got (kubeadm.Classify); the playbooks' kubelet_config module is kubeadm's, plugged into the

@@ -234,3 +234,9 @@ func (f *fixture) generation(t *testing.T) int64 {
 	}
 	return gen
 }
+
+// controlPlane is the action of `host upgrade HOST control-plane`: the state decides which
+// control-plane step runs.
+func controlPlane(host string) upgrade.Action {
+	return upgrade.Action{Step: state.StepFirstMaster, Hosts: []string{host}}
+}

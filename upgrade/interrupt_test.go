@@ -28,7 +28,7 @@ func TestInterruptAdviceNamesTheOperator(t *testing.T) {
 			return &runner.Recap{}, pctx.Err(), true
 		}
 		var se *upgrade.StepError
-		if err := f.w.ControlPlane(ctx, "controller-1"); !errors.As(err, &se) || se.Finding == nil {
+		if err := f.w.Do(ctx, controlPlane("controller-1")); !errors.As(err, &se) || se.Finding == nil {
 			t.Fatalf("interrupt %v: err = %v, want a step error with a finding", interrupt, err)
 		}
 		named := strings.HasPrefix(se.Finding.Next, "interrupted by the operator")

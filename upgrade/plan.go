@@ -6,19 +6,6 @@ import (
 	"github.com/kupgrade/kupgrade/state"
 )
 
-// Action is the next thing `upgrade run` does.
-type Action struct {
-	Step  string   // a state.Step* name
-	Hosts []string // the hosts it runs on (control plane: one; kubelets: a batch)
-}
-
-func (a Action) String() string {
-	if len(a.Hosts) == 0 {
-		return a.Step
-	}
-	return fmt.Sprintf("%s %v", a.Step, a.Hosts)
-}
-
 // Plan describes the cluster for Next: which optional steps the inventory configures.
 type Plan struct {
 	PreAppUpdate  bool // kupgrade_playbooks names a pre-app-update playbook

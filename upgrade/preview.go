@@ -130,7 +130,7 @@ func (w *Workflow) Preview(ctx context.Context, o PreviewOptions) (*Preview, err
 		}
 	}
 	p.Next, p.Wait = NextCommand(plan, u, hosts, lease, w.Store.Now())
-	w.walk(p, plan, u, hosts, lease, o.Until)
+	w.walk(p, plan, view{u: u, hosts: hosts, lease: lease, now: w.Store.Now()}, o.Until)
 	if p.Refusal != nil && len(p.Steps) <= 1 && p.Next != recovery.RecoverCommand {
 		p.Next = "" // the next step itself is refused: its refusal names the way out
 	}
@@ -163,10 +163,11 @@ func (w *Workflow) previewVersions(ctx context.Context, p *Preview, hosts []stat
 // Next is NextCommand for the recorded upgrade of w.Cluster (Inventory may be nil: then no
 // optional step is configured). It reads the store and nothing else.
 func (w *Workflow) Next(ctx context.Context) (cmd, wait string, err error) {
-	u, hosts, lease, err := w.read(ctx)
+	in, err := w.view(ctx)
 	if err != nil {
 		return "", "", err
 	}
+	u, hosts, lease := in.u, in.hosts, in.lease
 	plan := w.runPlan(1)
 	if u.State == state.UpgradingKubelets {
 		if plan.Uncordon, err = w.cordoned(ctx, u); err != nil {

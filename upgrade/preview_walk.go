@@ -50,7 +50,11 @@ func (w *Workflow) previewStart(ctx context.Context, o PreviewOptions) (*Preview
 	}
 	p.Next = start.Command
 	u := state.Upgrade{Cluster: w.Cluster, FromVersion: p.From, ToVersion: p.To, State: state.UpgradeStarted}
-	w.walk(p, w.runPlan(o.WorkerBatch), u, hosts, nil, o.Until)
+	now := time.Now() // no database yet: no lease to compare it with
+	if w.Store != nil {
+		now = w.Store.Now()
+	}
+	w.walk(p, w.runPlan(o.WorkerBatch), view{u: u, hosts: hosts, now: now}, o.Until)
 	return p, nil
 }
 
@@ -80,22 +84,19 @@ func startChecks(p *Preview, o PreviewOptions, cs []*inventory.Host, vs map[stri
 	return check(fmt.Sprintf("%s -> %s is a supported step", p.From, p.To), state.CheckVersionStep(fromV, toV, o.Force))
 }
 
-// walk simulates `upgrade run` from u: each step's pre-checks against the state it would meet,
-// then its outcome as if it succeeded, until done, until, or the first refusal. lease is the
-// recorded one, which only the first step meets: the run holds its own afterwards.
-func (w *Workflow) walk(p *Preview, plan Plan, u state.Upgrade, hosts []state.Host, lease *state.Lease, until state.State) {
-	now := time.Now()
-	if w.Store != nil {
-		now = w.Store.Now()
-	}
+// walk simulates `upgrade run` from in: each step's pre-checks (its executor's) against the
+// state it would meet, then its outcome as if it succeeded (its executor's after), until done,
+// until, or the first refusal. in.lease is the recorded one, which only the first step meets:
+// the run holds its own afterwards.
+func (w *Workflow) walk(p *Preview, plan Plan, in view, until state.State) {
 	for range maxActions {
-		if until != "" && u.State == until {
+		if until != "" && in.u.State == until {
 			return
 		}
-		act, done, err := plan.Next(u, hosts)
+		act, done, err := plan.Next(in.u, in.hosts)
 		if err != nil {
 			p.Refusal = err
-			if lerr := state.CheckLease(u, lease, now); lerr != nil && u.State.InFlight() {
+			if lerr := state.CheckLease(in.u, in.lease, in.now); lerr != nil && in.u.State.InFlight() {
 				p.Refusal = lerr // another kupgrade runs it: a conflict (exit 4), as `upgrade run` says
 			}
 			return
@@ -103,26 +104,29 @@ func (w *Workflow) walk(p *Preview, plan Plan, u state.Upgrade, hosts []state.Ho
 		if done {
 			return
 		}
-		ps, err := w.plannedStep(act, u, hosts, lease, now)
+		ps, next, err := w.plannedStep(act, in)
 		p.Steps = append(p.Steps, ps)
 		if err != nil {
 			p.Refusal = err
 			return
 		}
-		u, hosts = simulate(act, u, hosts)
-		lease = nil
+		in = next
+		in.lease = nil
 	}
 }
 
-// plannedStep describes act and runs the pure pre-checks its command would run; the error is the
-// first refusal.
-func (w *Workflow) plannedStep(act Action, u state.Upgrade, hosts []state.Host, lease *state.Lease, now time.Time) (PlannedStep, error) {
-	step, _ := state.StepNamed(act.Step)
+// plannedStep describes act, runs the pure pre-checks its executor runs before it writes
+// anything, and returns in as the store would record act's success; the error is the first
+// refusal.
+func (w *Workflow) plannedStep(act Action, in view) (PlannedStep, view, error) {
+	var names []string
+	for _, h := range controllers(in.hosts) {
+		names = append(names, h.Hostname)
+	}
+	step, ex, act, err := resolve(act, names)
 	ps := PlannedStep{Step: act.Step, Hosts: act.Hosts}
-	if len(ps.Hosts) == 0 && step.Scope == state.ScopeOneHost {
-		if cs := controllers(hosts); len(cs) > 0 {
-			ps.Hosts = []string{cs[0].Hostname}
-		}
+	if err != nil {
+		return ps, in, err
 	}
 	ps.Command = step.CommandFor("")
 	if len(ps.Hosts) > 0 {
@@ -132,12 +136,15 @@ func (w *Workflow) plannedStep(act Action, u state.Upgrade, hosts []state.Host, 
 		}
 		ps.Command = strings.Join(cmds, "; ")
 	}
-	if step.Scope != state.ScopeStoreOnly {
+	if step.Playbook != "" {
 		pb, err := w.playbook(step)
 		if err != nil {
-			return ps, err
+			return ps, in, err
 		}
 		ps.Playbook, ps.Tasks = pb.File, tasksOf(pb)
 	}
-	return ps, ps.check(step, u, hosts, lease, now)
+	var v verdict
+	err = ex.check(step, act, in, &v)
+	ps.Checks = v.checks
+	return ps, ex.after(step, act, in), err
 }

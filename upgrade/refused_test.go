@@ -39,7 +39,7 @@ func TestRefusedFailureIsRecordedInPlainWords(t *testing.T) {
 		r := failed("controller-1", 1, "error execution phase \xff\xfe: boom\n")
 		return r, r.Err(), true
 	}
-	err := f.w.ControlPlane(t.Context(), "controller-1")
+	err := f.w.Do(t.Context(), controlPlane("controller-1"))
 	var se *upgrade.StepError
 	if !errors.As(err, &se) || !se.Recorded || !errors.Is(err, upgrade.ErrFailed) {
 		t.Fatalf("ControlPlane = %v, want a recorded failure", err)

@@ -61,7 +61,7 @@ func (w *Workflow) Run(ctx context.Context, opts RunOptions) error {
 			}
 		}
 		w.log().Info("next step", "step", act.String(), "state", u.State)
-		err = w.do(ctx, act)
+		err = w.Do(ctx, act)
 		if err == nil {
 			continue
 		}
@@ -73,31 +73,6 @@ func (w *Workflow) Run(ctx context.Context, opts RunOptions) error {
 		w.log().Warn("step failed, retrying", "step", act.String(), "attempt", tries[act.String()], "of", opts.Retries, "error", err)
 	}
 	return fmt.Errorf("upgrade run made no progress after %d steps", maxActions)
-}
-
-// do runs act the way its step's scope says.
-func (w *Workflow) do(ctx context.Context, act Action) error {
-	step, ok := state.StepNamed(act.Step)
-	if !ok {
-		return fmt.Errorf("unknown step %q: %w", act.Step, state.ErrBadInput)
-	}
-	switch step.Scope {
-	case state.ScopeControlPlane:
-		return w.ControlPlane(ctx, act.Hosts[0])
-	case state.ScopeKubeletBatch:
-		return w.Kubelets(ctx, act.Hosts, false)
-	case state.ScopeOneHost: // one-controller systems: that controller
-		cs, err := w.controllerHosts()
-		if err != nil {
-			return err
-		}
-		return w.HostStep(ctx, act.Step, cs[0].Name)
-	case state.ScopeStoreOnly:
-		_, err := w.Complete(ctx)
-		return err
-	default:
-		return w.ClusterStep(ctx, act.Step)
-	}
 }
 
 // cordoned reports whether this upgrade cordoned its controller: it entered cordon-complete,

@@ -18,16 +18,6 @@ func (w *Workflow) controllerHosts() ([]*inventory.Host, error) {
 	return cs, nil
 }
 
-// HostStep runs a step of scope state.ScopeOneHost (cordon, uncordon) on one host of a
-// one-controller system.
-func (w *Workflow) HostStep(ctx context.Context, name, hostname string) error {
-	h, err := w.host(hostname)
-	if err != nil {
-		return err
-	}
-	return w.stepOn(ctx, name, state.ScopeOneHost, []*inventory.Host{h})
-}
-
 // Abort restores the control-plane manifests from kubeadm's backups on the controllers and ends
 // in upgrade-aborted (upgrade-aborting-failed when that fails, which a second abort retries).
 func (w *Workflow) Abort(ctx context.Context) error {
@@ -61,7 +51,7 @@ func (w *Workflow) Abort(ctx context.Context) error {
 			return w.abortUntouched(ctx, u)
 		}
 	}
-	return w.stepOn(ctx, state.StepAbort, state.ScopeControllers, cs)
+	return clusterExec{}.run(ctx, w, step, Action{Step: step.Name})
 }
 
 // manifestsMoved probes the controllers and reports whether any control plane moved away from
@@ -124,28 +114,4 @@ func (w *Workflow) abortUntouched(ctx context.Context, u state.Upgrade) error {
 	}
 	w.stateChanged(state.WholeCluster, mid.State, end.State, reason)
 	return nil
-}
-
-// Complete marks the upgrade complete once every host is upgraded-kubelet, and clears every host
-// status.
-func (w *Workflow) Complete(ctx context.Context) (state.Upgrade, error) {
-	u, err := w.Store.Upgrade(ctx, w.Cluster)
-	if err != nil {
-		return u, err
-	}
-	hosts, err := w.Store.Hosts(ctx, w.Cluster)
-	if err != nil {
-		return u, err
-	}
-	if err := w.leaseFree(ctx, u); err != nil {
-		return u, err
-	}
-	if err := state.CheckComplete(u, hosts); err != nil {
-		return u, err
-	}
-	after, err := w.Store.Apply(ctx, state.Complete(w.Cluster, state.ActorCLI, u.State, state.Because("every kubelet is upgraded")))
-	if err == nil {
-		w.stateChanged(state.WholeCluster, u.State, after.State, "upgrade complete")
-	}
-	return after, err
 }

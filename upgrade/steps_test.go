@@ -7,6 +7,7 @@ import (
 
 	"github.com/kupgrade/kupgrade/playbooks"
 	"github.com/kupgrade/kupgrade/state"
+	"github.com/kupgrade/kupgrade/upgrade"
 )
 
 // Every playbook the step table ships is embedded in the binary and parses.
@@ -39,16 +40,23 @@ func TestEveryFailedStateHasARetry(t *testing.T) {
 	}
 }
 
-// An entry point refuses a step of another scope before it reads or runs anything.
-func TestEntryPointsRefuseAStepOfAnotherScope(t *testing.T) {
+// An action whose hosts do not fit its step's scope (or that names no step of the table) is
+// refused before anything is read or run.
+func TestActionsRefuseHostsOfAnotherScope(t *testing.T) {
 	f := newFixture(t)
 	f.at(t, state.UpgradedNetworking)
 	played := len(f.c.plays)
-	if err := f.w.ClusterStep(t.Context(), state.StepCordon); !errors.Is(err, state.ErrBadInput) {
-		t.Errorf("ClusterStep(cordon) = %v, want bad input", err)
-	}
-	if err := f.w.HostStep(t.Context(), state.StepStorage, "controller-0"); !errors.Is(err, state.ErrBadInput) {
-		t.Errorf("HostStep(storage) = %v, want bad input", err)
+	for _, act := range []upgrade.Action{
+		{Step: state.StepCordon, Hosts: []string{"controller-0", "controller-1"}},
+		{Step: state.StepStorage, Hosts: []string{"controller-0"}},
+		{Step: state.StepFirstMaster},
+		{Step: state.StepKubelets},
+		{Step: state.StepComplete, Hosts: []string{"worker-0"}},
+		{Step: "no-such-step"},
+	} {
+		if err := f.w.Do(t.Context(), act); !errors.Is(err, state.ErrBadInput) {
+			t.Errorf("Do(%v) = %v, want bad input", act, err)
+		}
 	}
 	if len(f.c.plays) != played {
 		t.Errorf("played %v", f.c.plays[played:])

@@ -48,7 +48,7 @@ func TestTimedOutKubeadmRecordsTheTimeout(t *testing.T) {
 		recap, err := r.Play(ctx, pb, f.inv, runner.PlayOptions{Hosts: []string{limit}})
 		return recap, err, true
 	}
-	if err := f.w.ControlPlane(t.Context(), "controller-1"); err == nil {
+	if err := f.w.Do(t.Context(), controlPlane("controller-1")); err == nil {
 		t.Fatal("a timed-out kubeadm must fail the step")
 	}
 	f.wantState(t, state.UpgradingSecondMasterFailed)

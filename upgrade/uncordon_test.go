@@ -33,7 +33,7 @@ func TestResumedRunUncordonsAfterManyEvents(t *testing.T) {
 	if err := f.w.Run(t.Context(), upgrade.RunOptions{Until: state.UpgradedNetworking}); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.w.HostStep(t.Context(), state.StepCordon, "controller-0"); err != nil {
+	if err := f.w.Do(t.Context(), upgrade.Action{Step: state.StepCordon, Hosts: []string{"controller-0"}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.w.Run(t.Context(), upgrade.RunOptions{Until: state.UpgradingKubelets}); err != nil {

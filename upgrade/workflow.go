@@ -203,6 +203,19 @@ func (w *Workflow) host(name string) (*inventory.Host, error) {
 	return h, nil
 }
 
+// hosts returns the inventory hosts called names, in that order.
+func (w *Workflow) hosts(names []string) ([]*inventory.Host, error) {
+	hs := make([]*inventory.Host, len(names))
+	for i, name := range names {
+		h, err := w.host(name)
+		if err != nil {
+			return nil, err
+		}
+		hs[i] = h
+	}
+	return hs, nil
+}
+
 func (w *Workflow) kubeadmTimeout() time.Duration {
 	if w.KubeadmTimeout <= 0 {
 		return 15 * time.Minute
@@ -217,25 +230,26 @@ func (w *Workflow) fenceWait() time.Duration {
 	return w.FenceWait
 }
 
-// read returns what the pre-checks look at: the upgrade, its hosts and the cluster's lease.
+// view returns what the pre-checks look at: the upgrade, its hosts, the cluster's lease and now.
 //
 // Nothing has started yet, so a database that drops the connection (a restart, a Galera node
 // failing over) is read again for as long as a final write would be retried.
-func (w *Workflow) read(ctx context.Context) (u state.Upgrade, hosts []state.Host, lease *state.Lease, err error) {
+func (w *Workflow) view(ctx context.Context) (in view, err error) {
 	rctx, cancel := context.WithTimeout(ctx, w.recordFor())
 	defer cancel()
 	err = w.retryDB(rctx, "read the upgrade, its hosts and its lease", func(ctx context.Context) error {
 		var err error
-		if u, err = w.Store.Upgrade(ctx, w.Cluster); err != nil {
+		if in.u, err = w.Store.Upgrade(ctx, w.Cluster); err != nil {
 			return err
 		}
-		if hosts, err = w.Store.Hosts(ctx, w.Cluster); err != nil {
+		if in.hosts, err = w.Store.Hosts(ctx, w.Cluster); err != nil {
 			return err
 		}
-		lease, err = w.Store.Lease(ctx, w.Cluster)
+		in.lease, err = w.Store.Lease(ctx, w.Cluster)
 		return err
 	})
-	return u, hosts, lease, err
+	in.now = w.Store.Now()
+	return in, err
 }
 
 // leaseFree refuses (state.ErrConflict, exit 4) while another operation holds a live lease on

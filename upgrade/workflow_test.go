@@ -67,7 +67,7 @@ func TestLateFailureIsRecordedAndRetried(t *testing.T) {
 		r := failed("controller-1", 1, "[upgrade] Backing up kubelet config file\nerror execution phase kubelet-config: boom\nTo see the stack trace of this error execute with --v=5 or higher\n")
 		return r, r.Err(), true
 	}
-	err := f.w.ControlPlane(t.Context(), "controller-1")
+	err := f.w.Do(t.Context(), controlPlane("controller-1"))
 	var se *upgrade.StepError
 	if !errors.As(err, &se) || !errors.Is(err, upgrade.ErrFailed) {
 		t.Fatalf("ControlPlane = %v, want a StepError", err)
@@ -114,7 +114,7 @@ func TestLateFailureIsRecordedAndRetried(t *testing.T) {
 	if h := f.host(t, "controller-1"); h.ControlPlaneVersion != "v1.30.1" {
 		t.Errorf("host list shows control plane %s; the probe found the manifests at v1.30.1", h.ControlPlaneVersion)
 	}
-	if err := f.w.ControlPlane(t.Context(), "controller-1"); err != nil {
+	if err := f.w.Do(t.Context(), controlPlane("controller-1")); err != nil {
 		t.Fatalf("retry: %v", err)
 	}
 	f.wantState(t, state.UpgradedSecondMaster)
@@ -138,7 +138,7 @@ func TestWedgedProbeDoesNotStopTheRecording(t *testing.T) {
 		r := failed("controller-1", 1, "error execution phase control-plane: boom\n")
 		return r, r.Err(), true
 	}
-	err := f.w.ControlPlane(t.Context(), "controller-1")
+	err := f.w.Do(t.Context(), controlPlane("controller-1"))
 	var se *upgrade.StepError
 	if !errors.As(err, &se) || !se.Recorded || !errors.Is(err, upgrade.ErrFailed) {
 		t.Fatalf("err = %v, want a recorded failure", err)
@@ -160,7 +160,7 @@ func TestFinalWriteIsRetried(t *testing.T) {
 		fs.failApplies.Store(3)
 		return nil, nil, false
 	}
-	if err := f.w.ControlPlane(t.Context(), "controller-1"); err != nil {
+	if err := f.w.Do(t.Context(), controlPlane("controller-1")); err != nil {
 		t.Fatalf("the success must be recorded once the database answers: %v", err)
 	}
 	f.wantState(t, state.UpgradedSecondMaster)
@@ -180,7 +180,7 @@ func TestInterruptRecordsTheFailure(t *testing.T) {
 		<-pctx.Done()
 		return &runner.Recap{}, pctx.Err(), true
 	}
-	err := f.w.ControlPlane(ctx, "controller-1")
+	err := f.w.Do(ctx, controlPlane("controller-1"))
 	if !errors.Is(err, context.Canceled) || !errors.Is(err, upgrade.ErrFailed) {
 		t.Fatalf("err = %v, want a failed operation caused by the interruption", err)
 	}
@@ -217,7 +217,7 @@ func TestLostLeaseClosesTheGateWithoutCancelling(t *testing.T) {
 		}
 		return &runner.Recap{}, nil, true
 	}
-	err := f.w.ControlPlane(t.Context(), "controller-1")
+	err := f.w.Do(t.Context(), controlPlane("controller-1"))
 	var se *upgrade.StepError
 	if !errors.As(err, &se) || se.Recorded || !errors.Is(err, upgrade.ErrNotRecorded) || !strings.Contains(err.Error(), "lease of cluster default lost") {
 		t.Fatalf("err = %v, want an unrecorded StepError saying the lease was lost", err)
@@ -263,7 +263,7 @@ func TestDatabaseOutageHoldsTheGateWithoutCancelling(t *testing.T) {
 		}
 		return nil, nil, false
 	}
-	if err := f.w.ControlPlane(t.Context(), "controller-1"); err != nil {
+	if err := f.w.Do(t.Context(), controlPlane("controller-1")); err != nil {
 		t.Fatalf("the step survives an outage: %v", err)
 	}
 	f.wantState(t, state.UpgradedSecondMaster)
@@ -298,7 +298,7 @@ func TestUnreachableHostChangesNothing(t *testing.T) {
 	f.at(t, state.UpgradedFirstMaster)
 	before := f.lastEvent(t)
 	f.c.down["controller-1"] = &runner.UnreachableError{Host: "controller-1", Err: errors.New("connection refused")}
-	err := f.w.ControlPlane(t.Context(), "controller-1")
+	err := f.w.Do(t.Context(), controlPlane("controller-1"))
 	if !errors.Is(err, fault.ErrUnreachable) {
 		t.Fatalf("err = %v, want unreachable", err)
 	}
@@ -320,16 +320,16 @@ func TestConcurrentStepsOneWins(t *testing.T) {
 		return nil, nil, false
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- f.w.ControlPlane(t.Context(), "controller-1") }()
+	go func() { errc <- f.w.Do(t.Context(), controlPlane("controller-1")) }()
 	<-started
 	second := *f.w
 	second.Owner = ""
-	err := second.ControlPlane(t.Context(), "controller-1")
+	err := second.Do(t.Context(), controlPlane("controller-1"))
 	if !errors.Is(err, state.ErrConflict) {
 		t.Errorf("second upgrade: %v, want a conflict", err)
 	}
 	// Nothing else starts under a live lease either (exit 4, not a refusal of the state).
-	if err := second.ClusterStep(t.Context(), state.StepNetworking); !errors.Is(err, state.ErrConflict) {
+	if err := second.Do(t.Context(), upgrade.Action{Step: state.StepNetworking}); !errors.Is(err, state.ErrConflict) {
 		t.Errorf("networking under a live lease: %v, want a conflict", err)
 	}
 	if err := second.Abort(t.Context()); !errors.Is(err, state.ErrConflict) {
@@ -352,7 +352,7 @@ func TestVerifyFailsTheStepWhenManifestsAreNotAtTarget(t *testing.T) {
 		return &runner.Recap{Hosts: map[string]*runner.HostRecap{limit: {OK: 3}},
 			Registered: map[string]map[string]any{limit: {"kcfg_after": old.Map()}}}, nil, true
 	}
-	err := f.w.ControlPlane(t.Context(), "controller-1")
+	err := f.w.Do(t.Context(), controlPlane("controller-1"))
 	var se *upgrade.StepError
 	if !errors.As(err, &se) || !strings.Contains(se.Cause.Error(), "manifests report v1.29.4, want v1.30.1") {
 		t.Fatalf("err = %v, want the verification to fail the step", err)
@@ -455,7 +455,7 @@ func TestRenewalAfterTheReleaseIsNoLoss(t *testing.T) {
 		r := failed("controller-1", 1, "error execution phase addon: boom\n")
 		return r, r.Err(), true
 	}
-	err := f.w.ControlPlane(t.Context(), "controller-1")
+	err := f.w.Do(t.Context(), controlPlane("controller-1"))
 	if rs.conflicts.Load() == 0 {
 		t.Fatal("no renewal ran after the release: the race was not reproduced")
 	}

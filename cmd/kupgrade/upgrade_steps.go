@@ -74,7 +74,7 @@ func (c *stepCmd) Run(ctx context.Context, a *app, kctx *kong.Context) error {
 	if err != nil {
 		return err
 	}
-	return a.outcome(a.notifyFailure(ctx, w, w.ClusterStep(ctx, step.Name)))
+	return a.outcome(a.notifyFailure(ctx, w, w.Do(ctx, upgrade.Action{Step: step.Name})))
 }
 
 type hostUpgradeCmd struct {
@@ -97,10 +97,11 @@ func (c *hostUpgradeCmd) Run(ctx context.Context, a *app) error {
 	if err != nil {
 		return err
 	}
-	if c.What == "kubelet" {
-		return a.outcome(a.notifyFailure(ctx, w, w.Kubelets(ctx, []string{host}, c.Rerun)))
+	act := upgrade.Action{Step: state.StepKubelets, Hosts: []string{host}, Rerun: c.Rerun}
+	if c.What == "control-plane" { // first-master or second-master: the state decides
+		act.Step = state.StepFirstMaster
 	}
-	return a.outcome(a.notifyFailure(ctx, w, w.ControlPlane(ctx, host)))
+	return a.outcome(a.notifyFailure(ctx, w, w.Do(ctx, act)))
 }
 
 // hostStepCmd runs one step on one host (cordon, uncordon): the one stepOf finds for the
@@ -122,7 +123,7 @@ func (c *hostStepCmd) Run(ctx context.Context, a *app, kctx *kong.Context) error
 	if err != nil {
 		return err
 	}
-	return a.outcome(a.notifyFailure(ctx, w, w.HostStep(ctx, step.Name, host)))
+	return a.outcome(a.notifyFailure(ctx, w, w.Do(ctx, upgrade.Action{Step: step.Name, Hosts: []string{host}})))
 }
 
 // stepOf returns the step of state's step table that command n runs: the one whose command,
@@ -159,7 +160,10 @@ func (c *upgradeCompleteCmd) Run(ctx context.Context, a *app) error {
 	if err != nil {
 		return err
 	}
-	u, err := w.Complete(ctx)
+	if err := w.Do(ctx, upgrade.Action{Step: state.StepComplete}); err != nil {
+		return err
+	}
+	u, err := w.Store.Upgrade(ctx, w.Cluster)
 	if err != nil {
 		return err
 	}

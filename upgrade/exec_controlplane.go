@@ -1,0 +1,91 @@
+package upgrade
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/kupgrade/kupgrade/inventory"
+	"github.com/kupgrade/kupgrade/playbooks"
+	"github.com/kupgrade/kupgrade/state"
+)
+
+// controlPlaneExec upgrades one controller's control plane (state.ScopeControlPlane): `kubeadm
+// upgrade apply` on the first controller, `kubeadm upgrade node` on the others. Either
+// control-plane step names it: the state decides which one runs (first-master, then
+// second-master), as `host upgrade HOST control-plane` does.
+type controlPlaneExec struct{}
+
+func (controlPlaneExec) where(step state.Step, act Action, _ []string) ([]string, error) {
+	if len(act.Hosts) != 1 {
+		return nil, fmt.Errorf("step %s runs on one controller, not %v: %w", step.Name, act.Hosts, state.ErrBadInput)
+	}
+	return act.Hosts, nil
+}
+
+func (controlPlaneExec) check(_ state.Step, act Action, in view, v *verdict) error {
+	h := act.Hosts[0]
+	running, redo, err := state.CheckControlPlane(in.u, in.hosts, h, in.lease, in.now)
+	note := ""
+	if redo {
+		note = fmt.Sprintf("redo: the control plane already reports %s (kubeadm skips identical manifests)", in.u.ToVersion)
+	}
+	v.running, v.redo = running, redo
+	return v.add("control-plane pre-check (state, lease, host status)", h, err, note)
+}
+
+func (e controlPlaneExec) run(ctx context.Context, w *Workflow, step state.Step, act Action) error {
+	h, err := w.host(act.Hosts[0])
+	if err != nil {
+		return err
+	}
+	in, err := w.view(ctx)
+	if err != nil {
+		return err
+	}
+	var v verdict
+	if err := e.check(step, act, in, &v); err != nil {
+		return err
+	}
+	if v.redo {
+		w.log().Info("control plane already reports the target: redo (kubeadm skips identical manifests)", "host", h.Name, "version", in.u.ToVersion)
+	}
+	step, ok := state.StepOf(v.running)
+	if !ok {
+		return fmt.Errorf("no step runs in state %s: %w", v.running, state.ErrRefused)
+	}
+	pb, err := w.playbook(step)
+	if err != nil {
+		return err
+	}
+	first := v.running == state.UpgradingFirstMaster
+	return w.execute(ctx, &op{
+		step: step, from: in.u.State, hosts: []*inventory.Host{h},
+		hostFrom: statuses(in.hosts), hostTo: state.UpgradingControlPlane, hostDone: state.HostIdle,
+		target: in.u.ToVersion, pb: pb, kubeadm: true,
+		vars:   w.vars(in.u, map[string]any{playbooks.VarFirstController: first, playbooks.VarRedo: v.redo}),
+		before: playbooks.VarKcfgBefore,
+		verify: func(ctx context.Context, h *inventory.Host, reg map[string]any) error {
+			return w.verifyControlPlane(ctx, h, in.u.ToVersion, reg)
+		},
+	})
+}
+
+func (controlPlaneExec) after(step state.Step, act Action, in view) view {
+	in.u.State = step.Done
+	in.hosts = slices.Clone(in.hosts)
+	for i := range in.hosts {
+		if h := &in.hosts[i]; slices.Contains(act.Hosts, h.Hostname) {
+			h.TargetVersion, h.ControlPlaneVersion, h.Status = in.u.ToVersion, in.u.ToVersion, state.HostIdle
+		}
+	}
+	return in
+}
+
+func statuses(hosts []state.Host) map[string]state.HostStatus {
+	m := make(map[string]state.HostStatus, len(hosts))
+	for _, h := range hosts {
+		m[h.Hostname] = h.Status
+	}
+	return m
+}

@@ -1,0 +1,109 @@
+package upgrade
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/kupgrade/kupgrade/inventory"
+	"github.com/kupgrade/kupgrade/state"
+)
+
+// kubeletExec upgrades the kubelets of a batch of hosts (state.ScopeKubeletBatch; controllers
+// before workers). A host whose kubelet already reports the target is marked upgraded-kubelet
+// without running anything, unless the action says Rerun.
+type kubeletExec struct{}
+
+func (kubeletExec) where(step state.Step, act Action, _ []string) ([]string, error) {
+	if len(act.Hosts) == 0 {
+		return nil, fmt.Errorf("step %s needs the hosts whose kubelets it upgrades: %w", step.Name, state.ErrBadInput)
+	}
+	return act.Hosts, nil
+}
+
+func (kubeletExec) check(_ state.Step, act Action, in view, v *verdict) error {
+	v.skip = map[string]bool{}
+	for _, h := range act.Hosts {
+		skip, err := state.CheckKubelet(in.u, in.hosts, h, in.lease, in.now)
+		note := ""
+		if skip && !act.Rerun {
+			note = fmt.Sprintf("the kubelet already reports %s: marked upgraded-kubelet, nothing run", in.u.ToVersion)
+			v.skip[h] = true
+		}
+		if err := v.add("kubelet pre-check (state, lease, controllers first)", h, err, note); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (e kubeletExec) run(ctx context.Context, w *Workflow, step state.Step, act Action) error {
+	hs, err := w.hosts(act.Hosts)
+	if err != nil {
+		return err
+	}
+	if u, err := w.Store.Upgrade(ctx, w.Cluster); err != nil {
+		return err
+	} else if err := w.leaseFree(ctx, u); err != nil {
+		return err // another kupgrade's live lease: a conflict before any host is read
+	}
+	// Read what the kubelets report now: the skip decision must not trust a stale record.
+	if err := w.refresh(ctx, hs, false); err != nil {
+		return err
+	}
+	in, err := w.view(ctx)
+	if err != nil {
+		return err
+	}
+	var v verdict
+	if err := e.check(step, act, in, &v); err != nil {
+		return err
+	}
+	run, err := w.skipKubelets(ctx, in, hs, v.skip)
+	if err != nil || len(run) == 0 {
+		return err
+	}
+	pb, err := w.playbook(step)
+	if err != nil {
+		return err
+	}
+	return w.execute(ctx, &op{
+		step: step, from: in.u.State, hosts: run,
+		hostFrom: statuses(in.hosts), hostTo: state.UpgradingKubelet, hostDone: state.UpgradedKubelet,
+		target: in.u.ToVersion, pb: pb, kubeadm: true, vars: w.vars(in.u, nil),
+		verify: func(ctx context.Context, h *inventory.Host, reg map[string]any) error {
+			return w.verifyKubelet(ctx, h, in.u.ToVersion, reg)
+		},
+	})
+}
+
+// skipKubelets marks the hosts of skip upgraded-kubelet and returns the others of hs.
+func (w *Workflow) skipKubelets(ctx context.Context, in view, hs []*inventory.Host, skip map[string]bool) ([]*inventory.Host, error) {
+	var run []*inventory.Host
+	u := in.u
+	for _, h := range hs {
+		if !skip[h.Name] {
+			run = append(run, h)
+			continue
+		}
+		after, err := w.Store.Apply(ctx, state.MarkKubelet(w.Cluster, state.ActorRunner, u.State, h.Name, statuses(in.hosts)[h.Name], u.ToVersion,
+			state.Because(fmt.Sprintf("kubelet on %s already reports %s: nothing to run", h.Name, u.ToVersion))))
+		if err != nil {
+			return nil, err
+		}
+		w.stateChanged(h.Name, u.State, after.State, fmt.Sprintf("%s: kubelet already at %s", h.Name, u.ToVersion))
+		u = after
+	}
+	return run, nil
+}
+
+func (kubeletExec) after(step state.Step, act Action, in view) view {
+	in.u.State = step.Done
+	in.hosts = slices.Clone(in.hosts)
+	for i := range in.hosts {
+		if h := &in.hosts[i]; slices.Contains(act.Hosts, h.Hostname) {
+			h.TargetVersion, h.KubeletVersion, h.Status = in.u.ToVersion, in.u.ToVersion, state.UpgradedKubelet
+		}
+	}
+	return in
+}
