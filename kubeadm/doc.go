@@ -9,7 +9,8 @@
 //     its report (ParseReport) into a Snapshot; Prober.Probe runs both through an Exec;
 //   - the classification: Classify compares the snapshots from before and after a step and
 //     returns a Finding (class, one sentence, the operator's next step);
-//   - the playbook module kubelet_config (Modules), which registers a snapshot and a finding;
+//   - the playbook module kubelet_config, a modules.Module like the built-in ones, which
+//     registers a snapshot and a finding; Modules is the registry of the built-ins and it;
 //   - how to read versions: the control-plane version is the lowest image tag of the
 //     kube-apiserver, controller-manager and scheduler manifests (compared with state.Version,
 //     kupgrade's one comparison of versions), the kubelet's is what `kubelet --version` prints;
@@ -20,8 +21,10 @@
 //     stamp's form are internal/fencefile's, which the runner writes with.
 //
 // What it must not know: hosts, connections, SSH, sudo, playbooks or the runner (it is handed an
-// Exec and runs nothing itself), the store, leases or states beyond state.Version. It imports
-// nothing of kupgrade but state and internal/fencefile, so runner, recovery and upgrade can all depend on it.
+// Exec, by its module's modules.Task or by a caller, and runs nothing itself), the store, leases
+// or states beyond state.Version. It imports nothing of kupgrade but state, modules (the
+// module interface and the built-ins' registry) and internal/fencefile, so recovery, upgrade and
+// the runner's callers can all depend on it.
 //
 // Guarantees: the JSON field names of Snapshot and Finding, the classes, the sentences and the
 // keys the module registers are stored in events and read by people and playbooks; they change

@@ -3,24 +3,27 @@ package kubeadm
 import (
 	"context"
 	"fmt"
+
+	"github.com/kupgrade/kupgrade/modules"
 )
 
-// Module is a playbook module the runner runs for a caller that plugs it in (runner.Options
-// Modules): it looks at the host only through exec and returns the registered result. A returned
-// error fails the task with its text.
-type Module = func(ctx context.Context, exec Exec, args map[string]any) (map[string]any, error)
-
-// Modules are the playbook modules that read what kubeadm left on a host, by name: kubelet_config.
-func Modules() map[string]Module {
-	return map[string]Module{"kubelet_config": KubeletConfig}
+// Modules returns the module registry kupgrade's playbooks need: the built-in modules
+// (modules.Builtins) and kubeadm's own, kubelet_config.
+func Modules() *modules.Registry {
+	r := modules.Builtins()
+	if err := r.Add("kubelet_config", KubeletConfig); err != nil {
+		panic(err) // a built-in module took kubeadm's name: TestModules says which
+	}
+	return r
 }
 
 // KubeletConfig is the kubelet_config module. It registers the Snapshot of the kubelet-config
 // probe (Snapshot.Map); with compare_to (an earlier registered snapshot) and target it also
 // registers the Finding under "finding" (class, summary, next). The optional root argument points
-// the probe at another root folder (tests, chroots). It only reads: it runs in check mode too.
-func KubeletConfig(ctx context.Context, exec Exec, args map[string]any) (map[string]any, error) {
-	s, err := Prober{Root: argText(args, "root")}.Probe(ctx, exec)
+// the probe at another root folder (tests, chroots). It reads the host through t.Exec (as root
+// when the task becomes) and only reads: it runs in check mode too.
+func KubeletConfig(ctx context.Context, t *modules.Task, args map[string]any) (modules.Result, error) {
+	s, err := Prober{Root: modules.ArgStr(args, "root")}.Probe(ctx, t.Exec())
 	if err != nil {
 		return nil, err
 	}
@@ -30,20 +33,8 @@ func KubeletConfig(ctx context.Context, exec Exec, args map[string]any) (map[str
 		if err != nil {
 			return nil, fmt.Errorf("kubelet_config: compare_to: %w", err)
 		}
-		f := Classify(b, s, argText(args, "target"))
+		f := Classify(b, s, modules.ArgStr(args, "target"))
 		res["finding"] = map[string]any{"class": f.Class, "summary": f.Summary, "next": f.Next}
 	}
 	return res, nil
-}
-
-// argText reads a scalar argument as text ("" when absent).
-func argText(args map[string]any, key string) string {
-	switch v := args[key].(type) {
-	case nil:
-		return ""
-	case string:
-		return v
-	default:
-		return fmt.Sprint(v)
-	}
 }

@@ -10,15 +10,30 @@ import (
 	"testing"
 
 	"github.com/kupgrade/kupgrade/kubeadm"
+	"github.com/kupgrade/kupgrade/modules"
+	"github.com/kupgrade/kupgrade/runner/runnertest"
 )
+
+// TestModules: kubeadm's registry holds the built-in modules and kubelet_config, which no
+// built-in module may take.
+func TestModules(t *testing.T) {
+	r := kubeadm.Modules()
+	if r.Lookup("kubelet_config") == nil || r.Lookup("command") == nil {
+		t.Errorf("modules = %v, want the built-ins and kubelet_config", r.Names())
+	}
+	if modules.Builtins().Lookup("kubelet_config") != nil {
+		t.Error("a built-in module is named kubelet_config: kubeadm's cannot be added")
+	}
+}
 
 // TestKubeletConfigModule is the seed case through the module as a playbook runs it: the
 // snapshot before is handed back as compare_to (the registered map), kubeadm rewrites config.yaml
 // after backing it up, and the module registers the finding.
 func TestKubeletConfigModule(t *testing.T) {
 	n := newNode(t, true)
-	mod := kubeadm.Modules()["kubelet_config"]
-	before, err := mod(t.Context(), localExec, map[string]any{"root": n.root})
+	mod := kubeadm.Modules().Lookup("kubelet_config")
+	task := &modules.Task{Host: "h1", Conn: &runnertest.LocalConn{}, Become: false}
+	before, err := mod(t.Context(), task, map[string]any{"root": n.root})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +50,7 @@ func TestKubeletConfigModule(t *testing.T) {
 	}
 	controlPlanePhase(n)
 	n.kubeletConfigPhase(true, "config-"+toTag+".yaml")
-	after, err := mod(t.Context(), localExec, map[string]any{"root": n.root, "compare_to": before, "target": toTag})
+	after, err := mod(t.Context(), task, map[string]any{"root": n.root, "compare_to": before, "target": toTag})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +58,7 @@ func TestKubeletConfigModule(t *testing.T) {
 	if f["class"] != kubeadm.FindingConfigRewritten || !strings.Contains(f["summary"].(string), "kubeadm-kubelet-config1882233417") || f["next"] == "" {
 		t.Errorf("finding = %v", f)
 	}
-	if _, err := mod(t.Context(), localExec, map[string]any{"root": n.root, "compare_to": "{not json"}); err == nil ||
+	if _, err := mod(t.Context(), task, map[string]any{"root": n.root, "compare_to": "{not json"}); err == nil ||
 		!strings.HasPrefix(err.Error(), "kubelet_config: compare_to: read snapshot:") {
 		t.Errorf("a bad compare_to: %v", err)
 	}

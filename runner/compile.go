@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"github.com/kupgrade/kupgrade/modules"
+
 	"maps"
 	"slices"
 
@@ -12,7 +14,7 @@ import (
 type ctask struct {
 	t          *playbooks.Task
 	name       string
-	mod        module
+	mod        modules.Module
 	modName    string
 	dynArgs    bool // some argument holds "{{": render per host
 	when       []string
@@ -46,7 +48,7 @@ type ctask struct {
 
 // inherited is what a block passes down to its tasks, with the runner's module table.
 type inherited struct {
-	mods       map[string]module
+	mods       *modules.Registry
 	when       []string
 	tags       []string
 	become     *bool
@@ -113,10 +115,7 @@ func compileTask(t *playbooks.Task, in inherited) *ctask {
 	if t.Include != nil && t.Include.Tasks != nil {
 		c.include = compileTasks(t.Include.Tasks, c.includeScope())
 	}
-	c.mod = in.mods[t.Module]
-	if c.mod == nil && t.Module == "include_vars" {
-		c.mod = modIncludeVars // the loader's action, not a module of the table
-	}
+	c.mod = in.mods.Lookup(t.Module)
 	c.dynArgs = hasTemplate(t.Args)
 	return c
 }

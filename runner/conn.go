@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"github.com/kupgrade/kupgrade/modules"
+
 	"context"
 	"errors"
 	"fmt"
@@ -13,19 +15,9 @@ import (
 	"github.com/kupgrade/kupgrade/inventory"
 )
 
-// Conn is the transport to one host. runner/sshconn satisfies it without importing runner.
-type Conn interface {
-	// Run runs cmd with the remote user's shell (`sh -c` semantics), no become (runner wraps
-	// `exec sudo -n -u USER -- sh -c '...'` itself). exit is the remote exit status when the command
-	// ran to its end (non-zero is NOT an error). err != nil means the outcome is unknown:
-	// connection lost, ctx cancelled or deadline: then the remote command has been signalled and
-	// its session closed, so nothing keeps running on the host.
-	Run(ctx context.Context, cmd string, stdin io.Reader, stdout, stderr io.Writer) (exit int, err error)
-	// Upload writes r to remotePath: a temporary name in the same folder, chmod, rename.
-	Upload(ctx context.Context, r io.Reader, remotePath string, mode fs.FileMode) error
-	Download(ctx context.Context, remotePath string, w io.Writer) error
-	Close() error
-}
+// Conn is the transport to one host (modules.Conn: the runner hands it to modules).
+// runner/sshconn satisfies it without importing the runner.
+type Conn = modules.Conn
 
 // Dialer opens a Conn to a host.
 type Dialer interface {
@@ -91,6 +83,10 @@ func (c *trackedConn) Run(ctx context.Context, cmd string, stdin io.Reader, stdo
 	return rc, err
 }
 
+// Lost says whether a call lost the connection: modules ask it (a transfer error is the
+// file's, not the connection's, unless it is lost).
+func (c *trackedConn) Lost() bool { return c.lost != nil }
+
 func (c *trackedConn) Upload(ctx context.Context, r io.Reader, remotePath string, mode fs.FileMode) error {
 	err := c.Conn.Upload(ctx, r, remotePath, mode)
 	if err != nil && ctx.Err() == nil && isConnLoss(err) {
@@ -112,4 +108,10 @@ func (c *trackedConn) Download(ctx context.Context, remotePath string, w io.Writ
 func isConnLoss(err error) bool {
 	return errors.Is(err, fault.ErrUnreachable) || errors.Is(err, io.EOF) ||
 		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed)
+}
+
+// connLost says whether c is a tracked connection that a call lost.
+func connLost(c Conn) bool {
+	t, ok := c.(*trackedConn)
+	return ok && t.lost != nil
 }

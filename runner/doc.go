@@ -14,8 +14,6 @@
 // all; set_fact values and registered results outlive their play.
 //
 // Guarantees:
-//   - one remote command per module call wherever possible (copy and fetch compare checksums
-//     first, then transfer);
 //   - a task timeout or a cancelled context cancels the remote command through Conn (the
 //     transport signals it and closes its session): nothing keeps running on the host;
 //   - no_log hides a task's arguments and output in events, registered errors, HostError and the
@@ -33,10 +31,11 @@
 //     a fenced command leaves running does not hold the lock, and the stamp names the task and
 //     the command's digest, never the command's text.
 //
-// The runner knows nothing of Kubernetes or kubeadm. Code that knows what to look at on a host
-// plugs it in as a Module (Options.Modules; kubeadm's kubelet_config is one) and reaches the host
-// only through the Exec the runner hands it; ExecOn gives the same Exec over a Conn outside a
-// play. kubeadm/ judges what such a module gathers.
+// The runner is the play engine; the modules a task names are package modules', looked up in
+// the registry Options.Modules gives (modules.Builtins when nil), and called with a
+// modules.Task the runner builds for the host and the task. The runner knows nothing of
+// Kubernetes or kubeadm: kubeadm's kubelet_config is a module of the same interface that the
+// caller adds to the registry; ExecOn gives a module's Exec over a Conn outside a play.
 //
 // Events go to a Reporter: NewJSONReporter writes JSON Lines, NewTextReporter writes what a
 // person reads. Both are safe for concurrent use.

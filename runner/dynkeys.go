@@ -3,9 +3,7 @@ package runner
 import (
 	"fmt"
 	"maps"
-	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/kupgrade/kupgrade/jinja"
@@ -117,22 +115,8 @@ func keywordBool(v any) (bool, error) {
 // keywordInt is Python's int() of the value, as Ansible coerces an integer keyword: "3" and
 // 3.9 (to 3) are whole numbers, "3.5" is not.
 func keywordInt(v any) (int, error) {
-	switch x := v.(type) {
-	case int:
-		return x, nil
-	case bool:
-		if x {
-			return 1, nil
-		}
-		return 0, nil
-	case float64:
-		if !math.IsInf(x, 0) && !math.IsNaN(x) {
-			return int(x), nil
-		}
-	case string:
-		if n, err := strconv.Atoi(strings.TrimSpace(x)); err == nil {
-			return n, nil
-		}
+	if n, ok := jinja.Int(v, 10); ok {
+		return n, nil
 	}
 	return 0, fmt.Errorf("%q is not a whole number", jinja.Str(v))
 }

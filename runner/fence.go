@@ -67,9 +67,9 @@ const (
 	fencePrefix = "kupgrade fence: "
 )
 
-// command returns the command line that runs inner (a script for sh -c) under the fence; label
-// names it in the stamp (fencefile.Label).
-func (f *Fence) command(inner, label string) string {
+// Command returns the command line that runs inner (a script for sh -c) under the fence; label
+// names it in the stamp (fencefile.Label). It makes *Fence a modules.Fence.
+func (f *Fence) Command(inner, label string) string {
 	dir := f.Dir
 	if dir == "" {
 		dir = DefaultFenceDir
@@ -78,17 +78,17 @@ func (f *Fence) command(inner, label string) string {
 	args := []string{dir, strconv.FormatFloat(max(f.Wait, 0).Seconds(), 'f', -1, 64), fencefile.Word(f.Cluster),
 		fencefile.Word(f.Key), strconv.FormatInt(max(f.Generation, 0), 10), fencefile.Word(f.Owner),
 		strconv.FormatInt(claim, 10), label, "sh", "-c", inner}
-	return "exec sh -c " + quote(fenceScript) + " kupgrade-fence " + shellword.Join(args)
+	return "exec sh -c " + shellword.Quote(fenceScript) + " kupgrade-fence " + shellword.Join(args)
 }
 
-// fenceRefusal reads a refusal from a fenced command's outcome; ok is false when the command
-// ran (whatever its status).
-func fenceRefusal(o cmdOut) (error, bool) {
-	last := o.stderr[strings.LastIndexByte(o.stderr, '\n')+1:]
-	if o.rc != fenceExit || !strings.HasPrefix(last, fencePrefix) {
-		return nil, false
+// Refusal reads a refusal from a fenced command's exit status and stderr, an error wrapping
+// ErrFenced; nil when the command ran (whatever its status).
+func (f *Fence) Refusal(rc int, stderr string) error {
+	last := stderr[strings.LastIndexByte(stderr, '\n')+1:]
+	if rc != fenceExit || !strings.HasPrefix(last, fencePrefix) {
+		return nil
 	}
-	return &fenceError{msg: last}, true
+	return &fenceError{msg: last}
 }
 
 type fenceError struct{ msg string }
@@ -98,9 +98,9 @@ func (e *fenceError) Unwrap() error { return ErrFenced }
 
 // runsAsRoot says whether a task's commands run as root on the host: the only ones the fence
 // can guard (its folder is root's), and the only ones that can run kubeadm.
-func (m *modCtx) runsAsRoot() bool {
-	if m.become {
-		return m.becomeUser == "" || m.becomeUser == "root"
+func runsAsRoot(become bool, becomeUser, remoteUser string) bool {
+	if become {
+		return becomeUser == "" || becomeUser == "root"
 	}
-	return m.h.host.User() == "root"
+	return remoteUser == "root"
 }

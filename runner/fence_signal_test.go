@@ -21,7 +21,7 @@ func TestFenceWrapperPassesTermOnAndKills(t *testing.T) {
 	dir := t.TempDir()
 	f := &Fence{Cluster: "lab", Key: "u1", Generation: 1, Owner: "me", Dir: filepath.Join(dir, "fence")}
 	inner := `trap "" TERM; echo $$ > ` + dir + `/pid; while :; do sleep 0.05; done`
-	x := exec.Command("sh", "-c", f.command(inner, "work"))
+	x := exec.Command("sh", "-c", f.Command(inner, "work"))
 	if err := x.Start(); err != nil {
 		t.Fatal(err)
 	}

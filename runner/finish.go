@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"github.com/kupgrade/kupgrade/modules"
+
 	"encoding/json"
 	"errors"
 	"time"
@@ -109,7 +111,7 @@ func (e *playExec) describe(ev *Event, t *ctask, res map[string]any) {
 	r := ResultOf(res)
 	ev.Msg, ev.RC = r.Msg, r.RC
 	switch failed := truth(res["failed"]); {
-	case !failed && r.Msg == nonZeroRC:
+	case !failed && r.Msg == modules.NonZeroRC:
 		ev.Msg = "" // failed_when let it pass: nothing to say
 	case failed && r.Msg == "" && truth(res["failed_when_result"]):
 		ev.Msg = "failed_when matched"

@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"github.com/kupgrade/kupgrade/modules"
+
 	"context"
 	"errors"
 	"fmt"
@@ -10,11 +12,11 @@ import (
 	"github.com/kupgrade/kupgrade/playbooks"
 )
 
-// modIncludeVars reads a file of variables on this machine and sets them as facts (under name:
+// includeVars reads a file of variables on this machine and sets them as facts (under name:
 // when given), templated with the host's variables. A relative file is looked for in the
 // role's vars/, beside the tasks file, then beside the playbook (the loader's _search).
-func modIncludeVars(_ context.Context, m *modCtx, args map[string]any) (map[string]any, error) {
-	file := argStr(args, "file")
+func (e *playExec) includeVars(_ context.Context, m *modules.Task, args map[string]any) (map[string]any, error) {
+	file := modules.ArgStr(args, "file")
 	var cands []string
 	if filepath.IsAbs(file) {
 		cands = []string{file}
@@ -35,12 +37,12 @@ func modIncludeVars(_ context.Context, m *modCtx, args map[string]any) (map[stri
 			return failure("include_vars: " + err.Error()), nil
 		}
 		vals := make(map[string]any, len(raw))
-		err = m.e.renderEach(raw, m.h.vars, func(string) bool { return true }, func(k string, v any) { vals[k] = v })
+		err = e.renderEach(raw, m.Vars, func(string) bool { return true }, func(k string, v any) { vals[k] = v })
 		if err != nil {
 			return failure(fmt.Sprintf("include_vars: %s: %v", p, err)), nil
 		}
 		facts := vals
-		if name := argStr(args, "name"); name != "" {
+		if name := modules.ArgStr(args, "name"); name != "" {
 			facts = map[string]any{name: vals}
 		}
 		return map[string]any{"changed": false, "ansible_facts": facts,

@@ -118,7 +118,7 @@ func (e *playExec) runPlay(ctx context.Context, p *playbooks.Play) error {
 	defer e.startWorkers(len(states))()
 	e.dialAll(ctx, states)
 	if p.GatherFacts {
-		e.step(ctx, states, factsTask)
+		e.step(ctx, states, e.factsTask())
 	}
 	serial, err := serialSizes(p.Serial, states)
 	if err != nil {

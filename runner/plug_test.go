@@ -6,14 +6,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kupgrade/kupgrade/modules"
 	"github.com/kupgrade/kupgrade/playbooks"
 	"github.com/kupgrade/kupgrade/runner"
 	"github.com/kupgrade/kupgrade/runner/runnertest"
 )
 
-// echoModule is a plugged module: it prints its say argument through an environment variable
+// echoModule is a caller's module: it prints its say argument through an environment variable
 // and exits 1 when fail is set; it registers what the host printed.
-func echoModule(ctx context.Context, exec runner.Exec, args map[string]any) (map[string]any, error) {
+func echoModule(ctx context.Context, task *modules.Task, args map[string]any) (modules.Result, error) {
+	exec := task.Exec()
 	env := map[string]string{"GREETING": fmt.Sprint(args["say"])}
 	if args["fail"] == true {
 		env["FAIL"] = "1"
@@ -39,7 +41,13 @@ func TestPluggedModule(t *testing.T) {
 		&playbooks.Task{Name: "debug stays built in", Module: "debug", Args: map[string]any{"msg": "built-in"}, Register: "dbg"},
 		&playbooks.Task{Name: "refuse", Module: "echo", Args: map[string]any{"say": "x", "fail": true}},
 	)
-	mods := map[string]runner.Module{"echo": echoModule, "debug": echoModule}
+	mods := modules.Builtins()
+	if err := mods.Add("echo", echoModule); err != nil {
+		t.Fatal(err)
+	}
+	if err := mods.Add("debug", echoModule); err == nil || err.Error() != `add module "debug": the name is taken` {
+		t.Errorf("adding debug: %v, want a refusal: a caller's module must not replace a built-in one", err)
+	}
 	r := runner.New(&runnertest.LocalDialer{}, runner.Options{Modules: mods})
 	defer r.Close()
 	recap, err := r.Play(t.Context(), pb, i, runner.PlayOptions{ExtraVars: map[string]any{"word": "it's me"}})
@@ -61,7 +69,11 @@ func TestPluggedModuleRunsUnderBecome(t *testing.T) {
 	i, _ := setup(t, "all:\n  hosts:\n    h1:\n", "- hosts: all\n  tasks: []\n")
 	yes := true
 	d := &runnertest.FakeDialer{}
-	r := runner.New(d, runner.Options{Modules: map[string]runner.Module{"echo": echoModule}})
+	mods := modules.Builtins()
+	if err := mods.Add("echo", echoModule); err != nil {
+		t.Fatal(err)
+	}
+	r := runner.New(d, runner.Options{Modules: mods})
 	defer r.Close()
 	pb := echoPlay(&playbooks.Task{Name: "say", Module: "echo", Become: &yes, BecomeUser: "kube", Args: map[string]any{"say": "hi"}})
 	if _, err := r.Play(t.Context(), pb, i, runner.PlayOptions{Check: true}); err != nil {

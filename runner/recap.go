@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"github.com/kupgrade/kupgrade/modules"
+
 	"errors"
 	"fmt"
 	"strings"
@@ -72,20 +74,12 @@ func (e *HostError) Error() string {
 	}
 	if r.Stderr != "" {
 		b.WriteString(": ")
-		b.WriteString(lastLine(r.Stderr))
+		b.WriteString(modules.LastLine(r.Stderr))
 	}
 	return b.String()
 }
 
 func (e *HostError) Unwrap() error { return e.Err }
-
-func lastLine(s string) string {
-	s = strings.TrimRight(s, "\n")
-	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
-		return s[i+1:]
-	}
-	return s
-}
 
 // tail keeps the last n lines of s.
 func tail(s string, n int) string {

@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"github.com/kupgrade/kupgrade/modules"
+
 	"context"
 	"fmt"
 	"time"
@@ -15,7 +17,7 @@ type retry struct {
 // attempts calls the module until the task's until holds or the retries run out. The gate is
 // asked before every attempt after the first (runTask asked before the first): once the lease
 // is lost, no further attempt starts.
-func (e *playExec) attempts(ctx context.Context, h *hostState, t *ctask, m *modCtx, args map[string]any, timeout time.Duration, rt retry) (map[string]any, error) {
+func (e *playExec) attempts(ctx context.Context, h *hostState, t *ctask, m *modules.Task, args map[string]any, timeout time.Duration, rt retry) (map[string]any, error) {
 	for attempt := 1; ; attempt++ {
 		res, cause := e.call(ctx, m, t, args, timeout)
 		if cause != nil || h.conn.lost != nil {

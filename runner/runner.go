@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"github.com/kupgrade/kupgrade/modules"
+
 	"context"
 	"errors"
 	"fmt"
@@ -14,9 +16,9 @@ import (
 type Options struct {
 	Forks    int      // hosts worked on at the same time; default 50
 	Reporter Reporter // nil discards events
-	// Modules are modules the caller plugs in by name (kubeadm's kubelet_config); the built-in
-	// modules keep their names.
-	Modules map[string]Module
+	// Modules are the modules tasks name: modules.Builtins() when nil; a caller adds its own
+	// (kubeadm's kubelet_config) to the registry it passes.
+	Modules *modules.Registry
 }
 
 // Runner runs playbooks. It keeps one Conn per host, reused by every task of every Play, and
@@ -26,7 +28,7 @@ type Runner struct {
 	forks  int
 	rep    Reporter
 	repMu  sync.Mutex
-	mods   map[string]module // built-in and plugged modules
+	mods   *modules.Registry
 
 	mu    sync.Mutex
 	conns map[string]*pooled
@@ -46,7 +48,10 @@ func New(d Dialer, opts Options) *Runner {
 	if opts.Reporter == nil {
 		opts.Reporter = discard{}
 	}
-	return &Runner{dialer: d, forks: opts.Forks, rep: opts.Reporter, mods: moduleTable(opts.Modules), conns: map[string]*pooled{}}
+	if opts.Modules == nil {
+		opts.Modules = modules.Builtins()
+	}
+	return &Runner{dialer: d, forks: opts.Forks, rep: opts.Reporter, mods: opts.Modules, conns: map[string]*pooled{}}
 }
 
 func (r *Runner) report(e Event) {

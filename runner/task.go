@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"github.com/kupgrade/kupgrade/modules"
+
 	"context"
 	"errors"
 	"fmt"
@@ -80,7 +82,7 @@ func (e *playExec) runOnce(ctx context.Context, h *hostState, t *ctask) (map[str
 				"false_condition": c}, nil
 		}
 	}
-	if t.mod == nil {
+	if e.module(t) == nil {
 		return failure(fmt.Sprintf("unknown module %q", t.modName)), nil
 	}
 	args := t.t.Args
@@ -102,22 +104,22 @@ func (e *playExec) runOnce(ctx context.Context, h *hostState, t *ctask) (map[str
 			return failure("delay: " + err.Error()), nil
 		}
 	}
-	m := e.modCtx(h, t)
-	if m.env, err = renderEnv(t.env, h.vars); err != nil {
+	m := e.modTask(h, t)
+	if m.Env, err = renderEnv(t.env, h.vars); err != nil {
 		return failure("environment: " + err.Error()), nil
 	}
 	return e.attempts(ctx, h, t, m, args, timeout, rt)
 }
 
 // call runs the module under the task's timeout and turns transport errors into results.
-func (e *playExec) call(ctx context.Context, m *modCtx, t *ctask, args map[string]any, timeout time.Duration) (map[string]any, error) {
+func (e *playExec) call(ctx context.Context, m *modules.Task, t *ctask, args map[string]any, timeout time.Duration) (map[string]any, error) {
 	tctx := ctx
 	if timeout > 0 {
 		var cancel context.CancelFunc
 		tctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	res, err := t.mod(tctx, m, args)
+	res, err := e.module(t)(tctx, m, args)
 	if err == nil {
 		return res, nil
 	}
@@ -132,7 +134,7 @@ func (e *playExec) call(ctx context.Context, m *modCtx, t *ctask, args map[strin
 		return failure("interrupted: " + ctx.Err().Error()), ctx.Err()
 	case tctx.Err() != nil:
 		return timedOut(timeout), nil
-	case m.conn.lost != nil:
+	case connLost(m.Conn):
 		return map[string]any{"unreachable": true, "changed": false, "msg": err.Error()}, nil
 	}
 	return failure(err.Error()), nil
@@ -203,9 +205,7 @@ func (e *playExec) duration(h *hostState, s string, def time.Duration) (time.Dur
 	return d, nil
 }
 
-func failure(msg string) map[string]any {
-	return map[string]any{"failed": true, "changed": false, "msg": msg}
-}
+func failure(msg string) map[string]any { return modules.Failure(msg) }
 
 func truth(v any) bool {
 	b, _ := v.(bool)

@@ -64,7 +64,7 @@ func (a *app) Runner(inv *inventory.Inventory, forks int) *runner.Runner {
 		Passphrase: sshconn.PromptPassphrase,
 		Log:        a.log,
 	}
-	// kubeadm's modules (kubelet_config) are plugged in here: the runner knows nothing of kubeadm.
+	// the built-in modules and kubeadm's (kubelet_config) are registered here: the runner knows nothing of kubeadm.
 	a.run = runner.New(dialer{d}, runner.Options{Forks: forks, Reporter: a.reporter(), Modules: kubeadm.Modules()})
 	return a.run
 }

@@ -1,4 +1,4 @@
-package runner
+package modules
 
 import (
 	"fmt"

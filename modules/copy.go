@@ -1,4 +1,4 @@
-package runner
+package modules
 
 import (
 	"bytes"
@@ -19,12 +19,12 @@ import (
 
 // localFile finds a playbook-relative file as Ansible does: in a role's task, the role's
 // sub/NAME and NAME; then sub/NAME (files/ or templates/) and NAME beside the playbook.
-func (m *modCtx) localFile(name, sub string) (string, error) {
+func (m *Task) localFile(name, sub string) (string, error) {
 	if filepath.IsAbs(name) {
 		return name, nil
 	}
 	var cands []string
-	for _, dir := range []string{m.roleDir, m.e.dir} {
+	for _, dir := range []string{m.RoleDir, m.PlayDir} {
 		if dir != "" {
 			cands = append(cands, filepath.Join(dir, sub, name), filepath.Join(dir, name))
 		}
@@ -37,19 +37,19 @@ func (m *modCtx) localFile(name, sub string) (string, error) {
 	return "", fmt.Errorf("could not find %q in %s", name, strings.Join(cands, ", "))
 }
 
-func modCopy(ctx context.Context, m *modCtx, args map[string]any) (map[string]any, error) {
+func modCopy(ctx context.Context, m *Task, args map[string]any) (map[string]any, error) {
 	var data []byte
 	base := ""
-	if src := argStr(args, "src"); src != "" {
+	if src := ArgStr(args, "src"); src != "" {
 		if argBool(args, "remote_src", false) {
-			return failure("copy: remote_src is not supported; use command: cp"), nil
+			return Failure("copy: remote_src is not supported; use command: cp"), nil
 		}
 		p, err := m.localFile(src, "files")
 		if err != nil {
-			return failure("copy: " + err.Error()), nil
+			return Failure("copy: " + err.Error()), nil
 		}
 		if data, err = os.ReadFile(p); err != nil {
-			return failure("copy: " + err.Error()), nil
+			return Failure("copy: " + err.Error()), nil
 		}
 		base = filepath.Base(p)
 	} else if c, ok := args["content"]; ok {
@@ -59,29 +59,29 @@ func modCopy(ctx context.Context, m *modCtx, args map[string]any) (map[string]an
 		default:
 			b, err := json.Marshal(v)
 			if err != nil {
-				return failure("copy: content: " + err.Error()), nil
+				return Failure("copy: content: " + err.Error()), nil
 			}
 			data = b
 		}
 	} else {
-		return failure("copy: src or content is required"), nil
+		return Failure("copy: src or content is required"), nil
 	}
 	return putFile(ctx, m, args, data, base)
 }
 
-func modTemplate(ctx context.Context, m *modCtx, args map[string]any) (map[string]any, error) {
-	src := argStr(args, "src")
+func modTemplate(ctx context.Context, m *Task, args map[string]any) (map[string]any, error) {
+	src := ArgStr(args, "src")
 	p, err := m.localFile(src, "templates")
 	if err != nil {
-		return failure("template: " + err.Error()), nil
+		return Failure("template: " + err.Error()), nil
 	}
 	raw, err := os.ReadFile(p)
 	if err != nil {
-		return failure("template: " + err.Error()), nil
+		return Failure("template: " + err.Error()), nil
 	}
-	out, err := jinja.RenderFile(string(raw), m.h.vars)
+	out, err := jinja.RenderFile(string(raw), m.Vars)
 	if err != nil {
-		return failure(fmt.Sprintf("template %s: %v", src, err)), nil
+		return Failure(fmt.Sprintf("template %s: %v", src, err)), nil
 	}
 	return putFile(ctx, m, args, []byte(out), strings.TrimSuffix(filepath.Base(p), ".j2"))
 }
@@ -94,16 +94,16 @@ type remoteFile struct {
 
 // putFile is copy's and template's common end: one command to compare the destination's
 // sha256, mode and owner; an upload only when the content differs; chmod/chown only when they do.
-func putFile(ctx context.Context, m *modCtx, args map[string]any, data []byte, base string) (map[string]any, error) {
-	dest := argStr(args, "dest")
+func putFile(ctx context.Context, m *Task, args map[string]any, data []byte, base string) (map[string]any, error) {
+	dest := ArgStr(args, "dest")
 	if dest == "" {
-		return failure("dest is required"), nil
+		return Failure("dest is required"), nil
 	}
 	mode, symbolic, hasMode, err := argMode(args, "mode")
 	if err != nil || symbolic != "" {
-		return failure(fmt.Sprintf("mode: give an octal mode (%v%s)", err, symbolic)), nil
+		return Failure(fmt.Sprintf("mode: give an octal mode (%v%s)", err, symbolic)), nil
 	}
-	owner, group := argStr(args, "owner"), argStr(args, "group")
+	owner, group := ArgStr(args, "owner"), ArgStr(args, "group")
 	sum := sha256.Sum256(data)
 	want := hex.EncodeToString(sum[:])
 	rf, err := statForCopy(ctx, m, dest, base)
@@ -111,7 +111,7 @@ func putFile(ctx context.Context, m *modCtx, args map[string]any, data []byte, b
 		return nil, err
 	}
 	if rf.path == "" {
-		return failure(fmt.Sprintf("cannot read %s on the host", dest)), nil
+		return Failure(fmt.Sprintf("cannot read %s on the host", dest)), nil
 	}
 	res := map[string]any{"dest": rf.path, "checksum": want, "size": len(data), "changed": false}
 	sameData := rf.exists && rf.sha == want
@@ -124,7 +124,7 @@ func putFile(ctx context.Context, m *modCtx, args map[string]any, data []byte, b
 		return res, nil
 	}
 	res["changed"] = true
-	if m.check {
+	if m.Check {
 		return res, nil
 	}
 	if !hasMode {
@@ -137,8 +137,8 @@ func putFile(ctx context.Context, m *modCtx, args map[string]any, data []byte, b
 	if sameData {
 		return res, chattr(ctx, m, rf.path, mode, fixMode, owner, group)
 	}
-	if !m.become {
-		if err := m.conn.Upload(ctx, bytes.NewReader(data), rf.path, mode); err != nil {
+	if !m.Become {
+		if err := m.Conn.Upload(ctx, bytes.NewReader(data), rf.path, mode); err != nil {
 			return uploadFailure(ctx, err, m)
 		}
 		if owner != "" || group != "" {
@@ -149,7 +149,7 @@ func putFile(ctx context.Context, m *modCtx, args map[string]any, data []byte, b
 	// Under become the login user cannot write the destination: upload beside /tmp, then let
 	// sudo install it with its mode and owner in one command.
 	tmp := "/tmp/.kupgrade-" + rand.Text()
-	if err := m.conn.Upload(ctx, bytes.NewReader(data), tmp, 0o600); err != nil {
+	if err := m.Conn.Upload(ctx, bytes.NewReader(data), tmp, 0o600); err != nil {
 		return uploadFailure(ctx, err, m)
 	}
 	cmd := "install -m " + fmt.Sprintf("%04o", mode)
@@ -170,21 +170,21 @@ func putFile(ctx context.Context, m *modCtx, args map[string]any, data []byte, b
 	return res, nil
 }
 
-func uploadFailure(ctx context.Context, err error, m *modCtx) (map[string]any, error) {
-	if m.conn.lost != nil || ctx.Err() != nil {
+func uploadFailure(ctx context.Context, err error, m *Task) (map[string]any, error) {
+	if m.lost() || ctx.Err() != nil {
 		return nil, err
 	}
-	return failure("upload: " + err.Error()), nil
+	return Failure("upload: " + err.Error()), nil
 }
 
 func commandFailure(what string, out cmdOut) map[string]any {
 	r := out.result(false)
-	r["msg"] = fmt.Sprintf("%s: exit %d: %s", what, out.rc, lastLine(out.stderr))
+	r["msg"] = fmt.Sprintf("%s: exit %d: %s", what, out.rc, LastLine(out.stderr))
 	return r
 }
 
 // chattr fixes mode and owner of an existing file.
-func chattr(ctx context.Context, m *modCtx, p string, mode fs.FileMode, fixMode bool, owner, group string) error {
+func chattr(ctx context.Context, m *Task, p string, mode fs.FileMode, fixMode bool, owner, group string) error {
 	var cmds []string
 	if fixMode {
 		cmds = append(cmds, "chmod "+modeText(mode)+" "+quote(p))
@@ -204,14 +204,14 @@ func chattr(ctx context.Context, m *modCtx, p string, mode fs.FileMode, fixMode 
 		return err
 	}
 	if out.rc != 0 {
-		return fmt.Errorf("chmod/chown %s: exit %d: %s", p, out.rc, lastLine(out.stderr))
+		return fmt.Errorf("chmod/chown %s: exit %d: %s", p, out.rc, LastLine(out.stderr))
 	}
 	return nil
 }
 
 // statForCopy resolves dest (a folder takes the source's name) and reads its checksum, mode and
 // owner, in one command.
-func statForCopy(ctx context.Context, m *modCtx, dest, base string) (remoteFile, error) {
+func statForCopy(ctx context.Context, m *Task, dest, base string) (remoteFile, error) {
 	script := "d=" + quote(dest) + "\n"
 	if base != "" {
 		script += `if [ -d "$d" ]; then d="${d%/}/"` + quote(base) + "; fi\n"

@@ -1,4 +1,4 @@
-package runner
+package modules
 
 import (
 	"bytes"
@@ -20,7 +20,7 @@ type remoteText struct {
 const readMark = "kupgrade:read:"
 
 // readRemote reads path (a leading ~ is the host user's home) in one command.
-func readRemote(ctx context.Context, m *modCtx, path string) (remoteText, map[string]any, error) {
+func readRemote(ctx context.Context, m *Task, path string) (remoteText, map[string]any, error) {
 	script := "p=" + hostPath(path) + "\n" +
 		`if [ -d "$p" ]; then echo ` + readMark + `dir; elif [ -e "$p" ]; then echo ` + readMark + `file && exec cat -- "$p"; else echo ` + readMark + "absent; fi"
 	out, err := m.runPlain(ctx, script)
@@ -46,7 +46,7 @@ func readAttrArgs(args map[string]any) (attrArgs, error) {
 	if err != nil {
 		return attrArgs{}, err
 	}
-	a := attrArgs{symbolic: symbolic, owner: argStr(args, "owner"), group: argStr(args, "group")}
+	a := attrArgs{symbolic: symbolic, owner: ArgStr(args, "owner"), group: ArgStr(args, "group")}
 	if hasMode && symbolic == "" {
 		a.mode = modeText(mode)
 	}
@@ -93,14 +93,14 @@ type writeOpts struct {
 // keeps its mode and owner, a new one gets 0666 less the umask, as Ansible's atomic_move. In
 // check mode it only looks at the attributes. It returns the backup's name (a copy named
 // PATH.PID.DATE@TIME~ as Ansible names it) and whether an attribute changed.
-func writeRemote(ctx context.Context, m *modCtx, path string, w writeOpts) (string, bool, map[string]any, error) {
+func writeRemote(ctx context.Context, m *Task, path string, w writeOpts) (string, bool, map[string]any, error) {
 	data, attrs := w.data, w.attrs
 	if data == nil && !attrs.any() {
 		return "", false, nil, nil
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "p=%s; dry=%t; a=0\n", hostPath(path), m.check)
-	if data != nil && !m.check {
+	fmt.Fprintf(&b, "p=%s; dry=%t; a=0\n", hostPath(path), m.Check)
+	if data != nil && !m.Check {
 		b.WriteString(`if [ -e "$p" ]; then r=$(readlink -f -- "$p") || exit 1; else r=$p; mkdir -p -- "$(dirname -- "$r")" || exit 1; fi
 d=$(dirname -- "$r")
 `)
@@ -122,12 +122,12 @@ else chmod "$(printf %o $((0666 & ~0$(umask))))" "$t"; fi
 mv -f -- "$t" "$r" || { rm -f -- "$t"; exit 1; }
 `)
 	}
-	if data != nil && m.check {
+	if data != nil && m.Check {
 		b.WriteString(`[ -e "$p" ] || exit 0` + "\n")
 	}
 	b.WriteString(attrs.script("a"))
 	b.WriteString(`echo "attrs=$a"`)
-	out, err := m.send(ctx, wrap(b.String(), nil, m.become, m.becomeUser), bytes.NewReader(data))
+	out, err := m.send(ctx, Wrap(b.String(), nil, m.Become, m.BecomeUser), bytes.NewReader(data))
 	if err != nil {
 		return "", false, nil, err
 	}
@@ -136,7 +136,7 @@ mv -f -- "$t" "$r" || { rm -f -- "$t"; exit 1; }
 		r["msg"] = fmt.Sprintf("write %s: %s", path, strings.TrimSpace(out.stderr))
 		if i := strings.Index(out.stderr, "failed to validate:"); i >= 0 {
 			msg, _, _ := strings.Cut(out.stderr[i:], validateEnd)
-			r = failure(msg) // Ansible's own words, and no rc
+			r = Failure(msg) // Ansible's own words, and no rc
 		}
 		return "", false, r, nil
 	}

@@ -1,4 +1,4 @@
-package runner
+package modules
 
 import (
 	"context"
@@ -12,10 +12,10 @@ import (
 	"strings"
 )
 
-func modStat(ctx context.Context, m *modCtx, args map[string]any) (map[string]any, error) {
-	p := argStr(args, "path")
+func modStat(ctx context.Context, m *Task, args map[string]any) (map[string]any, error) {
+	p := ArgStr(args, "path")
 	if p == "" {
-		return failure("stat: path is required"), nil
+		return Failure("stat: path is required"), nil
 	}
 	flag := ""
 	if argBool(args, "follow", false) {
@@ -36,7 +36,7 @@ func modStat(ctx context.Context, m *modCtx, args map[string]any) (map[string]an
 	}
 	st, err := parseStat(p, out.stdout)
 	if err != nil {
-		return failure(err.Error()), nil
+		return Failure(err.Error()), nil
 	}
 	return map[string]any{"changed": false, "stat": st}, nil
 }
@@ -70,10 +70,10 @@ func parseStat(p, out string) (map[string]any, error) {
 	return st, nil
 }
 
-func modSlurp(ctx context.Context, m *modCtx, args map[string]any) (map[string]any, error) {
-	p := argStr(args, "src")
+func modSlurp(ctx context.Context, m *Task, args map[string]any) (map[string]any, error) {
+	p := ArgStr(args, "src")
 	if p == "" {
-		p = argStr(args, "path")
+		p = ArgStr(args, "path")
 	}
 	out, err := m.runPlain(ctx, "base64 < "+quote(p))
 	if err != nil {
@@ -88,12 +88,12 @@ func modSlurp(ctx context.Context, m *modCtx, args map[string]any) (map[string]a
 
 // modFetch copies a remote file to the controller: dest/HOST/PATH, or dest itself with flat.
 // The remote checksum is read first and the transfer skipped when the local copy matches.
-func modFetch(ctx context.Context, m *modCtx, args map[string]any) (map[string]any, error) {
-	src, dest := argStr(args, "src"), argStr(args, "dest")
+func modFetch(ctx context.Context, m *Task, args map[string]any) (map[string]any, error) {
+	src, dest := ArgStr(args, "src"), ArgStr(args, "dest")
 	if src == "" || dest == "" {
-		return failure("fetch: src and dest are required"), nil
+		return Failure("fetch: src and dest are required"), nil
 	}
-	local := filepath.Join(dest, m.h.name, src)
+	local := filepath.Join(dest, m.Host, src)
 	if argBool(args, "flat", false) {
 		local = dest
 		if strings.HasSuffix(dest, "/") {
@@ -111,7 +111,7 @@ func modFetch(ctx context.Context, m *modCtx, args map[string]any) (map[string]a
 	res := map[string]any{"changed": false, "dest": local, "remote_checksum": remote}
 	if remote == "missing" {
 		if argBool(args, "fail_on_missing", true) {
-			return failure(fmt.Sprintf("the remote file %s does not exist", src)), nil
+			return Failure(fmt.Sprintf("the remote file %s does not exist", src)), nil
 		}
 		res["msg"] = "the remote file does not exist, not transferring, ignored"
 		return res, nil
@@ -121,51 +121,51 @@ func modFetch(ctx context.Context, m *modCtx, args map[string]any) (map[string]a
 		return res, nil
 	}
 	res["changed"] = true
-	if m.check {
+	if m.Check {
 		return res, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(local), 0o755); err != nil {
-		return failure("fetch: " + err.Error()), nil
+		return Failure("fetch: " + err.Error()), nil
 	}
 	f, err := os.CreateTemp(filepath.Dir(local), ".fetch-*")
 	if err != nil {
-		return failure("fetch: " + err.Error()), nil
+		return Failure("fetch: " + err.Error()), nil
 	}
 	defer os.Remove(f.Name())
 	h := sha256.New()
 	w := io.MultiWriter(f, h)
-	if m.become {
+	if m.Become {
 		// sftp reads as the login user; sudo cat reads what root may.
 		var se strings.Builder
-		rc, err := m.conn.Run(ctx, wrap("cat "+quote(src), nil, true, m.becomeUser), nil, w, &se)
+		rc, err := m.Conn.Run(ctx, Wrap("cat "+quote(src), nil, true, m.BecomeUser), nil, w, &se)
 		if err == nil && rc != 0 {
-			err = fmt.Errorf("cat %s: exit %d: %s", src, rc, lastLine(se.String()))
+			err = fmt.Errorf("cat %s: exit %d: %s", src, rc, LastLine(se.String()))
 		}
 		if err != nil {
 			f.Close()
 			return downloadFailure(ctx, err, m)
 		}
-	} else if err := m.conn.Download(ctx, src, w); err != nil {
+	} else if err := m.Conn.Download(ctx, src, w); err != nil {
 		f.Close()
 		return downloadFailure(ctx, err, m)
 	}
 	if err := f.Close(); err != nil {
-		return failure("fetch: " + err.Error()), nil
+		return Failure("fetch: " + err.Error()), nil
 	}
 	if got := hex.EncodeToString(h.Sum(nil)); got != remote {
-		return failure(fmt.Sprintf("fetch %s: checksum mismatch (remote %s, received %s)", src, remote, got)), nil
+		return Failure(fmt.Sprintf("fetch %s: checksum mismatch (remote %s, received %s)", src, remote, got)), nil
 	}
 	if err := os.Rename(f.Name(), local); err != nil {
-		return failure("fetch: " + err.Error()), nil
+		return Failure("fetch: " + err.Error()), nil
 	}
 	return res, nil
 }
 
-func downloadFailure(ctx context.Context, err error, m *modCtx) (map[string]any, error) {
-	if m.conn.lost != nil || ctx.Err() != nil {
+func downloadFailure(ctx context.Context, err error, m *Task) (map[string]any, error) {
+	if m.lost() || ctx.Err() != nil {
 		return nil, err
 	}
-	return failure("fetch: " + err.Error()), nil
+	return Failure("fetch: " + err.Error()), nil
 }
 
 func localSHA(p string) string {

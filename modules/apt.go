@@ -1,4 +1,4 @@
-package runner
+package modules
 
 import (
 	"context"
@@ -23,9 +23,9 @@ type aptWant struct {
 }
 
 func readAptWant(args map[string]any) (aptWant, string) {
-	w := aptWant{state: argStr(args, "state"), updateCache: argBool(args, "update_cache", false),
+	w := aptWant{state: ArgStr(args, "state"), updateCache: argBool(args, "update_cache", false),
 		recommends: optBool(args, "install_recommends"), purge: argBool(args, "purge", false),
-		autoremove: argBool(args, "autoremove", false), defaultRelease: argStr(args, "default_release"),
+		autoremove: argBool(args, "autoremove", false), defaultRelease: ArgStr(args, "default_release"),
 		dpkgOp: argStrOr(args, "dpkg_options", "force-confdef,force-confold")}
 	switch v := args["name"].(type) {
 	case []any:
@@ -34,7 +34,7 @@ func readAptWant(args map[string]any) (aptWant, string) {
 		}
 	case nil:
 	default:
-		for n := range strings.SplitSeq(argStr(args, "name"), ",") {
+		for n := range strings.SplitSeq(ArgStr(args, "name"), ",") {
 			if n = strings.TrimSpace(n); n != "" {
 				w.names = append(w.names, n)
 			}
@@ -49,7 +49,7 @@ func readAptWant(args map[string]any) (aptWant, string) {
 	default:
 		return w, fmt.Sprintf("state %q is not supported by kupgrade (present, absent, latest)", w.state)
 	}
-	if t := argStr(args, "cache_valid_time"); t != "" {
+	if t := ArgStr(args, "cache_valid_time"); t != "" {
 		n, err := strconv.Atoi(t)
 		if err != nil {
 			return w, fmt.Sprintf("cache_valid_time: %q is not a whole number of seconds", t)
@@ -62,28 +62,28 @@ func readAptWant(args map[string]any) (aptWant, string) {
 	return w, ""
 }
 
-func modApt(ctx context.Context, m *modCtx, args map[string]any) (map[string]any, error) {
+func modApt(ctx context.Context, m *Task, args map[string]any) (map[string]any, error) {
 	w, bad := readAptWant(args)
 	if bad != "" {
-		return failure(bad), nil
+		return Failure(bad), nil
 	}
 	return runApt(ctx, m, w, "apt: the host has no apt-get and dpkg-query (not Debian): not supported by kupgrade")
 }
 
 // modPackage is Ansible's package on a host with apt; elsewhere it says it is not supported.
-func modPackage(ctx context.Context, m *modCtx, args map[string]any) (map[string]any, error) {
-	if u := argStr(args, "use"); u != "" && u != "auto" && u != "apt" {
-		return failure(fmt.Sprintf("package: use=%s is not supported by kupgrade (apt only)", u)), nil
+func modPackage(ctx context.Context, m *Task, args map[string]any) (map[string]any, error) {
+	if u := ArgStr(args, "use"); u != "" && u != "auto" && u != "apt" {
+		return Failure(fmt.Sprintf("package: use=%s is not supported by kupgrade (apt only)", u)), nil
 	}
 	w, bad := readAptWant(map[string]any{"name": args["name"], "state": args["state"]})
 	if bad != "" {
-		return failure(bad), nil
+		return Failure(bad), nil
 	}
 	return runApt(ctx, m, w, "package: the host's package manager is not apt: not supported by kupgrade (kupgrade installs packages on Debian only)")
 }
 
-func runApt(ctx context.Context, m *modCtx, w aptWant, noApt string) (map[string]any, error) {
-	out, err := m.runWithEnv(ctx, aptScript(w, m.check, noApt), nil)
+func runApt(ctx context.Context, m *Task, w aptWant, noApt string) (map[string]any, error) {
+	out, err := m.runWithEnv(ctx, aptScript(w, m.Check, noApt), nil)
 	if err != nil {
 		return nil, err
 	}

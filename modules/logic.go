@@ -1,4 +1,4 @@
-package runner
+package modules
 
 import (
 	"context"
@@ -7,22 +7,21 @@ import (
 	"strings"
 
 	"github.com/kupgrade/kupgrade/jinja"
-	"github.com/kupgrade/kupgrade/playbooks"
 )
 
 // The modules below run on the controller only: they read and write variables.
 
 // modDebug returns the message or the variable as its value (a list stays a list); the event
 // shows it as Ansible does (playbooks.Display) and -o json writes it as that JSON value.
-func modDebug(_ context.Context, m *modCtx, args map[string]any) (map[string]any, error) {
-	if name := argStr(args, "var"); name != "" {
-		v, err := jinja.Render("{{ "+name+" }}", m.h.vars)
+func modDebug(_ context.Context, m *Task, args map[string]any) (map[string]any, error) {
+	if name := ArgStr(args, "var"); name != "" {
+		v, err := jinja.Render("{{ "+name+" }}", m.Vars)
 		var undef *jinja.UndefinedError
 		if errors.As(err, &undef) {
 			v, err = "VARIABLE IS NOT DEFINED!", nil // Ansible's answer, and not a failure
 		}
 		if err != nil {
-			return failure(fmt.Sprintf("debug var %q: %v", name, err)), nil
+			return Failure(fmt.Sprintf("debug var %q: %v", name, err)), nil
 		}
 		return map[string]any{"changed": false, name: v}, nil
 	}
@@ -33,7 +32,7 @@ func modDebug(_ context.Context, m *modCtx, args map[string]any) (map[string]any
 	return map[string]any{"changed": false, "msg": msg}, nil
 }
 
-func modSetFact(_ context.Context, _ *modCtx, args map[string]any) (map[string]any, error) {
+func modSetFact(_ context.Context, _ *Task, args map[string]any) (map[string]any, error) {
 	facts := make(map[string]any, len(args))
 	for k, v := range args {
 		if k != "cacheable" {
@@ -43,15 +42,15 @@ func modSetFact(_ context.Context, _ *modCtx, args map[string]any) (map[string]a
 	return map[string]any{"changed": false, "ansible_facts": facts}, nil
 }
 
-func modFail(_ context.Context, _ *modCtx, args map[string]any) (map[string]any, error) {
-	msg := argStr(args, "msg")
+func modFail(_ context.Context, _ *Task, args map[string]any) (map[string]any, error) {
+	msg := ArgStr(args, "msg")
 	if msg == "" {
 		msg = "Failed as requested from task"
 	}
-	return failure(msg), nil
+	return Failure(msg), nil
 }
 
-func modAssert(_ context.Context, m *modCtx, args map[string]any) (map[string]any, error) {
+func modAssert(_ context.Context, m *Task, args map[string]any) (map[string]any, error) {
 	var that []string
 	switch v := args["that"].(type) {
 	case string:
@@ -63,17 +62,17 @@ func modAssert(_ context.Context, m *modCtx, args map[string]any) (map[string]an
 	case bool:
 		that = []string{fmt.Sprint(v)}
 	default:
-		return failure("assert: that must be a condition or a list of them"), nil
+		return Failure("assert: that must be a condition or a list of them"), nil
 	}
 	for _, c := range that {
-		ok, err := jinja.Cond(c, m.h.vars)
+		ok, err := jinja.Cond(c, m.Vars)
 		if err != nil {
-			return failure(fmt.Sprintf("assert %q: %v", c, err)), nil
+			return Failure(fmt.Sprintf("assert %q: %v", c, err)), nil
 		}
 		if !ok {
-			msg := argStr(args, "fail_msg")
+			msg := ArgStr(args, "fail_msg")
 			if msg == "" {
-				msg = argStr(args, "msg")
+				msg = ArgStr(args, "msg")
 			}
 			if msg == "" {
 				msg = "Assertion failed"
@@ -81,20 +80,16 @@ func modAssert(_ context.Context, m *modCtx, args map[string]any) (map[string]an
 			return map[string]any{"changed": false, "failed": true, "msg": msg, "assertion": c, "evaluated_to": false}, nil
 		}
 	}
-	msg := argStr(args, "success_msg")
+	msg := ArgStr(args, "success_msg")
 	if msg == "" {
 		msg = "All assertions passed"
 	}
 	return map[string]any{"changed": false, "msg": msg}, nil
 }
 
-// factsTask is the "Gathering Facts" step of gather_facts: true.
-var factsTask = &ctask{t: &playbooks.Task{Name: "Gathering Facts", Module: "setup"}, name: "Gathering Facts",
-	mod: modSetup, modName: "setup", loopVar: "item"}
-
 // modSetup gathers a small fact set with one remote command.
-func modSetup(ctx context.Context, m *modCtx, _ map[string]any) (map[string]any, error) {
-	m.become = false // facts are readable by anyone; no sudo round trip
+func modSetup(ctx context.Context, m *Task, _ map[string]any) (map[string]any, error) {
+	m.Become = false // facts are readable by anyone; no sudo round trip
 	out, err := m.runPlain(ctx, "hostname; uname -r; uname -m; cat /etc/os-release 2>/dev/null; true")
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package runner
+package modules
 
 import (
 	"context"
@@ -19,19 +19,19 @@ else chmod "$(printf %o $((0666 & ~0$(umask))))" "$t"; fi
 // modGetURL downloads url to dest ON THE HOST, in one command: a dest whose checksum already
 // matches is left alone without a download; without checksum or force the request carries
 // If-Modified-Since and a body identical to dest (sha1, as Ansible compares) changes nothing.
-func modGetURL(ctx context.Context, m *modCtx, args map[string]any) (map[string]any, error) {
-	u, dest := argStr(args, "url"), argStr(args, "dest")
-	alg, sum, bad := parseChecksum(argStr(args, "checksum"))
+func modGetURL(ctx context.Context, m *Task, args map[string]any) (map[string]any, error) {
+	u, dest := ArgStr(args, "url"), ArgStr(args, "dest")
+	alg, sum, bad := parseChecksum(ArgStr(args, "checksum"))
 	if bad != "" {
-		return failure(bad), nil
+		return Failure(bad), nil
 	}
 	attrs, err := readAttrArgs(args)
 	if err != nil {
-		return failure("get_url: " + err.Error()), nil
+		return Failure("get_url: " + err.Error()), nil
 	}
 	req, bad := requestArgs(args, "GET", 10)
 	if bad != "" {
-		return failure(bad), nil
+		return Failure(bad), nil
 	}
 	req.follow = true
 	force := argBool(args, "force", false)
@@ -49,7 +49,7 @@ if ! $got && $dry; then c=1
 elif ! $got; then
   n=$(dirname -- "$d"); [ -d "$n" ] || { echo "Destination $n does not exist" >&2; exit 1; }
   t=$(mktemp "$n/.kupgrade.XXXXXX") || exit 1; h=$t.h; trap 'rm -f -- "$t" "$h" "$h.err"' EXIT
-`, hostPath(dest), force, quote(sum), m.check, quote(name), alg)
+`, hostPath(dest), force, quote(sum), m.Check, quote(name), alg)
 	b.WriteString(fetchScript(req))
 	fmt.Fprintf(&b, `  s=${w%%%% *}; echo "kupgrade:status=$s"
   if [ "$s" = 304 ]; then echo "kupgrade:msg=HTTP Error 304: Not Modified"
@@ -176,9 +176,9 @@ func urlFilename(u string) string {
 
 // requestArgs reads the arguments get_url and uri share.
 func requestArgs(args map[string]any, method string, timeout int) (httpReq, string) {
-	r := httpReq{method: method, url: argStr(args, "url"), headers: map[string]string{}, timeout: timeout,
-		validateCerts: argBool(args, "validate_certs", true), user: argStr(args, "url_username"), password: argStr(args, "url_password")}
-	if t := argStr(args, "timeout"); t != "" {
+	r := httpReq{method: method, url: ArgStr(args, "url"), headers: map[string]string{}, timeout: timeout,
+		validateCerts: argBool(args, "validate_certs", true), user: ArgStr(args, "url_username"), password: ArgStr(args, "url_password")}
+	if t := ArgStr(args, "timeout"); t != "" {
 		n, err := strconv.Atoi(t)
 		if err != nil {
 			return r, fmt.Sprintf("timeout: %q is not a whole number of seconds", t)

@@ -1,4 +1,4 @@
-package runner
+package modules
 
 import (
 	"context"
@@ -13,23 +13,23 @@ import (
 // modWaitFor waits on the host itself, in one remote loop: for a TCP port to accept (or stop
 // accepting) connections, or a path to appear (or go). The loop ends at the timeout on its own,
 // and the task's context cancels it like any command.
-func modWaitFor(ctx context.Context, m *modCtx, args map[string]any) (map[string]any, error) {
+func modWaitFor(ctx context.Context, m *Task, args map[string]any) (map[string]any, error) {
 	timeout := 300
-	if s := argStr(args, "timeout"); s != "" {
+	if s := ArgStr(args, "timeout"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil {
-			return failure(fmt.Sprintf("wait_for: timeout %q is not a number of seconds", s)), nil
+			return Failure(fmt.Sprintf("wait_for: timeout %q is not a number of seconds", s)), nil
 		}
 		timeout = n
 	}
-	delay, _ := strconv.Atoi(argStr(args, "delay"))
-	sleep := argStr(args, "sleep")
+	delay, _ := strconv.Atoi(ArgStr(args, "delay"))
+	sleep := ArgStr(args, "sleep")
 	if sleep == "" {
 		sleep = "1"
 	}
-	state := argStr(args, "state")
+	state := ArgStr(args, "state")
 	var check, what string
-	switch p, port := argStr(args, "path"), argStr(args, "port"); {
+	switch p, port := ArgStr(args, "path"), ArgStr(args, "port"); {
 	case p != "":
 		what = "path " + p
 		check = "[ -e " + quote(p) + " ]"
@@ -38,14 +38,14 @@ func modWaitFor(ctx context.Context, m *modCtx, args map[string]any) (map[string
 		}
 	case port != "":
 		if _, err := strconv.Atoi(port); err != nil {
-			return failure(fmt.Sprintf("wait_for: port %q is not a number", port)), nil
+			return Failure(fmt.Sprintf("wait_for: port %q is not a number", port)), nil
 		}
-		host := argStr(args, "host")
+		host := ArgStr(args, "host")
 		if host == "" {
 			host = "127.0.0.1"
 		}
 		if !shellword.Plain(host) {
-			return failure(fmt.Sprintf("wait_for: bad host %q", host)), nil
+			return Failure(fmt.Sprintf("wait_for: bad host %q", host)), nil
 		}
 		what = "port " + host + ":" + port
 		check = portProbe(host, port)
@@ -63,7 +63,7 @@ func modWaitFor(ctx context.Context, m *modCtx, args map[string]any) (map[string
 	case "absent", "stopped":
 		check = "! { " + check + "; }"
 	default:
-		return failure(fmt.Sprintf("wait_for: unsupported state %q", state)), nil
+		return Failure(fmt.Sprintf("wait_for: unsupported state %q", state)), nil
 	}
 	script := fmt.Sprintf(`sleep %d
 end=$(( $(date +%%s) + %d ))

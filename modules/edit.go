@@ -1,4 +1,4 @@
-package runner
+package modules
 
 import (
 	"context"
@@ -14,7 +14,7 @@ func optStr(args map[string]any, key string) *string {
 	if v, ok := args[key]; !ok || v == nil {
 		return nil
 	}
-	s := argStr(args, key)
+	s := ArgStr(args, key)
 	return &s
 }
 
@@ -28,18 +28,18 @@ func argStrOr(args map[string]any, key, def string) string {
 
 // editTarget reads the file an edit module works on and answers the cases every one of them
 // answers alike: a directory fails (rc 256); a missing file fails (rc 257) unless mayCreate.
-func editTarget(ctx context.Context, m *modCtx, path, missingMsg string, mayCreate bool) (remoteText, map[string]any, error) {
+func editTarget(ctx context.Context, m *Task, path, missingMsg string, mayCreate bool) (remoteText, map[string]any, error) {
 	rt, fail, err := readRemote(ctx, m, path)
 	if err != nil || fail != nil {
 		return rt, fail, err
 	}
 	switch {
 	case rt.kind == "dir":
-		r := failure(fmt.Sprintf("Path %s is a directory !", path))
+		r := Failure(fmt.Sprintf("Path %s is a directory !", path))
 		r["rc"] = 256
 		return rt, r, nil
 	case rt.kind == "absent" && !mayCreate:
-		r := failure(fmt.Sprintf(missingMsg, path))
+		r := Failure(fmt.Sprintf(missingMsg, path))
 		r["rc"] = 257
 		return rt, r, nil
 	}
@@ -56,13 +56,13 @@ type editCommon struct {
 
 func readEditCommon(args map[string]any) (editCommon, error) {
 	attrs, err := readAttrArgs(args)
-	return editCommon{path: argStr(args, "path"), backup: argBool(args, "backup", false),
-		validate: argStr(args, "validate"), attrs: attrs}, err
+	return editCommon{path: ArgStr(args, "path"), backup: argBool(args, "backup", false),
+		validate: ArgStr(args, "validate"), attrs: attrs}, err
 }
 
 // finishEdit writes res when it changed and sets the attributes; it returns Ansible's message
 // and changed, and the backup's name.
-func finishEdit(ctx context.Context, m *modCtx, c editCommon, res editResult) (string, bool, string, map[string]any, error) {
+func finishEdit(ctx context.Context, m *Task, c editCommon, res editResult) (string, bool, string, map[string]any, error) {
 	w := writeOpts{backup: c.backup, validate: c.validate, attrs: c.attrs}
 	if res.changed {
 		w.data = res.content
@@ -78,23 +78,23 @@ func finishEdit(ctx context.Context, m *modCtx, c editCommon, res editResult) (s
 	return msg, changed, bk, nil, nil
 }
 
-func modLineInFile(ctx context.Context, m *modCtx, args map[string]any) (map[string]any, error) {
+func modLineInFile(ctx context.Context, m *Task, args map[string]any) (map[string]any, error) {
 	c, err := readEditCommon(args)
 	if err != nil {
-		return failure("lineinfile: " + err.Error()), nil
+		return Failure("lineinfile: " + err.Error()), nil
 	}
 	o := lineOpts{regexp: optStr(args, "regexp"), search: optStr(args, "search_string"), line: optStr(args, "line"),
 		insertAfter: optStr(args, "insertafter"), insertBefore: optStr(args, "insertbefore"),
 		backrefs: argBool(args, "backrefs", false), firstMatch: argBool(args, "firstmatch", false),
-		drop: argStr(args, "state") == "absent"}
+		drop: ArgStr(args, "state") == "absent"}
 	switch {
 	case o.drop && o.regexp == nil && o.search == nil && o.line == nil:
-		return failure("one of line, search_string, or regexp is required with state=absent"), nil
+		return Failure("one of line, search_string, or regexp is required with state=absent"), nil
 	case o.drop:
 	case o.backrefs && o.regexp == nil:
-		return failure("regexp is required with backrefs=true"), nil
+		return Failure("regexp is required with backrefs=true"), nil
 	case o.line == nil:
-		return failure("line is required with state=present"), nil
+		return Failure("line is required with state=present"), nil
 	case o.insertAfter == nil && o.insertBefore == nil:
 		eof := "EOF"
 		o.insertAfter = &eof
@@ -108,9 +108,9 @@ func modLineInFile(ctx context.Context, m *modCtx, args map[string]any) (map[str
 	}
 	res, err := lineInFile(rt.data, o)
 	if err != nil {
-		return failure("lineinfile: " + err.Error()), nil
+		return Failure("lineinfile: " + err.Error()), nil
 	}
-	if m.check && rt.kind == "absent" {
+	if m.Check && rt.kind == "absent" {
 		return map[string]any{"changed": res.changed, "msg": res.msg, "backup": ""}, nil
 	}
 	msg, changed, bk, fail, err := finishEdit(ctx, m, c, res)
@@ -124,15 +124,15 @@ func modLineInFile(ctx context.Context, m *modCtx, args map[string]any) (map[str
 	return out, nil
 }
 
-func modBlockInFile(ctx context.Context, m *modCtx, args map[string]any) (map[string]any, error) {
+func modBlockInFile(ctx context.Context, m *Task, args map[string]any) (map[string]any, error) {
 	c, err := readEditCommon(args)
 	if err != nil {
-		return failure("blockinfile: " + err.Error()), nil
+		return Failure("blockinfile: " + err.Error()), nil
 	}
-	o := blockOpts{block: argStr(args, "block"), marker: argStrOr(args, "marker", "# {mark} ANSIBLE MANAGED BLOCK"),
+	o := blockOpts{block: ArgStr(args, "block"), marker: argStrOr(args, "marker", "# {mark} ANSIBLE MANAGED BLOCK"),
 		markerBegin: argStrOr(args, "marker_begin", "BEGIN"), markerEnd: argStrOr(args, "marker_end", "END"),
 		insertAfter: optStr(args, "insertafter"), insertBefore: optStr(args, "insertbefore"),
-		present: argStr(args, "state") != "absent"}
+		present: ArgStr(args, "state") != "absent"}
 	rt, fail, err := editTarget(ctx, m, c.path, "Path %s does not exist !", argBool(args, "create", false))
 	if err != nil || fail != nil {
 		return fail, err
@@ -143,9 +143,9 @@ func modBlockInFile(ctx context.Context, m *modCtx, args map[string]any) (map[st
 	}
 	res, err := blockInFile(rt.data, exists, o)
 	if err != nil {
-		return failure("blockinfile: " + err.Error()), nil
+		return Failure("blockinfile: " + err.Error()), nil
 	}
-	if m.check && !exists {
+	if m.Check && !exists {
 		return map[string]any{"changed": res.changed, "msg": res.msg}, nil
 	}
 	msg, changed, bk, fail, err := finishEdit(ctx, m, c, res)
@@ -159,19 +159,19 @@ func modBlockInFile(ctx context.Context, m *modCtx, args map[string]any) (map[st
 	return out, nil
 }
 
-func modReplace(ctx context.Context, m *modCtx, args map[string]any) (map[string]any, error) {
+func modReplace(ctx context.Context, m *Task, args map[string]any) (map[string]any, error) {
 	c, err := readEditCommon(args)
 	if err != nil {
-		return failure("replace: " + err.Error()), nil
+		return Failure("replace: " + err.Error()), nil
 	}
 	rt, fail, err := editTarget(ctx, m, c.path, "Path %s does not exist !", false)
 	if err != nil || fail != nil {
 		return fail, err
 	}
-	res, err := replaceIn(rt.data, replaceOpts{regexp: argStr(args, "regexp"), replace: argStr(args, "replace"),
-		after: argStr(args, "after"), before: argStr(args, "before")})
+	res, err := replaceIn(rt.data, replaceOpts{regexp: ArgStr(args, "regexp"), replace: ArgStr(args, "replace"),
+		after: ArgStr(args, "after"), before: ArgStr(args, "before")})
 	if err != nil {
-		return failure("replace: " + err.Error()), nil
+		return Failure("replace: " + err.Error()), nil
 	}
 	if !res.changed && res.msg != "" { // before/after did not match: Ansible stops here
 		return map[string]any{"changed": false, "msg": res.msg, "rc": 0}, nil

@@ -1,4 +1,4 @@
-package runner
+package modules
 
 import (
 	"slices"
@@ -11,10 +11,10 @@ import (
 // modules' scripts quote many values; the short name keeps them readable.
 func quote(s string) string { return shellword.Quote(s) }
 
-// wrap turns a script into the command line sent to the host: environment first (inside sudo, so
+// Wrap turns a script into the command line sent to the host: environment first (inside sudo, so
 // sudo's env_reset cannot drop it), then become. Each wrapper is exec-ed, as sh -c would do with
 // a last command anyway; sshconn runs such an `exec WORD...` line without a shell of its own.
-func wrap(script string, env map[string]string, become bool, user string) string {
+func Wrap(script string, env map[string]string, become bool, user string) string {
 	return withBecome(withEnv(script, env), become, user)
 }
 

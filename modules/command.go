@@ -1,4 +1,4 @@
-package runner
+package modules
 
 import (
 	"context"
@@ -13,24 +13,24 @@ import (
 // and the command travel in one remote command.
 const skipMark = "kupgrade:skip:guard"
 
-func modCommand(ctx context.Context, m *modCtx, args map[string]any) (map[string]any, error) {
+func modCommand(ctx context.Context, m *Task, args map[string]any) (map[string]any, error) {
 	var argv []string
 	if l, ok := args["argv"].([]any); ok {
 		for _, a := range l {
 			argv = append(argv, fmt.Sprint(a))
 		}
 	} else {
-		raw := argStr(args, "_raw_params")
+		raw := ArgStr(args, "_raw_params")
 		if raw == "" {
-			raw = argStr(args, "cmd")
+			raw = ArgStr(args, "cmd")
 		}
 		var err error
 		if argv, err = shellword.Split(raw); err != nil {
-			return failure(fmt.Sprintf("command: %v in %q", err, raw)), nil
+			return Failure(fmt.Sprintf("command: %v in %q", err, raw)), nil
 		}
 	}
 	if len(argv) == 0 {
-		return failure("command: no command given"), nil
+		return Failure("command: no command given"), nil
 	}
 	prelude, words := hostWords(argv)
 	cmd := make([]any, len(argv))
@@ -93,16 +93,16 @@ func hostWords(argv []string) (string, []string) {
 	return prelude.String(), words
 }
 
-func modShell(ctx context.Context, m *modCtx, args map[string]any) (map[string]any, error) {
-	script := argStr(args, "_raw_params")
+func modShell(ctx context.Context, m *Task, args map[string]any) (map[string]any, error) {
+	script := ArgStr(args, "_raw_params")
 	if script == "" {
-		script = argStr(args, "cmd")
+		script = ArgStr(args, "cmd")
 	}
 	if script == "" {
-		return failure("shell: no command given"), nil
+		return Failure("shell: no command given"), nil
 	}
 	cmd := script
-	if ex := argStr(args, "executable"); ex != "" {
+	if ex := ArgStr(args, "executable"); ex != "" {
 		script = quote(ex) + " -c " + quote(script)
 	}
 	res, err := runCommand(ctx, m, args, script)
@@ -112,18 +112,18 @@ func modShell(ctx context.Context, m *modCtx, args map[string]any) (map[string]a
 // runCommand adds chdir and the creates/removes guard to a command and runs it, under the play's
 // fence when it has one. In check mode the
 // command is skipped (the engine only calls it there when check_mode: false is not set).
-func runCommand(ctx context.Context, m *modCtx, args map[string]any, script string) (map[string]any, error) {
-	if m.check {
+func runCommand(ctx context.Context, m *Task, args map[string]any, script string) (map[string]any, error) {
+	if m.Check {
 		return map[string]any{"changed": false, "skipped": true, "msg": "skipped in check mode"}, nil
 	}
 	var b strings.Builder
-	if p := argStr(args, "creates"); p != "" {
+	if p := ArgStr(args, "creates"); p != "" {
 		fmt.Fprintf(&b, "if [ -e %s ]; then echo %s; exit 0; fi\n", hostPath(p), skipMark)
 	}
-	if p := argStr(args, "removes"); p != "" {
+	if p := ArgStr(args, "removes"); p != "" {
 		fmt.Fprintf(&b, "if [ ! -e %s ]; then echo %s; exit 0; fi\n", hostPath(p), skipMark)
 	}
-	if d := argStr(args, "chdir"); d != "" {
+	if d := ArgStr(args, "chdir"); d != "" {
 		fmt.Fprintf(&b, "cd %s || exit 1\n", hostPath(d))
 	}
 	if b.Len() > 0 {
@@ -155,7 +155,7 @@ func runCommand(ctx context.Context, m *modCtx, args map[string]any, script stri
 	return out.result(true), nil
 }
 
-func modPing(ctx context.Context, m *modCtx, _ map[string]any) (map[string]any, error) {
+func modPing(ctx context.Context, m *Task, _ map[string]any) (map[string]any, error) {
 	out, err := m.runPlain(ctx, "echo pong")
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package runner
+package modules
 
 import (
 	"bytes"
@@ -15,21 +15,21 @@ import (
 // modURI makes an HTTP request from the host (curl, else python3) and returns what Ansible's uri
 // returns: status, url, msg, redirected, the response headers as lower-case keys with _ for -,
 // json when the answer is JSON, content when return_content. A status not in status_code fails.
-func modURI(ctx context.Context, m *modCtx, args map[string]any) (map[string]any, error) {
-	method := strings.ToUpper(argStr(args, "method"))
+func modURI(ctx context.Context, m *Task, args map[string]any) (map[string]any, error) {
+	method := strings.ToUpper(ArgStr(args, "method"))
 	if method == "" {
 		method = "GET"
 	}
 	req, bad := requestArgs(args, method, 30)
 	if bad != "" {
-		return failure(bad), nil
+		return Failure(bad), nil
 	}
 	body, bad := uriBody(args, req.headers)
 	if bad != "" {
-		return failure(bad), nil
+		return Failure(bad), nil
 	}
 	req.body = body != nil
-	switch argStr(args, "follow_redirects") {
+	switch ArgStr(args, "follow_redirects") {
 	case "all", "yes", "true":
 		req.follow = true
 	case "", "safe", "urllib2":
@@ -41,11 +41,11 @@ func modURI(ctx context.Context, m *modCtx, args map[string]any) (map[string]any
 	}
 	codes, bad := statusCodes(args["status_code"])
 	if bad != "" {
-		return failure(bad), nil
+		return Failure(bad), nil
 	}
 	var b strings.Builder
 	for _, g := range []struct{ key, test, why string }{{"creates", "-e", "exists"}, {"removes", "! -e", "does not exist"}} {
-		if p := argStr(args, g.key); p != "" {
+		if p := ArgStr(args, g.key); p != "" {
 			fmt.Fprintf(&b, "if [ %s %s ]; then echo %s; exit 0; fi\n", g.test, hostPath(p), quote("kupgrade:skip="+p+" "+g.why))
 		}
 	}
@@ -77,9 +77,9 @@ func uriBody(args map[string]any, headers map[string]string) ([]byte, string) {
 		}
 		headers["Content-Type"] = t
 	}
-	switch f := argStr(args, "body_format"); f {
+	switch f := ArgStr(args, "body_format"); f {
 	case "", "raw":
-		return []byte(argStr(args, "body")), ""
+		return []byte(ArgStr(args, "body")), ""
 	case "json":
 		setType("application/json")
 		if s, ok := v.(string); ok {
@@ -94,7 +94,7 @@ func uriBody(args map[string]any, headers map[string]string) ([]byte, string) {
 		setType("application/x-www-form-urlencoded")
 		m, ok := v.(map[string]any)
 		if !ok {
-			return []byte(argStr(args, "body")), ""
+			return []byte(ArgStr(args, "body")), ""
 		}
 		q := url.Values{}
 		for k, x := range m {

@@ -1,4 +1,4 @@
-package runner
+package modules
 
 import (
 	"context"
@@ -9,31 +9,31 @@ import (
 // modFile sets a path's state (file, directory, absent, touch, link, hard) and attributes in
 // one command that prints whether it changed anything; in check mode the same script only
 // looks. The states' rules and messages are those of ansible-core's file module.
-func modFile(ctx context.Context, m *modCtx, args map[string]any) (map[string]any, error) {
-	p := argStr(args, "path")
+func modFile(ctx context.Context, m *Task, args map[string]any) (map[string]any, error) {
+	p := ArgStr(args, "path")
 	if p == "" {
-		return failure("file: path is required"), nil
+		return Failure("file: path is required"), nil
 	}
 	// Without state, Ansible keeps the path's current kind (a folder stays one) and only sets
 	// attributes; state: file insists on a file.
-	state, explicit := argStr(args, "state"), args["state"] != nil
+	state, explicit := ArgStr(args, "state"), args["state"] != nil
 	if state == "" {
 		state = "file"
 	}
 	attrs, err := readAttrArgs(args)
 	if err != nil {
-		return failure("file: " + err.Error()), nil
+		return Failure("file: " + err.Error()), nil
 	}
-	src := argStr(args, "src")
+	src := ArgStr(args, "src")
 	if (state == "link" || state == "hard") && src == "" {
-		return failure(fmt.Sprintf("src is required for creating new %ss", map[string]string{"link": "symlink", "hard": "hardlink"}[state])), nil
+		return Failure(fmt.Sprintf("src is required for creating new %ss", map[string]string{"link": "symlink", "hard": "hardlink"}[state])), nil
 	}
 	body, ok := fileStateScripts[state]
 	if !ok {
-		return failure(fmt.Sprintf("file: unsupported state %q (file, directory, absent, touch, link, hard)", state)), nil
+		return Failure(fmt.Sprintf("file: unsupported state %q (file, directory, absent, touch, link, hard)", state)), nil
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "p=%s; s=%s; c=0; dry=%t; force=%t; explicit=%t\n%s%s", hostPath(p), hostPath(src), m.check,
+	fmt.Fprintf(&b, "p=%s; s=%s; c=0; dry=%t; force=%t; explicit=%t\n%s%s", hostPath(p), hostPath(src), m.Check,
 		argBool(args, "force", false), explicit, prevState, body)
 	if state == "directory" && argBool(args, "recurse", false) {
 		b.WriteString(recurseAttrs(attrs))
@@ -47,7 +47,7 @@ func modFile(ctx context.Context, m *modCtx, args map[string]any) (map[string]an
 	}
 	if out.rc != 0 {
 		r := commandFailure("file "+p, out)
-		r["msg"] = lastLine(out.stderr)
+		r["msg"] = LastLine(out.stderr)
 		r["path"] = p
 		return r, nil
 	}

@@ -1,4 +1,4 @@
-package runner
+package modules
 
 import (
 	"bytes"
@@ -14,15 +14,15 @@ import (
 // URL on the host. The archive is unpacked into a temporary folder and compared with dest (each
 // file's content and mode); only when something differs is it copied into dest, so a second run
 // changes nothing. In check mode the comparison is made and nothing is copied.
-func modUnarchive(ctx context.Context, m *modCtx, args map[string]any) (map[string]any, error) {
-	src, dest := argStr(args, "src"), argStr(args, "dest")
+func modUnarchive(ctx context.Context, m *Task, args map[string]any) (map[string]any, error) {
+	src, dest := ArgStr(args, "src"), ArgStr(args, "dest")
 	attrs, err := readAttrArgs(args)
 	if err != nil {
-		return failure("unarchive: " + err.Error()), nil
+		return Failure("unarchive: " + err.Error()), nil
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "dest=%s; dry=%t; c=0\n", hostPath(dest), m.check)
-	if p := argStr(args, "creates"); p != "" {
+	fmt.Fprintf(&b, "dest=%s; dry=%t; c=0\n", hostPath(dest), m.Check)
+	if p := ArgStr(args, "creates"); p != "" {
 		fmt.Fprintf(&b, "if [ -e %s ]; then echo kupgrade:skip; exit 0; fi\n", hostPath(p))
 	}
 	b.WriteString(`[ -d "$dest" ] || { echo "Destination '$dest' is not a directory" >&2; exit 1; }
@@ -33,7 +33,7 @@ x=$(mktemp -d) || exit 1; t=$x.archive; h=$t.h; trap 'rm -rf -- "$x" "$t" "$h" "
 	case remote && strings.Contains(src, "://"):
 		req, bad := requestArgs(map[string]any{"url": src, "validate_certs": args["validate_certs"]}, "GET", 10)
 		if bad != "" {
-			return failure(bad), nil
+			return Failure(bad), nil
 		}
 		req.follow = true
 		b.WriteString(fetchScript(req))
@@ -56,17 +56,17 @@ x=$(mktemp -d) || exit 1; t=$x.archive; h=$t.h; trap 'rm -rf -- "$x" "$t" "$h" "
 }
 
 // uploadArchive copies the controller's archive to a temporary name on the host.
-func uploadArchive(ctx context.Context, m *modCtx, src string) (string, map[string]any, error) {
+func uploadArchive(ctx context.Context, m *Task, src string) (string, map[string]any, error) {
 	p, err := m.localFile(src, "files")
 	if err != nil {
-		return "", failure("unarchive: " + err.Error()), nil
+		return "", Failure("unarchive: " + err.Error()), nil
 	}
 	data, err := os.ReadFile(p)
 	if err != nil {
-		return "", failure("unarchive: " + err.Error()), nil
+		return "", Failure("unarchive: " + err.Error()), nil
 	}
 	tmp := "/tmp/.kupgrade-" + rand.Text()
-	if err := m.conn.Upload(ctx, bytes.NewReader(data), tmp, 0o644); err != nil {
+	if err := m.Conn.Upload(ctx, bytes.NewReader(data), tmp, 0o644); err != nil {
 		r, e := uploadFailure(ctx, err, m)
 		return "", r, e
 	}
@@ -133,7 +133,7 @@ func unarchiveResult(src, dest string, out cmdOut, listFiles bool) map[string]an
 	}
 	if out.rc != 0 {
 		r := commandFailure("unarchive "+src, out)
-		r["msg"] = lastLine(out.stderr)
+		r["msg"] = LastLine(out.stderr)
 		r["dest"], r["src"] = dest, src
 		if kv["cmd"] != "" {
 			r["extract_results"] = map[string]any{"cmd": kv["cmd"], "rc": 1, "err": strings.TrimSpace(out.stderr), "out": ""}

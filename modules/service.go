@@ -1,4 +1,4 @@
-package runner
+package modules
 
 import (
 	"context"
@@ -29,10 +29,10 @@ func optBool(args map[string]any, key string) *bool {
 }
 
 func readUnitWant(args map[string]any) (unitWant, string) {
-	w := unitWant{name: argStr(args, "name"), state: argStr(args, "state"), enabled: optBool(args, "enabled"),
+	w := unitWant{name: ArgStr(args, "name"), state: ArgStr(args, "state"), enabled: optBool(args, "enabled"),
 		masked: optBool(args, "masked"), daemonReload: argBool(args, "daemon_reload", false),
 		reexec: argBool(args, "daemon_reexec", false), systemctl: "systemctl"}
-	if s := argStr(args, "scope"); s != "" && s != "system" {
+	if s := ArgStr(args, "scope"); s != "" && s != "system" {
 		w.systemctl += " --" + s
 	}
 	if argBool(args, "no_block", false) {
@@ -50,10 +50,10 @@ func readUnitWant(args map[string]any) (unitWant, string) {
 	return w, ""
 }
 
-func modSystemd(ctx context.Context, m *modCtx, args map[string]any) (map[string]any, error) {
+func modSystemd(ctx context.Context, m *Task, args map[string]any) (map[string]any, error) {
 	w, bad := readUnitWant(args)
 	if bad != "" {
-		return failure(bad), nil
+		return Failure(bad), nil
 	}
 	return systemdUnit(ctx, m, w)
 }
@@ -65,7 +65,7 @@ type unitProbe struct {
 	enabledAs string // is-enabled's answer: enabled, disabled, static, masked, indirect...
 }
 
-func systemdUnit(ctx context.Context, m *modCtx, w unitWant) (map[string]any, error) {
+func systemdUnit(ctx context.Context, m *Task, w unitWant) (map[string]any, error) {
 	p, fail, err := probeUnit(ctx, m, w)
 	if err != nil || fail != nil {
 		return fail, err
@@ -78,15 +78,15 @@ func systemdUnit(ctx context.Context, m *modCtx, w unitWant) (map[string]any, er
 	load, _ := p.status["LoadState"].(string)
 	if load == "" || load == "not-found" {
 		if w.state != "" || w.enabled != nil {
-			r := failure(fmt.Sprintf("Could not find the requested service %s: host", w.name))
+			r := Failure(fmt.Sprintf("Could not find the requested service %s: host", w.name))
 			r["status"] = p.status
 			return r, nil
 		}
 	} else if le, ok := p.status["LoadError"]; ok && load != "masked" {
-		return failure(fmt.Sprintf("Error loading unit file '%s': %v", w.name, le)), nil
+		return Failure(fmt.Sprintf("Error loading unit file '%s': %v", w.name, le)), nil
 	}
 	actions := unitActions(w, p, res)
-	if len(actions) == 0 || m.check {
+	if len(actions) == 0 || m.Check {
 		return res, nil
 	}
 	var b strings.Builder
@@ -99,7 +99,7 @@ func systemdUnit(ctx context.Context, m *modCtx, w unitWant) (map[string]any, er
 		return nil, err
 	}
 	if out.rc != 0 {
-		r := failure(unitFailure(out.stderr))
+		r := Failure(unitFailure(out.stderr))
 		r["rc"] = out.rc
 		return r, nil
 	}
@@ -169,14 +169,14 @@ const (
 )
 
 // probeUnit runs daemon-reload (not in check mode), systemctl show and is-enabled in one command.
-func probeUnit(ctx context.Context, m *modCtx, w unitWant) (unitProbe, map[string]any, error) {
+func probeUnit(ctx context.Context, m *Task, w unitWant) (unitProbe, map[string]any, error) {
 	var b strings.Builder
 	b.WriteString("command -v systemctl >/dev/null || { echo 'systemctl is not installed on the host' >&2; exit 127; }\n")
 	for _, x := range []struct {
 		on   bool
 		verb string
 	}{{w.daemonReload, "daemon-reload"}, {w.reexec, "daemon-reexec"}} {
-		if x.on && !m.check {
+		if x.on && !m.Check {
 			fmt.Fprintf(&b, "e=$(%s %s 2>&1) || { rc=$?; echo \"failure $rc during %s: $e\" >&2; exit 1; }\n", w.systemctl, x.verb, x.verb)
 		}
 	}
@@ -189,7 +189,7 @@ func probeUnit(ctx context.Context, m *modCtx, w unitWant) (unitProbe, map[strin
 		return unitProbe{}, nil, err
 	}
 	if out.rc != 0 {
-		r := failure(strings.TrimSpace(out.stderr))
+		r := Failure(strings.TrimSpace(out.stderr))
 		if !strings.HasPrefix(out.stderr, "failure") && !strings.HasPrefix(out.stderr, "systemctl is not") {
 			r["msg"] = fmt.Sprintf("systemctl show %s: %s", w.name, strings.TrimSpace(out.stderr))
 		}
@@ -243,16 +243,16 @@ func parseShow(out string) map[string]any {
 // modService runs systemd's logic on a host that runs systemd (as Ansible's service action
 // does, after the ansible_service_mgr fact), else the `service` command: one command on such a
 // host, which also says whether it runs systemd.
-func modService(ctx context.Context, m *modCtx, args map[string]any) (map[string]any, error) {
+func modService(ctx context.Context, m *Task, args map[string]any) (map[string]any, error) {
 	w, bad := readUnitWant(map[string]any{"name": args["name"], "state": args["state"], "enabled": args["enabled"]})
 	if bad != "" {
-		return failure(bad), nil
+		return Failure(bad), nil
 	}
-	use := argStr(args, "use")
+	use := ArgStr(args, "use")
 	if use == "systemd" {
 		return systemdUnit(ctx, m, w)
 	}
-	script := sysvScript(w, m.check)
+	script := sysvScript(w, m.Check)
 	if use == "" || use == "auto" {
 		script = "if [ -d /run/systemd/system ] && command -v systemctl >/dev/null; then echo kupgrade:systemd; exit 0; fi\n" + script
 	}
@@ -264,7 +264,7 @@ func modService(ctx context.Context, m *modCtx, args map[string]any) (map[string
 		return systemdUnit(ctx, m, w)
 	}
 	if out.rc != 0 {
-		r := failure(strings.TrimSpace(out.stderr))
+		r := Failure(strings.TrimSpace(out.stderr))
 		if r["msg"] == "" {
 			r["msg"] = strings.TrimSpace(out.stdout)
 		}

@@ -1,4 +1,4 @@
-package runner
+package modules
 
 import (
 	"bytes"
@@ -128,9 +128,9 @@ fi
 
 // runWithEnv runs a module's script with the task's environment (http_proxy and the like reach
 // curl as they reach Ansible's urllib), stdin fed, stdout as it came.
-func (m *modCtx) runWithEnv(ctx context.Context, script string, stdin io.Reader) (cmdOut, error) {
+func (m *Task) runWithEnv(ctx context.Context, script string, stdin io.Reader) (cmdOut, error) {
 	var so, se bytes.Buffer
-	rc, err := m.conn.Run(ctx, wrap(script, m.env, m.become, m.becomeUser), stdin, &so, &se)
+	rc, err := m.Conn.Run(ctx, Wrap(script, m.Env, m.Become, m.BecomeUser), stdin, &so, &se)
 	return cmdOut{rc, so.String(), strings.TrimRight(se.String(), "\n")}, err
 }
 
