@@ -2,6 +2,7 @@ package jinja
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -145,25 +146,11 @@ func fBool(in any, _ []any, _ map[string]any) (any, error) { return toBool(in), 
 func fInt(in any, args []any, kw map[string]any) (any, error) {
 	def := arg(args, kw, 0, "default", 0)
 	base, _ := arg(args, kw, 1, "base", 10).(int)
-	switch x := in.(type) {
-	case int:
-		return x, nil
-	case bool:
-		if x {
-			return 1, nil
-		}
-		return 0, nil
-	case float64:
-		return int(x), nil
-	case string:
-		s := strings.ReplaceAll(strings.TrimSpace(x), "_", "")
-		if base != 10 {
-			s = strings.TrimPrefix(strings.TrimPrefix(strings.ToLower(s), "0x"), "0o")
-		}
-		if n, err := strconv.ParseInt(s, base, 64); err == nil {
-			return int(n), nil
-		}
-		if f, err := strconv.ParseFloat(s, 64); err == nil {
+	if n, ok := Int(in, base); ok {
+		return n, nil
+	}
+	if s, ok := in.(string); ok {
+		if f, err := strconv.ParseFloat(strings.ReplaceAll(strings.TrimSpace(s), "_", ""), 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
 			return int(f), nil
 		}
 	}
