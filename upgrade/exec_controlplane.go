@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/kupgrade/kupgrade/inventory"
+	"github.com/kupgrade/kupgrade/kubeadm"
 	"github.com/kupgrade/kupgrade/playbooks"
 	"github.com/kupgrade/kupgrade/state"
 )
@@ -59,16 +60,31 @@ func (e controlPlaneExec) run(ctx context.Context, w *Workflow, step state.Step,
 		return err
 	}
 	first := v.running == state.UpgradingFirstMaster
-	return w.execute(ctx, &op{
+	return (&op{w: w,
 		step: step, from: in.u.State, hosts: []*inventory.Host{h},
 		hostFrom: statuses(in.hosts), hostTo: state.UpgradingControlPlane, hostDone: state.HostIdle,
 		target: in.u.ToVersion, pb: pb, kubeadm: true,
 		vars:   w.vars(in.u, map[string]any{playbooks.VarFirstController: first, playbooks.VarRedo: v.redo}),
 		before: playbooks.VarKcfgBefore,
 		verify: func(ctx context.Context, h *inventory.Host, reg map[string]any) error {
-			return w.verifyControlPlane(ctx, h, in.u.ToVersion, reg)
+			return e.verify(ctx, w, h, in.u.ToVersion, reg)
 		},
-	})
+	}).execute(ctx)
+}
+
+// verify checks that h's manifests carry target: from what the playbook registered as
+// kcfg_after when it did (the shipped playbook reads them right after kubeadm), else over SSH.
+func (controlPlaneExec) verify(ctx context.Context, w *Workflow, h *inventory.Host, target string, reg map[string]any) error {
+	var v Versions
+	if snap, err := kubeadm.SnapshotFromValue(reg[playbooks.VarKcfgAfter]); err == nil && !snap.Taken.IsZero() {
+		v.ControlPlane = snap.ControlPlaneVersion()
+	} else if v, err = w.readHost(ctx, h, true); err != nil {
+		return fmt.Errorf("verify %s: %w", h.Name, err)
+	}
+	if v.ControlPlane != target {
+		return fmt.Errorf("verify %s: the control-plane manifests report %s, want %s", h.Name, v.ControlPlane, target)
+	}
+	return w.Store.SetVersions(ctx, w.Cluster, h.Name, v.ControlPlane, v.Kubelet, w.Store.Now())
 }
 
 func (controlPlaneExec) after(step state.Step, act Action, in view) view {

@@ -6,6 +6,9 @@ import (
 	"slices"
 
 	"github.com/kupgrade/kupgrade/inventory"
+	"github.com/kupgrade/kupgrade/kubeadm"
+	"github.com/kupgrade/kupgrade/playbooks"
+	"github.com/kupgrade/kupgrade/runner"
 	"github.com/kupgrade/kupgrade/state"
 )
 
@@ -59,7 +62,7 @@ func (e kubeletExec) run(ctx context.Context, w *Workflow, step state.Step, act 
 	if err := e.check(step, act, in, &v); err != nil {
 		return err
 	}
-	run, err := w.skipKubelets(ctx, in, hs, v.skip)
+	run, err := e.skip(ctx, w, in, hs, v.skip)
 	if err != nil || len(run) == 0 {
 		return err
 	}
@@ -67,18 +70,18 @@ func (e kubeletExec) run(ctx context.Context, w *Workflow, step state.Step, act 
 	if err != nil {
 		return err
 	}
-	return w.execute(ctx, &op{
+	return (&op{w: w,
 		step: step, from: in.u.State, hosts: run,
 		hostFrom: statuses(in.hosts), hostTo: state.UpgradingKubelet, hostDone: state.UpgradedKubelet,
 		target: in.u.ToVersion, pb: pb, kubeadm: true, vars: w.vars(in.u, nil),
 		verify: func(ctx context.Context, h *inventory.Host, reg map[string]any) error {
-			return w.verifyKubelet(ctx, h, in.u.ToVersion, reg)
+			return e.verify(ctx, w, h, in.u.ToVersion, reg)
 		},
-	})
+	}).execute(ctx)
 }
 
-// skipKubelets marks the hosts of skip upgraded-kubelet and returns the others of hs.
-func (w *Workflow) skipKubelets(ctx context.Context, in view, hs []*inventory.Host, skip map[string]bool) ([]*inventory.Host, error) {
+// skip marks the hosts of skip upgraded-kubelet and returns the others of hs.
+func (kubeletExec) skip(ctx context.Context, w *Workflow, in view, hs []*inventory.Host, skip map[string]bool) ([]*inventory.Host, error) {
 	var run []*inventory.Host
 	u := in.u
 	for _, h := range hs {
@@ -95,6 +98,24 @@ func (w *Workflow) skipKubelets(ctx context.Context, in view, hs []*inventory.Ho
 		u = after
 	}
 	return run, nil
+}
+
+// verify checks that h's kubelet reports target: from the playbook's registered
+// kubelet_version when there is one, else over SSH.
+func (kubeletExec) verify(ctx context.Context, w *Workflow, h *inventory.Host, target string, reg map[string]any) error {
+	var v Versions
+	if kv, ok := kubeadm.KubeletVersion(runner.ResultOf(reg[playbooks.VarKubeletVersion]).Stdout); ok {
+		v.Kubelet = kv
+	} else {
+		var err error
+		if v, err = w.readHost(ctx, h, false); err != nil {
+			return fmt.Errorf("verify %s: %w", h.Name, err)
+		}
+	}
+	if v.Kubelet != target {
+		return fmt.Errorf("verify %s: `kubelet --version` reports %s, want %s", h.Name, v.Kubelet, target)
+	}
+	return w.Store.SetVersions(ctx, w.Cluster, h.Name, v.ControlPlane, v.Kubelet, w.Store.Now())
 }
 
 func (kubeletExec) after(step state.Step, act Action, in view) view {

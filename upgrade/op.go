@@ -20,6 +20,7 @@ import (
 // op is one operation of a step: the transition into flight, the playbook, and the outcome per
 // host. Cluster steps have no hosts; a control-plane op has one; a kubelet op has a batch.
 type op struct {
+	w        *Workflow
 	step     state.Step
 	from     state.State
 	hosts    []*inventory.Host
@@ -64,8 +65,9 @@ func (o *op) operation() string {
 }
 
 // execute runs o: see the package comment for what it guarantees.
-func (w *Workflow) execute(ctx context.Context, o *op) error {
-	before, err := w.reach(ctx, o)
+func (o *op) execute(ctx context.Context) error {
+	w := o.w
+	before, err := o.reach(ctx)
 	if err != nil {
 		return err
 	}
@@ -73,14 +75,14 @@ func (w *Workflow) execute(ctx context.Context, o *op) error {
 		o.vars[o.before] = before[o.hosts[0].Name].Map()
 	}
 	acquired := time.Now() // the lease counts from when its acquisition was sent
-	if err := w.begin(ctx, o, before); err != nil {
+	if err := o.begin(ctx, before); err != nil {
 		return err
 	}
 	// The lease is renewed until the outcome is recorded; a database that cannot vouch for it
 	// only stops new tasks from starting (Gate), never the one running.
 	k := Keep(ctx, w.Store, w.Cluster, w.owner(), w.ttl(), w.recordFor(), acquired)
 	var recap *runner.Recap
-	fence, playErr := w.fence(ctx)
+	fence, playErr := o.fence(ctx)
 	if playErr == nil {
 		recap, playErr = w.Runner.Play(ctx, o.pb, w.Inventory, runner.PlayOptions{Hosts: o.names(), ExtraVars: o.vars, Gate: k.Gate, Fence: fence})
 	}
@@ -105,7 +107,7 @@ func (w *Workflow) execute(ctx context.Context, o *op) error {
 			failed[state.WholeCluster] = &hostFailure{err: fmt.Errorf("interrupted: %w", context.Canceled)}
 		}
 	}
-	err = w.finish(ctx, o, failed, before)
+	err = o.finish(ctx, failed, before)
 	// A renewal racing the final write that released the lease finds it gone: that is no loss
 	// when every outcome was recorded.
 	if lost := k.Stop(); lost != nil && err != nil && !allRecorded(err) {
@@ -123,7 +125,8 @@ func (w *Workflow) execute(ctx context.Context, o *op) error {
 // runs, none starts once a newer operation has run on the host, and no other cluster's command
 // runs on a host within a lease's TTL of this one's last command. The lease's generation is
 // read back rather than assumed: a lease that is no longer ours fails the step before it runs.
-func (w *Workflow) fence(ctx context.Context) (*runner.Fence, error) {
+func (o *op) fence(ctx context.Context) (*runner.Fence, error) {
+	w := o.w
 	var u state.Upgrade
 	var l *state.Lease
 	// A database blip here would fail a step that has not touched a host yet: read on, for as
@@ -149,7 +152,8 @@ func (w *Workflow) fence(ctx context.Context) (*runner.Fence, error) {
 
 // reach connects to every host of o at once (unreachable hosts are refused before anything is
 // written: exit 5) and, for a kubeadm step, records each one's kubelet config and manifests.
-func (w *Workflow) reach(ctx context.Context, o *op) (map[string]*kubeadm.Snapshot, error) {
+func (o *op) reach(ctx context.Context) (map[string]*kubeadm.Snapshot, error) {
+	w := o.w
 	snaps := make([]*kubeadm.Snapshot, len(o.hosts))
 	errs := make([]error, len(o.hosts))
 	var wg sync.WaitGroup
@@ -182,7 +186,8 @@ func (w *Workflow) reach(ctx context.Context, o *op) (map[string]*kubeadm.Snapsh
 }
 
 // begin moves the state into flight and takes the lease, in one transaction per host.
-func (w *Workflow) begin(ctx context.Context, o *op, before map[string]*kubeadm.Snapshot) error {
+func (o *op) begin(ctx context.Context, before map[string]*kubeadm.Snapshot) error {
+	w := o.w
 	reason := "start " + o.operation()
 	lease := state.LeaseSpec{Owner: w.owner(), Operation: o.operation(), TTL: w.ttl()}
 	if !o.perHost() {
@@ -209,7 +214,7 @@ func (w *Workflow) begin(ctx context.Context, o *op, before map[string]*kubeadm.
 		}
 		if _, err := w.Store.Apply(ctx, c); err != nil {
 			if i > 0 { // give back what the first hosts took, through the one failing path
-				w.failHosts(ctx, o, o.hosts[:i], fmt.Errorf("could not start the batch: %w", err))
+				o.failHosts(ctx, o.hosts[:i], fmt.Errorf("could not start the batch: %w", err))
 			}
 			return err
 		}
@@ -219,7 +224,8 @@ func (w *Workflow) begin(ctx context.Context, o *op, before map[string]*kubeadm.
 }
 
 // failHosts records the failure of hosts that never ran (a batch that could not start).
-func (w *Workflow) failHosts(ctx context.Context, o *op, hosts []*inventory.Host, cause error) {
+func (o *op) failHosts(ctx context.Context, hosts []*inventory.Host, cause error) {
+	w := o.w
 	dctx, cancel := detached(ctx)
 	defer cancel()
 	for i, h := range hosts {

@@ -28,7 +28,8 @@ type hostFailure struct {
 // releasing the lease. The writes get a budget of their own (RecordFor), detached from ctx so that
 // Ctrl-C is recorded too, and retry a database that does not answer; the probe after a failure
 // runs only once the failure is recorded, so a wedged host cannot eat that budget.
-func (w *Workflow) finish(ctx context.Context, o *op, failed map[string]*hostFailure, before map[string]*kubeadm.Snapshot) error {
+func (o *op) finish(ctx context.Context, failed map[string]*hostFailure, before map[string]*kubeadm.Snapshot) error {
+	w := o.w
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.recordFor())
 	defer cancel()
 	var errs []error
@@ -43,17 +44,18 @@ func (w *Workflow) finish(ctx context.Context, o *op, failed map[string]*hostFai
 		last := i == len(names)-1
 		f := failed[name]
 		if f == nil {
-			if err := w.succeed(dctx, o, name, last); err != nil {
+			if err := o.succeed(dctx, name, last); err != nil {
 				errs = append(errs, &StepError{Step: o.step.Name, Host: name, State: o.step.Running, Cause: err, Retry: "kupgrade upgrade show"})
 			}
 			continue
 		}
-		errs = append(errs, w.fail(ctx, dctx, o, name, f, before[name], last))
+		errs = append(errs, o.fail(ctx, dctx, name, f, before[name], last))
 	}
 	return errors.Join(errs...)
 }
 
-func (w *Workflow) succeed(ctx context.Context, o *op, host string, last bool) error {
+func (o *op) succeed(ctx context.Context, host string, last bool) error {
+	w := o.w
 	reason, to := "done "+o.operation(), o.step.Done
 	var opts []state.ChangeOption
 	if last {
@@ -82,7 +84,8 @@ func (w *Workflow) succeed(ctx context.Context, o *op, host string, last bool) e
 // fail records the failure through the one failing path first, then probes the host again
 // (reconnecting if the connection dropped), classifies how far kubeadm got, and adds that as an
 // event of its own.
-func (w *Workflow) fail(ctx, dctx context.Context, o *op, host string, f *hostFailure, before *kubeadm.Snapshot, last bool) error {
+func (o *op) fail(ctx, dctx context.Context, host string, f *hostFailure, before *kubeadm.Snapshot, last bool) error {
+	w := o.w
 	ev := recovery.Evidence{Step: o.step.Name, Host: host, Task: f.task, ExitStatus: f.rc, Error: f.err.Error(),
 		Stdout: tail(f.stdout, 10), Stderr: tail(f.stderr, 10)}
 	req := recovery.Request{Cluster: w.Cluster, Actor: state.ActorRunner, Reason: f.err.Error(), Host: host,
@@ -94,7 +97,7 @@ func (w *Workflow) fail(ctx, dctx context.Context, o *op, host string, f *hostFa
 		se.State = o.step.Running
 	}
 	if o.kubeadm && host != state.WholeCluster {
-		se.Finding = w.probeFailed(ctx, o, host, before, se.Recorded)
+		se.Finding = o.probeFailed(ctx, host, before, se.Recorded)
 	}
 	if !se.Recorded {
 		return se
@@ -110,7 +113,8 @@ func (w *Workflow) fail(ctx, dctx context.Context, o *op, host string, f *hostFa
 
 // probeFailed reads host after a failure, under a budget of its own, and when the failure is
 // recorded adds the finding to the event log and the control-plane version to the host row.
-func (w *Workflow) probeFailed(ctx context.Context, o *op, host string, before *kubeadm.Snapshot, recorded bool) *kubeadm.Finding {
+func (o *op) probeFailed(ctx context.Context, host string, before *kubeadm.Snapshot, recorded bool) *kubeadm.Finding {
+	w := o.w
 	h, ok := w.Inventory.Host(host)
 	if !ok {
 		return nil
@@ -118,7 +122,7 @@ func (w *Workflow) probeFailed(ctx context.Context, o *op, host string, before *
 	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.probeFor())
 	defer cancel()
 	ev := recovery.Evidence{Step: o.step.Name, Host: host}
-	finding, err := w.probeAfter(pctx, h, before, o.target)
+	finding, err := o.probeAfter(pctx, h, before, o.target)
 	if errors.Is(context.Cause(ctx), fault.ErrInterrupted) {
 		finding = finding.Interrupted()
 	}
@@ -130,7 +134,7 @@ func (w *Workflow) probeFailed(ctx context.Context, o *op, host string, before *
 	if recorded {
 		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.recordFor())
 		defer cancel()
-		w.addEvidence(wctx, host, ev)
+		o.addEvidence(wctx, host, ev)
 		if ev.Finding != nil {
 			// host list shows how far kubeadm got, not the version from before the step.
 			_ = w.Store.SetVersions(wctx, w.Cluster, host, finding.After.ControlPlaneVersion(), "", w.Store.Now())
@@ -140,7 +144,8 @@ func (w *Workflow) probeFailed(ctx context.Context, o *op, host string, before *
 }
 
 // addEvidence appends what the probe found after a recorded failure, as an event of its own.
-func (w *Workflow) addEvidence(ctx context.Context, host string, ev recovery.Evidence) {
+func (o *op) addEvidence(ctx context.Context, host string, ev recovery.Evidence) {
+	w := o.w
 	raw, err := json.Marshal(ev)
 	if err != nil {
 		w.log().Warn("encode the probe's evidence", "host", host, "error", err)
@@ -161,7 +166,8 @@ func (w *Workflow) addEvidence(ctx context.Context, host string, ev recovery.Evi
 
 // probeAfter reads the host's kubelet config and manifests after a failure and compares them with
 // the snapshot taken before (reconnecting when the failure dropped the connection).
-func (w *Workflow) probeAfter(ctx context.Context, h *inventory.Host, before *kubeadm.Snapshot, target string) (kubeadm.Finding, error) {
+func (o *op) probeAfter(ctx context.Context, h *inventory.Host, before *kubeadm.Snapshot, target string) (kubeadm.Finding, error) {
+	w := o.w
 	c, err := w.Runner.Conn(ctx, h)
 	if err != nil {
 		return kubeadm.Finding{}, fmt.Errorf("reconnect to %s to probe: %w", h.Name, err)

@@ -10,9 +10,6 @@ import (
 
 	"github.com/kupgrade/kupgrade/internal/fault"
 	"github.com/kupgrade/kupgrade/inventory"
-	"github.com/kupgrade/kupgrade/kubeadm"
-	"github.com/kupgrade/kupgrade/playbooks"
-	"github.com/kupgrade/kupgrade/runner"
 	"github.com/kupgrade/kupgrade/state"
 )
 
@@ -87,39 +84,6 @@ func (w *Workflow) refresh(ctx context.Context, hs []*inventory.Host, controlPla
 
 // Refresh reads the live versions of every inventory host and stores them (host list --refresh).
 func (w *Workflow) Refresh(ctx context.Context) error { return w.refresh(ctx, w.Inventory.Hosts, true) }
-
-// verifyControlPlane checks that h's manifests carry target: from what the playbook registered as
-// kcfg_after when it did (the shipped playbook reads them right after kubeadm), else over SSH.
-func (w *Workflow) verifyControlPlane(ctx context.Context, h *inventory.Host, target string, reg map[string]any) error {
-	var v Versions
-	if snap, err := kubeadm.SnapshotFromValue(reg[playbooks.VarKcfgAfter]); err == nil && !snap.Taken.IsZero() {
-		v.ControlPlane = snap.ControlPlaneVersion()
-	} else if v, err = w.readHost(ctx, h, true); err != nil {
-		return fmt.Errorf("verify %s: %w", h.Name, err)
-	}
-	if v.ControlPlane != target {
-		return fmt.Errorf("verify %s: the control-plane manifests report %s, want %s", h.Name, v.ControlPlane, target)
-	}
-	return w.Store.SetVersions(ctx, w.Cluster, h.Name, v.ControlPlane, v.Kubelet, w.Store.Now())
-}
-
-// verifyKubelet checks that h's kubelet reports target: from the playbook's registered
-// kubelet_version when there is one, else over SSH.
-func (w *Workflow) verifyKubelet(ctx context.Context, h *inventory.Host, target string, reg map[string]any) error {
-	var v Versions
-	if kv, ok := kubeadm.KubeletVersion(runner.ResultOf(reg[playbooks.VarKubeletVersion]).Stdout); ok {
-		v.Kubelet = kv
-	} else {
-		var err error
-		if v, err = w.readHost(ctx, h, false); err != nil {
-			return fmt.Errorf("verify %s: %w", h.Name, err)
-		}
-	}
-	if v.Kubelet != target {
-		return fmt.Errorf("verify %s: `kubelet --version` reports %s, want %s", h.Name, v.Kubelet, target)
-	}
-	return w.Store.SetVersions(ctx, w.Cluster, h.Name, v.ControlPlane, v.Kubelet, w.Store.Now())
-}
 
 // Start creates the upgrade to version to. With from == "", the current version is read over SSH
 // (the lowest control-plane version of the controllers), and controllers that disagree are
