@@ -28,12 +28,15 @@ func (i Installed) KubeletErr() error {
 
 // versionsScript prints the "kubelet" and "kubeadm" records: exit status, then the first line of
 // what the command printed. Binaries are found on the PATH, as an operator's shell finds them.
-// kubeadm is not started while another kupgrade command holds the host's fence (b=1, set by the
-// fence lines before it): that command may be running kubeadm, and one kubeadm runs at a time.
+// kubeadm is not started while another kupgrade command holds the host's fence: that command may
+// be running kubeadm, and one kubeadm runs at a time. The fence lines before it read kubeadm under
+// the lock (kr=1, Prober.lockedRead) or found it held (b=1); only a host where the lock cannot be
+// taken at all has kubeadm read here, unlocked.
 const versionsScript = `l=$( { kubelet --version; } 2>&1 ); rc=$?
 printf '%s\n' "$l" | { IFS= read -r x; echo "kubelet$t$rc$t$x"; }
 l=; rc=-1
-[ "${b:-0}" = 1 ] || { l=$( { kubeadm version -o short; } 2>/dev/null ); rc=$?; }
+if [ "${kr:-0}" = 1 ]; then l=$kv; rc=$krc
+elif [ "${b:-0}" != 1 ]; then l=$( { kubeadm version -o short; } 2>/dev/null ); rc=$?; fi
 printf '%s\n' "$l" | { IFS= read -r x; echo "kubeadm$t$rc$t$x"; }
 `
 

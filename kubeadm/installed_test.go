@@ -3,6 +3,7 @@ package kubeadm_test
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -99,4 +100,59 @@ func probeWithPath(t *testing.T, root, path string) kubeadm.Snapshot {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// A fenced command that takes the lock right after the probe's first look at it is never
+// observed half-way: kubeadm is read under the lock (flock -n -E), so it runs before the step
+// starts or not at all. Here the step starts as soon as the probe's first flock call returns:
+// a probe that checked the lock and then ran kubeadm would run it beside the step.
+func TestProbeReadsKubeadmUnderTheFence(t *testing.T) {
+	realFlock, err := exec.LookPath("flock")
+	if err != nil {
+		t.Skip("flock (util-linux) is not installed")
+	}
+	bin, root := t.TempDir(), t.TempDir()
+	fence := filepath.Join(root, "var/lib/kupgrade")
+	lock, held, release := filepath.Join(fence, "fence.lock"), filepath.Join(bin, "held"), filepath.Join(bin, "release")
+	fakeBin(t, bin, "kubelet", `echo "Kubernetes v1.30.2"`+"\n")
+	fakeBin(t, bin, "kubeadm", `[ -e `+held+` ] && touch `+bin+`/during; echo v1.31.0`+"\n")
+	fakeBin(t, bin, "flock", `[ -e `+bin+`/started ] && exec `+realFlock+` "$@"
+touch `+bin+`/started
+`+realFlock+` "$@"; rc=$?
+`+realFlock+` `+lock+` sh -c 'touch `+held+`; n=0; while [ ! -e `+release+` ] && [ $n -lt 400 ]; do sleep 0.05; n=$((n+1)); done' >/dev/null 2>&1 </dev/null &
+while [ ! -e `+held+` ]; do sleep 0.05; done
+exit $rc
+`)
+	if err := os.MkdirAll(fence, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(lock, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.WriteFile(release, nil, 0o644) })
+	s := probeWithPath(t, root, bin+":"+os.Getenv("PATH"))
+	if _, err := os.Stat(filepath.Join(bin, "during")); err == nil {
+		t.Fatal("kubeadm ran while a fenced command held the lock")
+	}
+	if s.Installed.Kubeadm != "v1.31.0" {
+		t.Errorf("installed = %+v; want kubeadm v1.31.0, read before the step started", s.Installed)
+	}
+}
+
+// With the fence free the probe reads kubeadm under it, creating the lock file where the host
+// has none yet, and reports no fence for a host that had none.
+func TestProbeReadsKubeadmWithTheFenceFree(t *testing.T) {
+	if _, err := exec.LookPath("flock"); err != nil {
+		t.Skip("flock (util-linux) is not installed")
+	}
+	bin, root := t.TempDir(), t.TempDir()
+	fakeBin(t, bin, "kubelet", `echo "Kubernetes v1.30.2"`+"\n")
+	fakeBin(t, bin, "kubeadm", "echo v1.31.0\n")
+	s := probeWithPath(t, root, bin+":"+os.Getenv("PATH"))
+	if s.Fence != nil || s.Installed.Kubeadm != "v1.31.0" {
+		t.Errorf("fence = %+v, installed = %+v; want no fence and kubeadm v1.31.0", s.Fence, s.Installed)
+	}
+	if _, err := os.Stat(filepath.Join(root, "var/lib/kupgrade/fence.lock")); err != nil {
+		t.Errorf("the probe took no lock: %v", err)
+	}
 }

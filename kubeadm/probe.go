@@ -93,9 +93,10 @@ for d in "$r"` + tmpDir + `/kubeadm-upgraded-manifests* "$r"` + tmpDir + `/kubea
   esac
 done
 f="$r` + fencefile.Dir + `"
-if [ -f "$f/` + fencefile.LockFile + `" ]; then
-  b=0
-  if command -v flock >/dev/null 2>&1; then flock -n "$f/` + fencefile.LockFile + `" true || b=1; fi
+b=0; h=0; kr=0
+[ -f "$f/` + fencefile.LockFile + `" ] && h=1
+` + p.lockedRead() + `if [ $h = 1 ]; then
+  if [ $kr = 0 ] && command -v flock >/dev/null 2>&1; then flock -n "$f/` + fencefile.LockFile + `" true || b=1; fi
   s=` + noStamp + `
   if [ -e "$f/` + fencefile.StampFile + `" ]; then IFS= read -r s < "$f/` + fencefile.StampFile + `" || s=` + tornStamp + `; fi
   echo "fence$t$b$t$s"
@@ -103,6 +104,26 @@ fi
 ` + p.versions() + `echo end
 `, env
 }
+
+// lockedRead runs `kubeadm version` under the fence's lock (flock -n -E): a fenced command cannot
+// start while it runs, and one that holds the lock makes flock exit lockBusy without starting
+// kubeadm. Checking the lock first and reading after would leave a window in which a step starts
+// (and replaces or runs kubeadm) unseen. The lock file is made when the host has none yet (as the
+// fence makes it); where it cannot be made, or flock is missing, kubeadm is read unlocked.
+func (p Prober) lockedRead() string {
+	if !p.Versions {
+		return ""
+	}
+	lock := `"$f/` + fencefile.LockFile + `"`
+	return `if command -v flock >/dev/null 2>&1 && { [ $h = 1 ] || { mkdir -p -m 700 "$f" && : >>` + lock + `; } 2>/dev/null; }; then
+  kv=$( { flock -n -E ` + lockBusy + ` ` + lock + ` kubeadm version -o short; } 2>/dev/null ); krc=$?; kr=1
+  [ $krc = ` + lockBusy + ` ] && { b=1; kv=; krc=-1; }
+fi
+`
+}
+
+// lockBusy is flock's exit status when the fence is held: kubeadm exits 0 or 1.
+const lockBusy = "75"
 
 func (p Prober) versions() string {
 	if p.Versions {

@@ -135,19 +135,21 @@ func (h *Host) lockFence(ctx context.Context, wait time.Duration) bool {
 	}
 }
 
-// flock is `flock -n FILE COMMAND...` (the probe asks whether the fence is busy) and
-// `flock [-w N] FILE COMMAND...`: the host's one lock file is the fence's.
+// flock is `flock -n [-E CODE] FILE COMMAND...` (the probe asks whether the fence is busy, or
+// reads kubeadm under it) and `flock [-w N] FILE COMMAND...`: the host's one lock file is the
+// fence's. A lock not had exits 1, or CODE with -E, as flock(1).
 func (h *Host) flock(ctx context.Context, hc interp.HandlerContext, args []string) int {
-	wait := time.Duration(-1)
-	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
+	wait, busy := time.Duration(-1), 1
+	for len(args) > 1 && strings.HasPrefix(args[0], "-") {
 		switch args[0] {
 		case "-n":
 			wait = 0
 		case "-w":
-			if len(args) > 1 {
-				s, _ := strconv.ParseFloat(args[1], 64)
-				wait, args = time.Duration(s*float64(time.Second)), args[1:]
-			}
+			s, _ := strconv.ParseFloat(args[1], 64)
+			wait, args = time.Duration(s*float64(time.Second)), args[1:]
+		case "-E":
+			busy, _ = strconv.Atoi(args[1])
+			args = args[1:]
 		}
 		args = args[1:]
 	}
@@ -159,7 +161,7 @@ func (h *Host) flock(ctx context.Context, hc interp.HandlerContext, args []strin
 		wait = 24 * time.Hour
 	}
 	if !h.lockFence(ctx, wait) {
-		return 1
+		return busy
 	}
 	defer func() { <-h.fence }()
 	return h.call(ctx, hc, args[1:], nil)
