@@ -1,0 +1,155 @@
+package health
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// Facts are the scripts' outputs: ClusterScript's and EtcdScript's from one controller,
+// HostScript's from each controller (by name).
+type Facts struct {
+	Cluster string
+	Etcd    string
+	Hosts   map[string]string
+}
+
+// Exec runs script as root on the named controller and returns its output.
+type Exec func(ctx context.Context, host, script string) (string, error)
+
+// Run gathers the facts (the cluster's and etcd's on the first controller, the certificates on
+// every controller) and judges them. Skipped checks gather nothing.
+func Run(ctx context.Context, exec Exec, controllers []string, o Options) ([]Result, error) {
+	if len(controllers) == 0 {
+		return nil, fmt.Errorf("health checks: no controller to run them on")
+	}
+	var f Facts
+	var err error
+	if f.Cluster, err = exec(ctx, controllers[0], ClusterScript); err != nil {
+		return nil, fmt.Errorf("health checks on %s: %w", controllers[0], err)
+	}
+	if !slices.Contains(o.Skip, CheckEtcd) {
+		cfg, err := ParseEtcdConfig(sections(f.Cluster)["kubeadm-config"].body)
+		if err != nil {
+			return nil, err
+		}
+		if f.Etcd, err = exec(ctx, controllers[0], EtcdScript(cfg)); err != nil {
+			return nil, fmt.Errorf("etcd check on %s: %w", controllers[0], err)
+		}
+	}
+	if !slices.Contains(o.Skip, CheckCerts) {
+		f.Hosts = map[string]string{}
+		for _, c := range controllers {
+			if f.Hosts[c], err = exec(ctx, c, HostScript); err != nil {
+				return nil, fmt.Errorf("certificate check on %s: %w", c, err)
+			}
+		}
+	}
+	return Judge(f, o), nil
+}
+
+// Judge runs every check on f, in the order of Names; a check in o.Skip is a Skipped line.
+func Judge(f Facts, o Options) []Result {
+	if o.CertMinDays == 0 {
+		o.CertMinDays = DefaultCertMinDays
+	}
+	if o.Now.IsZero() {
+		o.Now = time.Now()
+	}
+	secs := sections(f.Cluster)
+	nodes, nodesErr := list[node](secs["nodes"], "nodes")
+	pods, podsErr := list[pod](secs["pods"], "pods")
+	checks := map[string]func() Result{
+		CheckNodes: func() Result { return needs(CheckNodes, nodesErr, func() Result { return nodesReady(nodes) }) },
+		CheckControlPlane: func() Result {
+			return needs(CheckControlPlane, firstErr(nodesErr, podsErr), func() Result { return controlPlane(nodes, pods, o.From) })
+		},
+		CheckKubeletSkew: func() Result {
+			return needs(CheckKubeletSkew, nodesErr, func() Result { return kubeletSkew(nodes, o.To) })
+		},
+		CheckEtcd:        func() Result { return etcdCheck(f, secs, nodes, o) },
+		CheckCerts:       func() Result { return certificates(hostCerts(f.Hosts), o.Now, o.CertMinDays) },
+		CheckRemovedAPIs: func() Result { return apisCheck(secs["metrics"], o) },
+		CheckDrain:       func() Result { return drainCheck(secs, pods, podsErr, o) },
+	}
+	var out []Result
+	for _, name := range Names {
+		if slices.Contains(o.Skip, name) {
+			out = append(out, Result{Check: name, Status: Skipped, Message: "skipped by --skip-check"})
+			continue
+		}
+		out = append(out, checks[name]())
+	}
+	return out
+}
+
+// needs is check() unless err says its facts could not be read: then a failure saying so.
+func needs(name string, err error, check func() Result) Result {
+	if err != nil {
+		return Result{Check: name, Status: Fail, Message: err.Error()}
+	}
+	return check()
+}
+
+func firstErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func hostCerts(hosts map[string]string) map[string]section {
+	out := map[string]section{}
+	for h, text := range hosts {
+		s, ok := sections(text)["certs"]
+		if !ok {
+			s = section{rc: -1, body: "no certificate section in the output"}
+		}
+		out[h] = s
+	}
+	return out
+}
+
+func etcdCheck(f Facts, secs map[string]section, nodes []node, o Options) Result {
+	want := o.EtcdMembers
+	if want == 0 {
+		cfg, err := ParseEtcdConfig(secs["kubeadm-config"].body)
+		if err != nil {
+			return Result{Check: CheckEtcd, Status: Fail, Message: err.Error()}
+		}
+		want = len(cfg.Endpoints)
+		if !cfg.External {
+			want = countControllers(nodes)
+		}
+	}
+	return etcd(sections(f.Etcd), secs["readyz-etcd"], want)
+}
+
+func countControllers(nodes []node) int {
+	n := 0
+	for _, nd := range nodes {
+		if nd.controller() {
+			n++
+		}
+	}
+	return n
+}
+
+func apisCheck(s section, o Options) Result {
+	if s.rc != 0 {
+		return Result{Check: CheckRemovedAPIs, Status: Fail, Message: "read the API server's metrics: " + firstLine(s.body)}
+	}
+	requested, err := parseDeprecated(s.body)
+	if err != nil {
+		return Result{Check: CheckRemovedAPIs, Status: Fail, Message: err.Error()}
+	}
+	return removedAPIs(requested, o.From, o.To)
+}
+
+func drainCheck(secs map[string]section, pods []pod, podsErr error, o Options) Result {
+	budgets, err := list[budget](secs["pdbs"], "pdb")
+	return needs(CheckDrain, firstErr(podsErr, err), func() Result { return drainFeasible(pods, budgets, o.DrainForce) })
+}
