@@ -14,6 +14,9 @@ import (
 // `key=value` string), merges `args:` under them, and validates them.
 func (d *decoder) moduleArgs(t *Task, mod, argsPair *pair, label string) error {
 	m := modules[t.Module]
+	if t.ModuleSource != "" {
+		m = &module{} // Ansible's module checks its own arguments
+	}
 	args := map[string]any{}
 	nodes := map[string]*yaml.Node{}
 	v, err := d.deref(mod.v)
@@ -51,7 +54,7 @@ func (d *decoder) moduleArgs(t *Task, mod, argsPair *pair, label string) error {
 			}
 		}
 	}
-	if key, msg := m.checkArgs(t.Module, args); msg != "" {
+	if key, msg := m.checkArgs(t.Module, args); t.ModuleSource == "" && msg != "" {
 		at := nodes[key]
 		if at == nil {
 			at = mod.k

@@ -98,8 +98,8 @@ func TestErrorsNameTheImportedFile(t *testing.T) {
 	}{
 		{"task file", map[string]string{
 			"site.yml": "- hosts: all\n  tasks:\n    - import_tasks: inc.yml\n",
-			"inc.yml":  "- name: ok\n  ping:\n- name: bad\n  community.general.ufw: {rule: allow}\n",
-		}, `inc.yml:4:3: module "community.general.ufw" is not supported by kupgrade (task "bad")`},
+			"inc.yml":  "- name: ok\n  ping:\n- name: bad\n  acme.tools.ufw: {rule: allow}\n",
+		}, `inc.yml:4:3: module "acme.tools.ufw" is not supported by kupgrade (task "bad")`},
 		{"role tasks", map[string]string{
 			"site.yml":               "- hosts: all\n  roles: [r]\n",
 			"roles/r/tasks/main.yml": "- shell: ls\n  async: 45\n",

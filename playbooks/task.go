@@ -97,13 +97,15 @@ func (d *decoder) task(n *yaml.Node, c taskCtx) (*Task, error) {
 		name := normaliseModule(p.key)
 		_, known := modules[name]
 		if !known && !slices.Contains(actions, name) {
-			return nil, d.unknownTaskKey(p, label())
+			if t.ModuleSource = d.externalModule(p); t.ModuleSource == "" {
+				return nil, d.unknownTaskKey(p, label())
+			}
 		}
 		if mod != nil {
 			return nil, d.errAt(p.k, "%s has two modules, %q and %q; split it into two tasks", label(), mod.key, p.key)
 		}
 		mod = p
-		if known {
+		if known || t.ModuleSource != "" {
 			t.Module = name
 		}
 	}
@@ -188,7 +190,9 @@ func (d *decoder) unknownTaskKey(p *pair, label string) error {
 	if hint != "" && (!strings.Contains(p.key, ".") || strings.HasPrefix(p.key, "ansible.")) {
 		return d.errAt(p.k, "unknown key %q in %s%s", p.key, label, hint)
 	}
-	return d.errAt(p.k, "module %q is not supported by kupgrade (%s); it runs %s", p.key, label, strings.Join(moduleNames, ", "))
+	_, searched := d.pyModule(p.key)
+	return d.errAt(p.k, "module %q is not supported by kupgrade (%s); it runs %s, and Ansible's modules written in Python, but found none named %s in %s",
+		p.key, label, strings.Join(moduleNames, ", "), p.key, strings.Join(searched, ", "))
 }
 
 // checkShape enforces that a task is exactly one of: a module call, or a block.

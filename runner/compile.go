@@ -116,6 +116,9 @@ func compileTask(t *playbooks.Task, in inherited) *ctask {
 		c.include = compileTasks(t.Include.Tasks, c.includeScope())
 	}
 	c.mod = in.mods.Lookup(t.Module)
+	if c.mod == nil && t.ModuleSource != "" {
+		c.mod = modules.Python(t.Module, t.ModuleSource, playbooks.PythonRoots())
+	}
 	c.dynArgs = hasTemplate(t.Args)
 	return c
 }
