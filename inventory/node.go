@@ -2,6 +2,7 @@ package inventory
 
 import (
 	"fmt"
+	"github.com/kupgrade/kupgrade/jinja"
 	"math"
 	"regexp"
 	"strconv"
@@ -84,7 +85,9 @@ func decodeValue(file string, n *yaml.Node) (any, error) {
 	if err := n.Decode(&v); err != nil {
 		return nil, at(file, n).errorf("", "bad value: %s", yamlMessage(err))
 	}
-	return normalize(v), nil
+	v = normalize(v)
+	jinja.OrderYAML(n, v)
+	return v, nil
 }
 
 func hasVaultTag(n *yaml.Node, depth int) bool {
@@ -132,6 +135,7 @@ func jsonSafe(v any) any {
 		for k, e := range t {
 			m[k] = jsonSafe(e)
 		}
+		jinja.CopyOrder(m, t)
 		return m
 	case []any:
 		s := make([]any, len(t))

@@ -40,9 +40,14 @@ func TestJinjaMatchesAnsible(t *testing.T) {
 		Vars  map[string]any `yaml:"vars"`
 		Cases []jcase        `yaml:"cases"`
 	}
-	if err := yaml.Unmarshal(raw, &table); err != nil {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(raw, &doc); err != nil {
 		t.Fatal(err)
 	}
+	if err := doc.Decode(&table); err != nil {
+		t.Fatal(err)
+	}
+	orderVars(t, &doc, table.Vars)
 	want := ansibleAnswers(t, table.Vars, table.Cases)
 	matched := 0
 	for i, c := range table.Cases {
@@ -114,10 +119,12 @@ func ansibleAnswers(t *testing.T, vars map[string]any, cases []jcase) []answer {
 		t.Log("ansible-core is missing (Debian package ansible-core): comparing with the recorded answers")
 		return readAnswers(t, golden, cases)
 	}
-	in, err := json.Marshal(map[string]any{"vars": vars, "cases": cases})
+	// The variables go in their written order (json.Marshal would sort their keys).
+	cs, err := json.Marshal(cases)
 	if err != nil {
 		t.Fatal(err)
 	}
+	in := []byte(`{"vars": ` + jsonStyle{}.text(vars) + `, "cases": ` + string(cs) + `}`)
 	cmd := exec.Command(py, filepath.Join(jinjaCases, "ansible_eval.py"))
 	cmd.Stdin = bytes.NewReader(in)
 	cmd.Env = append(os.Environ(), "ANSIBLE_LOCAL_TEMP="+t.TempDir(), "ANSIBLE_HOME="+t.TempDir())
@@ -168,4 +175,17 @@ func readAnswers(t *testing.T, golden string, cases []jcase) []answer {
 		}
 	}
 	return answers
+}
+
+// orderVars records the order of the table's variables as cases.yaml writes them.
+func orderVars(t *testing.T, doc *yaml.Node, vars map[string]any) {
+	t.Helper()
+	root := doc.Content[0]
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value == "vars" {
+			OrderYAML(root.Content[i+1], vars)
+			return
+		}
+	}
+	t.Fatal("cases.yaml has no vars")
 }

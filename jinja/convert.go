@@ -52,9 +52,13 @@ func native(x any) any {
 
 func dictMap(d *exec.Dict) map[string]any {
 	out := make(map[string]any, len(d.Pairs))
+	keys := make([]string, 0, len(d.Pairs))
 	for _, p := range d.Pairs {
-		out[Str(toGo(p.Key))] = toGo(p.Value)
+		k := Str(toGo(p.Key))
+		out[k] = toGo(p.Value)
+		keys = append(keys, k)
 	}
+	SetOrder(out, keys)
 	return out
 }
 
@@ -75,6 +79,7 @@ func nativeMap(m map[string]any) map[string]any {
 	if out == nil {
 		return m
 	}
+	CopyOrder(out, m)
 	return out
 }
 

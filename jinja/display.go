@@ -2,6 +2,7 @@ package jinja
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -21,12 +22,35 @@ func Display(v any) string {
 // DisplayJSON is v as Python's json.dumps writes it with sort_keys=True and ensure_ascii=False:
 // on one line with ", " and ": " when indent is 0, else indented by indent spaces a level.
 func DisplayJSON(v any, indent int) string {
+	return jsonStyle{indent: indent, lines: indent > 0, sorted: true}.text(v)
+}
+
+// jsonStyle is the arguments of Python's json.dumps that kupgrade writes with: indent (lines
+// says whether there is one: json.dumps(indent=0) breaks lines without indenting), sort_keys
+// and ensure_ascii. Unsorted mappings are written in their order (see order.go).
+type jsonStyle struct {
+	indent        int
+	lines         bool
+	sorted, ascii bool
+}
+
+func (st jsonStyle) text(v any) string {
 	var b strings.Builder
-	writeJSON(&b, native(v), indent, 0)
+	st.write(&b, native(v), 0)
+	if st.ascii {
+		return asciiJSON(b.String())
+	}
 	return b.String()
 }
 
-func writeJSON(b *strings.Builder, v any, indent, level int) {
+func (st jsonStyle) keys(m map[string]any) []string {
+	if st.sorted {
+		return slices.Sorted(maps.Keys(m))
+	}
+	return Keys(m)
+}
+
+func (st jsonStyle) write(b *strings.Builder, v any, level int) {
 	switch x := v.(type) {
 	case nil:
 		b.WriteString("null")
@@ -39,36 +63,36 @@ func writeJSON(b *strings.Builder, v any, indent, level int) {
 	case string:
 		writeJSONString(b, x)
 	case []any:
-		writeJSONItems(b, "[]", len(x), indent, level, func(i int) { writeJSON(b, x[i], indent, level+1) })
+		st.items(b, "[]", len(x), level, func(i int) { st.write(b, x[i], level+1) })
 	case map[string]any:
-		keys := slices.Sorted(mapsKeys(x))
-		writeJSONItems(b, "{}", len(keys), indent, level, func(i int) {
+		keys := st.keys(x)
+		st.items(b, "{}", len(keys), level, func(i int) {
 			writeJSONString(b, keys[i])
 			b.WriteString(": ")
-			writeJSON(b, x[keys[i]], indent, level+1)
+			st.write(b, x[keys[i]], level+1)
 		})
 	default:
 		writeJSONString(b, fmt.Sprint(x))
 	}
 }
 
-// writeJSONItems writes n items between the brackets, as json.dumps lays them out.
-func writeJSONItems(b *strings.Builder, brackets string, n, indent, level int, item func(int)) {
+// items writes n items between the brackets, as json.dumps lays them out.
+func (st jsonStyle) items(b *strings.Builder, brackets string, n, level int, item func(int)) {
 	b.WriteByte(brackets[0])
 	for i := range n {
 		switch {
-		case indent > 0 && i > 0:
+		case st.lines && i > 0:
 			b.WriteByte(',')
 			fallthrough
-		case indent > 0:
-			b.WriteString("\n" + strings.Repeat(" ", indent*(level+1)))
+		case st.lines:
+			b.WriteString("\n" + strings.Repeat(" ", st.indent*(level+1)))
 		case i > 0:
 			b.WriteString(", ")
 		}
 		item(i)
 	}
-	if indent > 0 && n > 0 {
-		b.WriteString("\n" + strings.Repeat(" ", indent*level))
+	if st.lines && n > 0 {
+		b.WriteString("\n" + strings.Repeat(" ", st.indent*level))
 	}
 	b.WriteByte(brackets[1])
 }

@@ -13,6 +13,9 @@
 //     before anything runs; Str is Python's str() of a value.
 //   - An undefined variable is an *UndefinedError; Omit is the value `omit` stands for; DataKey
 //     lists the variables that are data and never rendered again.
+//   - Mappings keep their keys' order, as Python's dicts do (order.go): OrderYAML and OrderJSON
+//     record it for decoded documents, SetOrder for a map built in order, CopyOrder for a copy;
+//     Keys returns it (keys never recorded follow, sorted).
 //
 // Templates are Jinja2 (github.com/nikolalohinski/gonja/v2), parsed once and cached
 // (jinja.go), checked as they parse (walker.go, nesting.go) and adapted to Ansible: its filters
@@ -43,5 +46,10 @@
 //   - Brackets and block statements nest at most MaxNesting deep, and the syntax tree (a chain
 //     of operators is as deep as it is long) at most 1000: deeper is an error, never a stack
 //     overflow (TestDeepNestingRefused).
+//   - Mappings keep their order through YAML, JSON, dict literals, combine, dict2items,
+//     items2dict, dict(), keys()/values()/items(), `for k in d`, list/first/map and the other
+//     iterating filters, repr and to_json/to_nice_json(sort_keys=False), as Ansible's; the order
+//     table never keeps a map alive (TestKeysAfterChanges, TestDeadMapForgotten; the
+//     mapping-order cases of testdata/cases.yaml in TestJinjaMatchesAnsible).
 //   - No input makes the templating panic or hang (FuzzTemplate).
 package jinja

@@ -62,7 +62,7 @@ func arg(args []any, kw map[string]any, i int, name string, def any) any {
 func ansibleFilters() map[string]exec.FilterFunction {
 	m := map[string]exec.FilterFunction{
 		"default": filterDefault, "d": filterDefault, "mandatory": filterMandatory,
-		"__defer": filterDefer, "__ifelse": filterIfElse, "__is": filterIs, "__isnot": filterIsNot,
+		"__defer": filterDefer, "__keys": filterKeys, "__str": filterStr, "__ifelse": filterIfElse, "__is": filterIs, "__isnot": filterIsNot,
 	}
 	for name, f := range map[string]filter{
 		"bool": fBool, "int": fInt, "float": fFloat, "string": fString, "lower": fLower,

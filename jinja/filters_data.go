@@ -1,63 +1,23 @@
 package jinja
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
 )
 
-func fToJSON(in any, _ []any, _ map[string]any) (any, error) {
-	s, err := jsonText(in, "", ", ", ": ")
-	return text(s), err
+// fToJSON is to_json(sort_keys=False): json.dumps on one line, mappings in their order.
+func fToJSON(in any, args []any, kw map[string]any) (any, error) {
+	sorted := truth(kw["sort_keys"])
+	return text(jsonStyle{sorted: sorted, ascii: true}.text(in)), nil
 }
 
+// fToNiceJSON is to_nice_json(indent=4, sort_keys=True).
 func fToNiceJSON(in any, args []any, kw map[string]any) (any, error) {
 	indent, _ := arg(args, kw, 0, "indent", 4).(int)
-	s, err := jsonText(in, strings.Repeat(" ", indent), ",", ": ")
-	return text(s), err
-}
-
-// jsonText is Python's json.dumps: ", " and ": " between items on one line, sorted keys (Go's
-// encoder sorts them; Ansible's to_json keeps the written order), non-ASCII escaped.
-func jsonText(in any, indent, comma, colon string) (string, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(in); err != nil {
-		return "", err
-	}
-	var out bytes.Buffer
-	if indent != "" {
-		if err := json.Indent(&out, bytes.TrimSpace(b.Bytes()), "", indent); err != nil {
-			return "", err
-		}
-		return asciiJSON(out.String()), nil
-	}
-	return asciiJSON(spaceJSON(bytes.TrimSpace(b.Bytes()), comma, colon)), nil
-}
-
-// spaceJSON puts Python's separators between the items of compact JSON.
-func spaceJSON(b []byte, comma, colon string) string {
-	var out strings.Builder
-	inStr := false
-	for i := 0; i < len(b); i++ {
-		c := b[i]
-		out.WriteByte(c)
-		switch {
-		case inStr && c == '\\':
-			i++
-			out.WriteByte(b[i])
-		case c == '"':
-			inStr = !inStr
-		case !inStr && c == ',':
-			out.WriteString(comma[1:])
-		case !inStr && c == ':':
-			out.WriteString(colon[1:])
-		}
-	}
-	return out.String()
+	sorted := truth(arg(args, kw, 1, "sort_keys", true))
+	return text(jsonStyle{indent: indent, lines: true, sorted: sorted, ascii: true}.text(in)), nil
 }
 
 func asciiJSON(s string) string {
@@ -82,7 +42,8 @@ func fFromJSON(in any, _ []any, _ map[string]any) (any, error) {
 	if err := d.Decode(&v); err != nil {
 		return nil, err
 	}
-	return jsonNative(v), nil
+	v = jsonNative(v)
+	return v, OrderJSON([]byte(str(in)), v)
 }
 
 func jsonNative(v any) any {

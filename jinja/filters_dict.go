@@ -34,10 +34,20 @@ func fCombine(in any, args []any, kw map[string]any) (any, error) {
 	return out, nil
 }
 
+// mergeMaps merges b into a copy of a as Python's dict.update does: a's keys keep their place,
+// b's new keys follow in b's order.
 func mergeMaps(a, b map[string]any, recursive bool, listMerge string) map[string]any {
 	out := maps.Clone(a)
-	for k, vb := range b {
+	keys := Keys(a)
+	if out == nil {
+		out = map[string]any{}
+	}
+	for _, k := range Keys(b) {
+		vb := b[k]
 		va, had := out[k]
+		if !had {
+			keys = append(keys, k)
+		}
 		ma, aIsMap := va.(map[string]any)
 		mb, bIsMap := vb.(map[string]any)
 		la, aIsList := va.([]any)
@@ -57,6 +67,7 @@ func mergeMaps(a, b map[string]any, recursive bool, listMerge string) map[string
 			out[k] = vb
 		}
 	}
+	SetOrder(out, keys)
 	return out
 }
 
@@ -76,7 +87,7 @@ func typeName(v any) string {
 }
 
 // fDict2Items is dict2items(key_name='key', value_name='value'): a list of {key, value}
-// mappings, in key order (a Go map has no order of its own).
+// mappings, in the mapping's order.
 func fDict2Items(in any, args []any, kw map[string]any) (any, error) {
 	m, ok := in.(map[string]any)
 	if !ok {
@@ -84,8 +95,10 @@ func fDict2Items(in any, args []any, kw map[string]any) (any, error) {
 	}
 	kn, vn := str(arg(args, kw, 0, "key_name", "key")), str(arg(args, kw, 1, "value_name", "value"))
 	out := make([]any, 0, len(m))
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		out = append(out, map[string]any{kn: k, vn: m[k]})
+	for _, k := range Keys(m) {
+		item := map[string]any{kn: k, vn: m[k]}
+		SetOrder(item, []string{kn, vn})
+		out = append(out, item)
 	}
 	return out, nil
 }
@@ -97,6 +110,8 @@ func fItems2Dict(in any, args []any, kw map[string]any) (any, error) {
 	}
 	kn, vn := str(arg(args, kw, 0, "key_name", "key")), str(arg(args, kw, 1, "value_name", "value"))
 	out := make(map[string]any, len(l))
+	keys := make([]string, 0, len(l))
+	defer func() { SetOrder(out, keys) }()
 	for _, it := range l {
 		m, ok := it.(map[string]any)
 		if !ok {
@@ -107,6 +122,7 @@ func fItems2Dict(in any, args []any, kw map[string]any) (any, error) {
 			return nil, fmt.Errorf("items2dict: an item has no %q", kn)
 		}
 		out[str(k)] = m[vn]
+		keys = append(keys, str(k))
 	}
 	return out, nil
 }
@@ -121,12 +137,15 @@ func fDict(in any, _ []any, _ map[string]any) (any, error) {
 		return nil, err
 	}
 	out := make(map[string]any, len(l))
+	keys := make([]string, 0, len(l))
+	defer func() { SetOrder(out, keys) }()
 	for _, e := range l {
 		pair, ok := e.([]any)
 		if !ok || len(pair) != 2 {
 			return nil, fmt.Errorf("dict needs pairs, got %s", Str(e))
 		}
 		out[str(pair[0])] = pair[1]
+		keys = append(keys, str(pair[0]))
 	}
 	return out, nil
 }

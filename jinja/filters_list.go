@@ -2,7 +2,6 @@ package jinja
 
 import (
 	"fmt"
-	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -23,7 +22,7 @@ func listOf(in any) ([]any, error) {
 	case []any:
 		return x, nil
 	case map[string]any:
-		return strList(slices.Sorted(maps.Keys(x))), nil
+		return strList(Keys(x)), nil
 	case string:
 		return strList(strings.Split(x, "")), nil
 	case nil:

@@ -49,26 +49,44 @@ func flowLeaves(n *yaml.Node) bool {
 }
 
 func fFromYAML(in any, _ []any, _ map[string]any) (any, error) {
-	var v any
-	if err := yaml.Unmarshal([]byte(str(in)), &v); err != nil {
+	var n yaml.Node
+	if err := yaml.Unmarshal([]byte(str(in)), &n); err != nil {
 		return nil, err
 	}
-	return yamlNative(v), nil
+	return decodeYAML(&n)
 }
 
 func fFromYAMLAll(in any, _ []any, _ map[string]any) (any, error) {
 	dec := yaml.NewDecoder(strings.NewReader(str(in)))
 	out := []any{}
 	for {
-		var v any
-		if err := dec.Decode(&v); err != nil {
+		var n yaml.Node
+		if err := dec.Decode(&n); err != nil {
 			if err.Error() == "EOF" {
 				return out, nil
 			}
 			return nil, err
 		}
-		out = append(out, yamlNative(v))
+		v, err := decodeYAML(&n)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
 	}
+}
+
+// decodeYAML is a document's value with its mappings' order.
+func decodeYAML(n *yaml.Node) (any, error) {
+	var v any
+	if n.Kind == 0 {
+		return nil, nil
+	}
+	if err := n.Decode(&v); err != nil {
+		return nil, err
+	}
+	v = yamlNative(v)
+	OrderYAML(n, v)
+	return v, nil
 }
 
 func yamlNative(v any) any {

@@ -50,6 +50,11 @@ func newConfig() *config.Config {
 
 func newEnvironment() *exec.Environment {
 	filters := exec.NewFilterSet(map[string]exec.FilterFunction{}).Update(builtins.Filters)
+	for _, name := range iterating {
+		if f, ok := builtins.Filters.Get(name); ok {
+			filters.Update(exec.NewFilterSet(map[string]exec.FilterFunction{name: keysFirst(f)}))
+		}
+	}
 	for name, f := range ansibleFilters() {
 		filters.Update(exec.NewFilterSet(map[string]exec.FilterFunction{name: f}))
 	}
@@ -139,6 +144,9 @@ func parseUncached(s string, raw bool) (c *compiled, err error) {
 		default:
 			c.plain = false
 		}
+	}
+	if !c.plain {
+		strOutputs(w.outs)
 	}
 	return c, nil
 }

@@ -22,7 +22,46 @@ func controlStructureSet() *exec.ControlStructureSet {
 	if p, ok := set.Get("macro"); ok {
 		_ = set.Replace("macro", boundedMacroParser(p))
 	}
+	if p, ok := set.Get("for"); ok {
+		_ = set.Replace("for", orderedForParser(p))
+	}
 	return set
+}
+
+// orderedForParser makes `for k in mapping` walk the keys in the mapping's order, as Python
+// does (gonja sorts them): the mapping goes through __keys, which lists them. A loop with two
+// targets (`for k, v in mapping`) is left to gonja.
+func orderedForParser(parse parser.ControlStructureParser) parser.ControlStructureParser {
+	return func(p *parser.Parser, args *parser.Parser) (nodes.ControlStructure, error) {
+		cs, err := parse(p, args)
+		if f, ok := cs.(*controlStructures.ForControlStructure); ok && err == nil && f.Value == "" {
+			f.ObjectEvaluator = &nodes.FilteredExpression{Expression: f.ObjectEvaluator,
+				Filters: []*nodes.FilterCall{{Token: f.ObjectEvaluator.Position(), Name: "__keys"}}}
+		}
+		return cs, err
+	}
+}
+
+// iterating are gonja's filters that iterate over their input: given a mapping, they iterate
+// over its keys, in its order as Python does (keysFirst), not in gonja's sorted order.
+var iterating = []string{"list", "first", "last", "map", "select", "reject", "selectattr",
+	"rejectattr", "sum", "min", "max", "sort", "batch", "slice", "random", "groupby"}
+
+func keysFirst(f exec.FilterFunction) exec.FilterFunction {
+	return func(e *exec.Evaluator, in *exec.Value, p *exec.VarArgs) *exec.Value {
+		return f(e, filterKeys(e, in, nil), p)
+	}
+}
+
+// filterKeys is a mapping's keys in order; anything else passes as it is.
+func filterKeys(_ *exec.Evaluator, in *exec.Value, _ *exec.VarArgs) *exec.Value {
+	if !in.IsDict() {
+		return in
+	}
+	if m, ok := toGo(in).(map[string]any); ok {
+		return exec.AsValue(strList(Keys(m)))
+	}
+	return in
 }
 
 func boundedMacroParser(parse parser.ControlStructureParser) parser.ControlStructureParser {

@@ -40,7 +40,36 @@ func methods() exec.Methods {
 	}
 	all := builtins.Methods
 	all.Str = exec.NewMethodSet(m)
+	all.Dict = dictMethods()
 	return all
+}
+
+// dictMethods are gonja's dict methods with keys(), values() and items() in the mapping's
+// order, as Python's.
+func dictMethods() *exec.MethodSet[map[string]any] {
+	m := map[string]exec.Method[map[string]any]{}
+	for _, name := range []string{"get", "pop", "setdefault", "update", "copy", "clear"} {
+		if f, ok := builtins.Methods.Dict.Get(name); ok {
+			m[name] = f
+		}
+	}
+	view := func(each func(d map[string]any, k string) any) exec.Method[map[string]any] {
+		return func(_ map[string]any, self *exec.Value, a *exec.VarArgs) (any, error) {
+			if len(a.Args) > 0 || len(a.KwArgs) > 0 {
+				return nil, &filterError{"takes no arguments"}
+			}
+			d, _ := toGo(self).(map[string]any)
+			out := make([]any, 0, len(d))
+			for _, k := range Keys(d) {
+				out = append(out, each(d, k))
+			}
+			return out, nil
+		}
+	}
+	m["keys"] = view(func(_ map[string]any, k string) any { return k })
+	m["values"] = view(func(d map[string]any, k string) any { return d[k] })
+	m["items"] = view(func(d map[string]any, k string) any { return []any{k, d[k]} })
+	return exec.NewMethodSet(m)
 }
 
 func goArgs(a *exec.VarArgs) []any {

@@ -74,3 +74,31 @@ func nativeOne(v any) any {
 	}
 	return Str(v)
 }
+
+// strOutputs makes each {{ }} of a template with statements write Python's str() of its value,
+// as renderPlain does for one without (gonja's renderer writes its own form of mappings and
+// lists: sorted keys, strings unescaped).
+func strOutputs(outs []*nodes.Output) {
+	wrap := func(e nodes.Expression) nodes.Expression {
+		if e == nil {
+			return nil
+		}
+		return &nodes.FilteredExpression{Expression: e,
+			Filters: []*nodes.FilterCall{{Token: e.Position(), Name: "__str"}}}
+	}
+	for _, o := range outs {
+		o.Expression, o.Alternative = wrap(o.Expression), wrap(o.Alternative)
+	}
+}
+
+// filterStr is Python's str() of a value, for strOutputs; an undefined or failed value goes
+// through, to fail where gonja writes it.
+func filterStr(_ *exec.Evaluator, in *exec.Value, _ *exec.VarArgs) *exec.Value {
+	if in.IsError() || isUndefined(in) {
+		return in
+	}
+	if t, ok := in.Interface().(text); ok {
+		return exec.AsValue(string(t))
+	}
+	return exec.AsValue(Str(toGo(in)))
+}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -54,7 +53,7 @@ func writeRepr(b *strings.Builder, v any) {
 		b.WriteByte(']')
 	case map[string]any:
 		b.WriteByte('{')
-		for i, k := range slices.Sorted(mapsKeys(x)) {
+		for i, k := range Keys(x) {
 			if i > 0 {
 				b.WriteString(", ")
 			}
@@ -70,16 +69,6 @@ func writeRepr(b *strings.Builder, v any) {
 			return
 		}
 		writeRepr(b, n)
-	}
-}
-
-func mapsKeys(m map[string]any) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
 	}
 }
 

@@ -3,7 +3,6 @@ package jinja
 import (
 	"fmt"
 	"maps"
-	"slices"
 	"strings"
 )
 
@@ -23,7 +22,7 @@ func fSubelements(in any, args []any, kw map[string]any) (any, error) {
 func Subelements(elems any, key string, skipMissing, pop bool) ([]any, error) {
 	list, ok := elems.([]any)
 	if m, isMap := elems.(map[string]any); isMap {
-		for _, k := range slices.Sorted(maps.Keys(m)) {
+		for _, k := range Keys(m) {
 			list = append(list, m[k])
 		}
 		ok = true

@@ -95,6 +95,7 @@ func (s *scope) renderValue(v any) (any, error) {
 			return x, nil
 		}
 		out := make(map[string]any, len(x))
+		defer CopyOrder(out, x)
 		for k, e := range x {
 			r, err := s.renderValue(e)
 			if err != nil {

@@ -71,7 +71,7 @@ func TestRender(t *testing.T) {
 		{"{{ 7 // 2 }}", "3"},
 		{"{{ 'v1' in to_version }}", true},
 		{"{{ names | map('upper') | list }}", []any{"A", "B"}},
-		{"{{ {'b': 2, 'a': 1} | dict2items }}", []any{map[string]any{"key": "a", "value": 1}, map[string]any{"key": "b", "value": 2}}},
+		{"{{ {'b': 2, 'a': 1} | dict2items }}", []any{map[string]any{"key": "b", "value": 2}, map[string]any{"key": "a", "value": 1}}},
 		{"{{ ({'a': 1} | dict2items | items2dict).a }}", "1"},
 		{"{{ x | ansible.builtin.default('fq') }}", "fq"},
 		{"{% for n in names %}{{ n }}{% if not loop.last %}-{% endif %}{% endfor %}", "a-b"},

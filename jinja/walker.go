@@ -17,6 +17,7 @@ type walker struct {
 	names map[string]bool
 	err   error
 	depth int // nodes open on the way down, bounded by maxTreeDepth
+	outs  []*nodes.Output
 }
 
 var (
@@ -25,6 +26,7 @@ var (
 	testType   = reflect.TypeFor[*nodes.TestCall]()
 	tokenType  = reflect.TypeFor[*tokens.Token]()
 	callType   = reflect.TypeFor[*nodes.Call]()
+	outputType = reflect.TypeFor[*nodes.Output]()
 )
 
 // unsupportedCalls are Ansible's global functions kupgrade does not have: a call of one is
@@ -73,6 +75,8 @@ func (w *walker) walk(v reflect.Value) {
 func (w *walker) visit(v reflect.Value) {
 	e := v.Elem()
 	switch v.Type() {
+	case outputType:
+		w.outs = append(w.outs, (*nodes.Output)(v.UnsafePointer()))
 	case nameType:
 		w.names[e.Field(0).Elem().FieldByName("Val").String()] = true
 	case callType:

@@ -2,6 +2,7 @@ package playbooks
 
 import (
 	"fmt"
+	"github.com/kupgrade/kupgrade/jinja"
 	"regexp"
 	"strconv"
 	"strings"
@@ -174,6 +175,7 @@ func (d *decoder) value(n *yaml.Node) (v any, err error) {
 	if err := n.Decode(&v); err != nil {
 		return nil, d.errAt(n, "cannot decode value: %s", strings.TrimPrefix(err.Error(), "yaml: "))
 	}
+	jinja.OrderYAML(n, v)
 	return v, nil
 }
 
@@ -210,7 +212,10 @@ func (d *decoder) varMap(n *yaml.Node, what string) (map[string]any, error) {
 		return nil, err
 	}
 	out := make(map[string]any, len(pairs))
+	keys := make([]string, 0, len(pairs))
+	defer func() { jinja.SetOrder(out, keys) }()
 	for _, p := range pairs {
+		keys = append(keys, p.key)
 		if !namePattern.MatchString(p.key) {
 			return nil, d.errAt(p.k, "%q in %s is not a valid variable name", p.key, what)
 		}

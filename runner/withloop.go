@@ -2,9 +2,8 @@ package runner
 
 import (
 	"fmt"
-	"maps"
+	"github.com/kupgrade/kupgrade/jinja"
 	"math/rand/v2"
-	"slices"
 )
 
 // withLookups are the with_* loops: each turns its terms (the rendered loop, as a list: text
@@ -81,7 +80,7 @@ func dictItems(terms []any) ([]any, error) {
 		if !ok {
 			return nil, fmt.Errorf("with_dict expects a dict, got %s", typeName(t))
 		}
-		for _, k := range slices.Sorted(maps.Keys(m)) {
+		for _, k := range jinja.Keys(m) {
 			out = append(out, map[string]any{"key": k, "value": m[k]})
 		}
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/kupgrade/kupgrade/jinja"
 	"maps"
 	"os"
 	"strings"
@@ -53,9 +54,15 @@ func pathError(err error) error {
 // extraVarsMap reads a YAML (or JSON, which YAML reads too) mapping of variables.
 func extraVarsMap(what string, data []byte) (map[string]any, error) {
 	var vals map[string]any
-	if err := yaml.Unmarshal(data, &vals); err != nil {
+	var n yaml.Node
+	err := yaml.Unmarshal(data, &n)
+	if err == nil && n.Kind != 0 {
+		err = n.Decode(&vals)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("-e %s: not a YAML or JSON mapping: %s: %w", clipArg(what), strings.TrimPrefix(err.Error(), "yaml: "), state.ErrBadInput)
 	}
+	jinja.OrderYAML(&n, vals)
 	return vals, nil
 }
 
