@@ -25,6 +25,7 @@ type Change struct {
 	host             string // WholeCluster when the change is about no one host
 	hostFrom, hostTo HostStatus
 	target           string      // when not "", host's target_version := target
+	backups          *Backups    // the host's backups record, written only when it has none
 	allHostsTo       *HostStatus // every host of the upgrade (complete clears them all)
 
 	leaseOwner   string     // the lease must be held by this owner (live or expired), or absent
@@ -88,6 +89,10 @@ func OnHost(host string, from, to HostStatus) ChangeOption {
 // WithTarget sets the target version of the change's host.
 func WithTarget(version string) ChangeOption { return func(c *Change) { c.target = version } }
 
+// WithBackupsBefore records b as what the change's host was like before its first control-plane
+// step of this upgrade; a host that has a record keeps it (a retry does not move the baseline).
+func WithBackupsBefore(b Backups) ChangeOption { return func(c *Change) { c.backups = &b } }
+
 // ReleaseLease gives the lease back with a Finish: the last write of an operation.
 func ReleaseLease() ChangeOption { return func(c *Change) { c.leaseOpt = leaseRelease } }
 
@@ -113,6 +118,7 @@ func (c Change) check(kind string, rules ...error) Change {
 		rule(c.from.Valid(), fmt.Sprintf("from %q is not a state", c.from)),
 		rule(c.to.Valid(), fmt.Sprintf("to %q is not a state", c.to)),
 		rule(c.target == "" || c.host != WholeCluster, "a target version needs a host"),
+		rule(c.backups == nil || c.host != WholeCluster && c.backups.Recorded(), "a backups record needs a host and its tags"),
 		rule(!c.incRecovery || kind == "fail", "only a failure counts as a recovery attempt"),
 	}
 	for _, err := range append(common, rules...) {

@@ -47,6 +47,9 @@ func (c Change) HostTo() HostStatus { return c.hostTo }
 // Target, when not "", is Host's new target_version.
 func (c Change) Target() string { return c.target }
 
+// BackupsBefore is the backups record the change writes on a host that has none (nil: none).
+func (c Change) BackupsBefore() *Backups { return c.backups }
+
 // AllHostsTo is the status every host of the upgrade gets; ok is false when they keep theirs.
 func (c Change) AllHostsTo() (s HostStatus, ok bool) {
 	if c.allHostsTo == nil {

@@ -39,6 +39,9 @@ type Host struct {
 	// UpdatedAt is kube_host_upgrade.updated_at: when this host's own row was last written (its
 	// status set), which no write about another host or the cluster moves. Zero without a row.
 	UpdatedAt time.Time `json:"-"`
+	// Backups is what the first control-plane step of this upgrade found on the host and the
+	// backup folders kubeadm made since (not recorded: no control-plane step ran there).
+	Backups Backups `json:"-"`
 }
 
 // Lease is the upgrade_lease row of a cluster: who is running the in-flight operation.
@@ -154,6 +157,11 @@ type Store interface {
 	DeleteUpgrade(ctx context.Context, cluster string, from State, actor Actor, reason string) error
 	// SetVersions records versions read over SSH (empty strings leave a column unchanged).
 	SetVersions(ctx context.Context, cluster, hostname, controlPlane, kubelet string, at time.Time) error
+	// AddBackups appends the backup folders kubeadm made during this upgrade (oldest first;
+	// folders there before the host's first control-plane step, or recorded already, are left
+	// out) to hostname's Backups, with compare-and-set and an event; a host without a record is
+	// left alone. It returns the record as stored.
+	AddBackups(ctx context.Context, cluster, hostname string, dirs, kubeletDirs []string) (Backups, error)
 
 	// Lease returns the cluster's lease row, or nil when there is none (expired ones included).
 	Lease(ctx context.Context, cluster string) (*Lease, error)

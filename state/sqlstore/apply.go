@@ -171,6 +171,15 @@ func (s *Store) applyHost(ctx context.Context, tx *sql.Tx, c state.Change, now t
 		set += ", target_version = ?"
 		args = append(args, c.Target())
 	}
+	if b := c.BackupsBefore(); b != nil {
+		text, err := state.EncodeBackups(*b)
+		if err != nil {
+			return "", "", err
+		}
+		// A host that has a record keeps it: the first step's baseline stands for the upgrade.
+		set += ", backups = CASE WHEN COALESCE(backups, '') = '' THEN ? ELSE backups END"
+		args = append(args, text)
+	}
 	res, err := tx.ExecContext(ctx, "UPDATE kube_host_upgrade SET "+set+" WHERE id = ? AND COALESCE(status, '') = ?",
 		append(args, id, string(from))...)
 	return from, to, one(res, err, c.Cluster(), "status of host "+c.Host())

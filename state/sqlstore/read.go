@@ -147,7 +147,7 @@ func (s *Store) Lease(ctx context.Context, cluster string) (*state.Lease, error)
 
 const hostCols = `h.id, h.cluster, h.hostname, h.personality, COALESCE(hu.target_version, ''),
 	COALESCE(h.control_plane_version, ''), COALESCE(h.kubelet_version, ''), h.versions_read_at,
-	COALESCE(hu.status, ''), hu.updated_at`
+	COALESCE(hu.status, ''), hu.updated_at, COALESCE(hu.backups, '')`
 
 const hostFrom = " FROM host h LEFT JOIN kube_host_upgrade hu ON hu.host_id = h.id"
 
@@ -155,13 +155,18 @@ const hostFrom = " FROM host h LEFT JOIN kube_host_upgrade hu ON hu.host_id = h.
 func scanHost(row scanner) (state.Host, error) {
 	var h state.Host
 	var read, updated looseTime
+	var backups string
 	if err := row.Scan(&h.ID, &h.Cluster, &h.Hostname, &h.Personality, &h.TargetVersion,
-		&h.ControlPlaneVersion, &h.KubeletVersion, &read, &h.Status, &updated); err != nil {
+		&h.ControlPlaneVersion, &h.KubeletVersion, &read, &h.Status, &updated, &backups); err != nil {
 		return h, err
 	}
 	h.VersionsReadAt, h.UpdatedAt = read.ptr(), updated.Time
+	var bad error
+	if h.Backups, bad = state.DecodeBackups(backups); bad != nil {
+		bad = &state.RowError{Cluster: h.Cluster, Host: h.Hostname, Table: "kube_host_upgrade", Column: "backups", Err: bad}
+	}
 	return h, errors.Join(badTime(h.Cluster, h.Hostname, "host", "versions_read_at", &read),
-		badTime(h.Cluster, h.Hostname, "kube_host_upgrade", "updated_at", &updated))
+		badTime(h.Cluster, h.Hostname, "kube_host_upgrade", "updated_at", &updated), bad)
 }
 
 // queryHosts lists the hosts matching where, ordered by id. Hosts with a time that does not

@@ -70,6 +70,7 @@ func Run(t *testing.T, fresh func(t *testing.T) Backend) {
 		{"StoredTextValidAndBounded", testStoredText},
 		{"EnteredReadsTheWholeHistory", testEntered},
 		{"HandBacksCountedInTheRow", testHandBacks},
+		{"BackupsRecordedOncePerUpgrade", testBackups},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, fresh(t)) })
