@@ -43,7 +43,7 @@ func manifestMissing(c classCase, f *Finding) bool {
 	f.Class = FindingManifestMissing
 	f.Summary = fmt.Sprintf("%s/%s.yaml is missing while other control-plane manifests are there: a kubeadm was stopped between moving the live manifest into its backup folder and moving the new one in, and kubeadm now takes this controller for a worker.",
 		manifestsDir, strings.Join(missing, ".yaml, "))
-	f.Next = "retry the step: kupgrade first puts the missing manifest back from the newest kubeadm-backup-manifests-* folder that holds it, then kubeadm upgrades it"
+	f.Next = "retry the step: kupgrade first puts the missing manifest back from a kubeadm-backup-manifests-* folder made during this upgrade that holds it at the version the upgrade found (never from an older upgrade's), then kubeadm upgrades it; with no such copy the retry refuses and says so"
 	return true
 }
 

@@ -1,6 +1,8 @@
 package playbooks
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -127,13 +129,16 @@ func TestKubeletDefaultsAndOverrides(t *testing.T) {
 	}
 }
 
-// TestAbortRestoresNewestBackup runs abort.yml's script against a scratch copy of /etc/kubernetes.
-func TestAbortRestoresNewestBackup(t *testing.T) {
+// TestAbortRestoresFromThisUpgradesBackups runs abort.yml's script against a scratch copy of
+// /etc/kubernetes and /var/lib/kubelet: it restores each file from the folders it is given (this
+// upgrade's), a copy at the recorded tag or checksum only, never from an older upgrade's folder
+// however new; where one is missing it changes nothing at all; a second run changes nothing.
+func TestAbortRestoresFromThisUpgradesBackups(t *testing.T) {
 	if _, err := exec.LookPath("sh"); err != nil {
 		t.Skip("no sh")
 	}
 	root := t.TempDir()
-	write := func(rel, content string) {
+	write := func(rel, content string) string {
 		t.Helper()
 		p := filepath.Join(root, rel)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -142,16 +147,20 @@ func TestAbortRestoresNewestBackup(t *testing.T) {
 		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
 			t.Fatal(err)
 		}
+		return filepath.Dir(p)
 	}
+	read := func(rel string) string { b, _ := os.ReadFile(filepath.Join(root, rel)); return string(b) }
 	task := shippedTask(t, "abort", 0, map[string]any{})
 	script := strings.ReplaceAll(task.Args["_raw_params"].(string), "/etc/kubernetes", root)
-	runScript := func() string {
-		t.Helper()
-		out, err := exec.CommandContext(t.Context(), "sh", "-c", script).CombinedOutput()
-		if err != nil {
-			t.Fatalf("abort script: %v\n%s", err, out)
-		}
-		return string(out)
+	script = strings.ReplaceAll(script, "/var/lib/kubelet", root+"/kubelet")
+	oldCfg := "kind: KubeletConfiguration # v1.29"
+	sum := sha256.Sum256([]byte(oldCfg))
+	run := func(tags, dirs, kubeletDirs string) (string, error) {
+		cmd := exec.CommandContext(t.Context(), "sh", "-c", script)
+		cmd.Env = append(os.Environ(), "KUPGRADE_TAGS="+tags, "KUPGRADE_DIRS="+dirs,
+			"KUPGRADE_CONFIG_SHA="+hex.EncodeToString(sum[:]), "KUPGRADE_KUBELET_DIRS="+kubeletDirs)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
 	}
 	changed := func(stdout string) bool {
 		ok, err := jinja.Cond(task.ChangedWhen[0], map[string]any{"restore": map[string]any{"stdout": stdout}})
@@ -160,21 +169,35 @@ func TestAbortRestoresNewestBackup(t *testing.T) {
 		}
 		return ok
 	}
-	write("manifests/kube-apiserver.yaml", "image: v1.30.2")
-	if out := runScript(); changed(out) {
-		t.Errorf("no backup: reported changed: %s", out)
+	img := func(v string) string { return "    image: registry.k8s.io/kube-apiserver:" + v + "\n" }
+	write("manifests/kube-apiserver.yaml", img("v1.30.2"))
+	write("kubelet/config.yaml", "kind: KubeletConfiguration # v1.30")
+	write("tmp/kubeadm-backup-manifests-2099-01-01-00-00-00/kube-apiserver.yaml", img("v1.28.0")) // an older upgrade's
+	first := write("tmp/kubeadm-backup-manifests-2024-01-02-10-00-00/kube-apiserver.yaml", img("v1.29.1"))
+	redo := filepath.Join(root, "tmp/kubeadm-backup-manifests-2024-01-02-11-00-00")
+	if err := os.MkdirAll(redo, 0o755); err != nil {
+		t.Fatal(err)
 	}
-	write("tmp/kubeadm-backup-manifests-2024-01-01-10-00-00/kube-apiserver.yaml", "image: v1.28.0")
-	write("tmp/kubeadm-backup-manifests-2024-01-02-10-00-00/kube-apiserver.yaml", "image: v1.29.1")
-	if out := runScript(); !changed(out) {
-		t.Errorf("restore: not reported changed: %s", out)
+	kcfg := write("tmp/kubeadm-kubelet-config123/config.yaml", oldCfg)
+	dirs := first + "\n" + redo
+	if out, err := run("kube-apiserver v1.29.9", dirs, kcfg); err == nil || !strings.Contains(out, "kube-apiserver.yaml at v1.29.9") {
+		t.Errorf("no copy at the tag: %v, want a failure naming it:\n%s", err, out)
 	}
-	got, _ := os.ReadFile(filepath.Join(root, "manifests/kube-apiserver.yaml"))
-	if string(got) != "image: v1.29.1" {
-		t.Errorf("manifest after abort = %q, want the newest backup's", got)
+	if got := read("manifests/kube-apiserver.yaml"); got != img("v1.30.2") || read("kubelet/config.yaml") == oldCfg {
+		t.Errorf("a failed restore changed files: manifest %q", got)
 	}
-	if out := runScript(); changed(out) {
-		t.Errorf("second run: reported changed: %s", out)
+	out, err := run("kube-apiserver v1.29.1", dirs, kcfg)
+	if err != nil || !changed(out) {
+		t.Fatalf("restore: %v, changed=%v:\n%s", err, changed(out), out)
+	}
+	if got := read("manifests/kube-apiserver.yaml"); got != img("v1.29.1") {
+		t.Errorf("manifest after abort = %q, want this upgrade's first backup (v1.29.1)", got)
+	}
+	if got := read("kubelet/config.yaml"); got != oldCfg {
+		t.Errorf("config.yaml after abort = %q, want the copy with the recorded checksum", got)
+	}
+	if out, err := run("kube-apiserver v1.29.1", dirs, kcfg); err != nil || changed(out) {
+		t.Errorf("second run: %v, changed=%v:\n%s", err, changed(out), out)
 	}
 	if left, _ := filepath.Glob(filepath.Join(root, "manifests", ".*")); len(left) != 0 {
 		t.Errorf("staging files left behind: %v", left)

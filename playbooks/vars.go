@@ -31,6 +31,17 @@ const (
 	// the workflow verifies the kubelet without reading the host again.
 	VarKubeletVersion = "kubelet_version"
 
+	// VarBackupTags are the static-pod manifests' tags the host's first control-plane step of
+	// this upgrade found ("component tag" lines; "" before that step), and VarBackupExisting the
+	// kubeadm backup folders that were there then (one a line): the control-plane playbook puts
+	// a manifest an interrupted kubeadm left missing back from a folder made during this upgrade
+	// that holds it at that tag, never from an older one.
+	VarBackupTags     = "kupgrade_backup_tags"
+	VarBackupExisting = "kupgrade_backup_existing"
+	// VarAbortRestore is the abort playbook's variable: per host name, the tags, folders and
+	// config.yaml checksum it restores from.
+	VarAbortRestore = "abort_restore"
+
 	// VarPlaybooks is the inventory variable that maps step names to a user's playbooks.
 	VarPlaybooks = "kupgrade_playbooks"
 )

@@ -15,7 +15,8 @@ func TestSharedVariables(t *testing.T) {
 		uses      []string
 		registers []string
 	}{
-		{"control-plane", []string{VarToVersion, VarFirstController, VarKubeadmTimeout, VarKcfgBefore}, []string{VarKcfgAfter}},
+		{"control-plane", []string{VarToVersion, VarFirstController, VarKubeadmTimeout, VarKcfgBefore, VarBackupTags, VarBackupExisting}, []string{VarKcfgAfter}},
+		{"abort", []string{VarAbortRestore}, nil},
 		{"kubelet", []string{VarToVersion, VarKubeadmTimeout}, []string{VarKubeletVersion}},
 		{"download-images", []string{VarToVersion, VarKubeadmTimeout}, nil},
 	}

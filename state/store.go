@@ -159,7 +159,7 @@ type Store interface {
 	SetVersions(ctx context.Context, cluster, hostname, controlPlane, kubelet string, at time.Time) error
 	// AddBackups appends the backup folders kubeadm made during this upgrade (oldest first;
 	// folders there before the host's first control-plane step, or recorded already, are left
-	// out) to hostname's Backups, with compare-and-set and an event; a host without a record is
+	// out) to hostname's Backups, with compare-and-set; a host without a record is
 	// left alone. It returns the record as stored.
 	AddBackups(ctx context.Context, cluster, hostname string, dirs, kubeletDirs []string) (Backups, error)
 

@@ -4,7 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
+
+	"github.com/kupgrade/kupgrade/runner"
 
 	"github.com/kupgrade/kupgrade/state"
 	"github.com/kupgrade/kupgrade/upgrade"
@@ -32,4 +36,79 @@ func TestAbortWhoseEndIsNotRecorded(t *testing.T) {
 		t.Fatalf("abort: %v, want an error marked not recorded (exit 6)", err)
 	}
 	f.wantState(t, state.UpgradeAborting)
+}
+
+// Abort restores nothing on a controller no control-plane step of this upgrade ran on; one whose
+// control plane moved anyway (kubeadm run by hand) is refused, naming it, with nothing written:
+// there is no record of which backup holds what it was, and abort does not guess.
+func TestAbortLeavesUntouchedControllersAlone(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		manifest string // controller-1's control-plane version on disk
+		refused  bool
+	}{
+		{"untouched", "v1.29.4", false},
+		{"moved by hand", "v1.30.1", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			f.at(t, state.UpgradedNetworking)
+			f.c.mu.Lock()
+			f.c.snaps["controller-1"] = snapAt(tc.manifest, "sha-old", true) // a folder from an earlier upgrade
+			f.c.mu.Unlock()
+			err := f.w.Abort(t.Context())
+			if ran := slices.ContainsFunc(f.c.played(), func(p string) bool { return strings.HasPrefix(p, "abort@") }); ran {
+				t.Errorf("the abort playbook ran (plays %v): nothing of this upgrade is there to restore", f.c.played())
+			}
+			if !tc.refused {
+				if err != nil {
+					t.Fatalf("abort: %v", err)
+				}
+				f.wantState(t, state.UpgradeAborted)
+				return
+			}
+			if !errors.Is(err, state.ErrRefused) || !strings.Contains(err.Error(), "controller-1") || !strings.Contains(err.Error(), "v1.30.1") {
+				t.Errorf("abort: %v, want a refusal naming controller-1 at v1.30.1", err)
+			}
+			f.wantState(t, state.UpgradedNetworking)
+		})
+	}
+}
+
+// After controller-0's control-plane step, abort restores controller-0 alone, from the folders
+// recorded for this upgrade, verifies the versions and writes them back into the host table.
+func TestAbortRestoresOnlyWhatTheUpgradeTouched(t *testing.T) {
+	f := newFixture(t)
+	f.at(t, state.UpgradedFirstMaster)
+	if b := f.host(t, "controller-0").Backups; b.Tags["kube-apiserver"] != "v1.29.4" || len(b.Manifests) != 1 {
+		t.Fatalf("controller-0's record after its step: %+v, want the v1.29.4 tags and the one folder kubeadm made", b)
+	}
+	if b := f.host(t, "controller-1").Backups; b.Recorded() {
+		t.Fatalf("controller-1 has a record although no step ran there: %+v", b)
+	}
+	if err := f.w.Abort(t.Context()); err != nil {
+		t.Fatalf("abort: %v", err)
+	}
+	if got := f.c.played(); got[len(got)-1] != "abort@controller-0" {
+		t.Errorf("plays %v, want the restore on controller-0 alone", got)
+	}
+	f.wantState(t, state.UpgradeAborted)
+	if h := f.host(t, "controller-0"); h.ControlPlaneVersion != "v1.29.4" {
+		t.Errorf("host table: controller-0's control plane at %q after the abort, want v1.29.4 as read back", h.ControlPlaneVersion)
+	}
+}
+
+// An abort whose restore leaves a controller off its starting versions ends in
+// upgrade-aborting-failed naming the difference, not in upgrade-aborted.
+func TestAbortVerifiesTheVersions(t *testing.T) {
+	f := newFixture(t)
+	f.at(t, state.UpgradedFirstMaster)
+	f.c.onPlay = func(ctx context.Context, name, limit string) (*runner.Recap, error, bool) {
+		return &runner.Recap{Hosts: map[string]*runner.HostRecap{}}, nil, name == "abort" // restores nothing
+	}
+	err := f.w.Abort(t.Context())
+	if err == nil || !strings.Contains(err.Error(), "controller-0: kube-apiserver at v1.30.1, want v1.29.4") {
+		t.Errorf("abort: %v, want a failure naming controller-0's kube-apiserver", err)
+	}
+	f.wantState(t, state.UpgradeAbortingFailed)
 }

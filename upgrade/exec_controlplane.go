@@ -64,7 +64,7 @@ func (e controlPlaneExec) run(ctx context.Context, w *Workflow, step state.Step,
 		step: step, from: in.u.State, hosts: []*inventory.Host{h},
 		hostFrom: statuses(in.hosts), hostTo: state.UpgradingControlPlane, hostDone: state.HostIdle,
 		target: in.u.ToVersion, pb: pb, kubeadm: true,
-		vars:   w.vars(in.u, map[string]any{playbooks.VarFirstController: first, playbooks.VarRedo: v.redo}),
+		vars:   w.vars(in.u, backupVars(in.hosts, h.Name, map[string]any{playbooks.VarFirstController: first, playbooks.VarRedo: v.redo})),
 		before: playbooks.VarKcfgBefore,
 		verify: func(ctx context.Context, h *inventory.Host, reg map[string]any) error {
 			return e.verify(ctx, w, h, in.u.ToVersion, reg)
@@ -76,11 +76,15 @@ func (e controlPlaneExec) run(ctx context.Context, w *Workflow, step state.Step,
 // kcfg_after when it did (the shipped playbook reads them right after kubeadm), else over SSH.
 func (controlPlaneExec) verify(ctx context.Context, w *Workflow, h *inventory.Host, target string, reg map[string]any) error {
 	var v Versions
-	if snap, err := kubeadm.SnapshotFromValue(reg[playbooks.VarKcfgAfter]); err == nil && !snap.Taken.IsZero() {
-		v.ControlPlane = snap.ControlPlaneVersion()
-	} else if v, err = w.readHost(ctx, h, true); err != nil {
-		return fmt.Errorf("verify %s: %w", h.Name, err)
+	snap, err := kubeadm.SnapshotFromValue(reg[playbooks.VarKcfgAfter])
+	if err != nil || snap.Taken.IsZero() {
+		if snap, err = w.readSnapshot(ctx, h); err != nil {
+			return fmt.Errorf("verify %s: %w", h.Name, err)
+		}
+		v.Kubelet = snap.Installed.Kubelet
 	}
+	v.ControlPlane = snap.ControlPlaneVersion()
+	w.recordBackups(ctx, h.Name, snap) // the folders kubeadm made, which abort restores from
 	if v.ControlPlane != target {
 		return fmt.Errorf("verify %s: the control-plane manifests report %s, want %s", h.Name, v.ControlPlane, target)
 	}

@@ -116,6 +116,10 @@ func (c *cluster) Play(ctx context.Context, pb *playbooks.Playbook, inv *invento
 			c.snaps[h] = snapAt(to, "sha-new", true)
 		case "kubelet":
 			c.kubelet[h] = to
+		case "abort": // the restore puts back what the upgrade found, keeping kubeadm's folders
+			s := snapAt(po.ExtraVars["from_version"].(string), "sha-old", false)
+			s.BackupDirs, s.KubeletConfigBackups = c.snaps[h].BackupDirs, c.snaps[h].KubeletConfigBackups
+			c.snaps[h] = s
 		}
 	}
 	return &runner.Recap{Hosts: map[string]*runner.HostRecap{}}, nil

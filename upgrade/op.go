@@ -40,6 +40,9 @@ type op struct {
 	// verify runs after the playbook succeeded on h, given what the playbook registered on h;
 	// an error fails h.
 	verify func(ctx context.Context, h *inventory.Host, reg map[string]any) error
+	// check runs after the playbook of a step without host statuses succeeded (abort's
+	// verification of the versions); an error fails the step.
+	check func(ctx context.Context) error
 }
 
 func (o *op) perHost() bool { return len(o.hosts) > 0 && !o.clusterOnly }
@@ -96,6 +99,11 @@ func (o *op) execute(ctx context.Context) error {
 			if err := o.verify(ctx, h, reg); err != nil {
 				failed[h.Name] = &hostFailure{err: err}
 			}
+		}
+	}
+	if !o.perHost() && len(failed) == 0 && o.check != nil {
+		if err := o.check(ctx); err != nil {
+			failed[state.WholeCluster] = &hostFailure{err: err}
 		}
 	}
 	if ctx.Err() != nil { // interrupted: the failure is recorded below, and the cause says so
@@ -207,6 +215,9 @@ func (o *op) begin(ctx context.Context, before map[string]*kubeadm.Snapshot) err
 				return fmt.Errorf("encode snapshot of %s: %w", h.Name, err)
 			}
 			opts = append(opts, state.WithEvidence(ev))
+			if o.hostTo == state.UpgradingControlPlane { // abort restores from what this records
+				opts = append(opts, state.WithBackupsBefore(backupsBefore(snap)))
+			}
 		}
 		c := state.Start(w.Cluster, state.ActorRunner, o.from, o.step.Running, lease, opts...)
 		if i > 0 { // the batch's other hosts: the state is already in flight and the lease ours

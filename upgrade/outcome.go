@@ -134,6 +134,9 @@ func (o *op) probeFailed(ctx context.Context, host string, before *kubeadm.Snaps
 	if recorded {
 		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.recordFor())
 		defer cancel()
+		if ev.Finding != nil && o.hostTo == state.UpgradingControlPlane {
+			w.recordBackups(wctx, host, finding.After)
+		}
 		o.addEvidence(wctx, host, ev)
 		if ev.Finding != nil {
 			// host list shows how far kubeadm got, not the version from before the step.

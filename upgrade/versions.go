@@ -10,6 +10,7 @@ import (
 
 	"github.com/kupgrade/kupgrade/internal/fault"
 	"github.com/kupgrade/kupgrade/inventory"
+	"github.com/kupgrade/kupgrade/kubeadm"
 	"github.com/kupgrade/kupgrade/state"
 )
 
@@ -52,11 +53,7 @@ func (w *Workflow) ReadVersions(ctx context.Context, hs []*inventory.Host, contr
 // readHost probes h (one command) for its kubelet's and kubeadm's versions and, when
 // controlPlane, a controller's manifests.
 func (w *Workflow) readHost(ctx context.Context, h *inventory.Host, controlPlane bool) (Versions, error) {
-	c, err := w.Runner.Conn(ctx, h)
-	if err != nil {
-		return Versions{}, err
-	}
-	snap, err := w.readProbe(ctx, c)
+	snap, err := w.readSnapshot(ctx, h)
 	if err != nil {
 		return Versions{}, err
 	}
@@ -65,6 +62,15 @@ func (w *Workflow) readHost(ctx context.Context, h *inventory.Host, controlPlane
 		v.ControlPlane = snap.ControlPlaneVersion()
 	}
 	return v, snap.Installed.KubeletErr()
+}
+
+// readSnapshot reads h's kubelet config, manifests, kubeadm folders and versions over SSH.
+func (w *Workflow) readSnapshot(ctx context.Context, h *inventory.Host) (kubeadm.Snapshot, error) {
+	c, err := w.Runner.Conn(ctx, h)
+	if err != nil {
+		return kubeadm.Snapshot{}, err
+	}
+	return w.readProbe(ctx, c)
 }
 
 // refresh reads the versions of hs (the control plane's too when controlPlane) and records them.

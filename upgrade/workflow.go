@@ -22,6 +22,7 @@ type Store interface {
 	CreateUpgrade(ctx context.Context, nu state.NewUpgrade) (state.Upgrade, error)
 	RenewLease(ctx context.Context, cluster, owner string, ttl time.Duration) (state.Lease, error)
 	SetVersions(ctx context.Context, cluster, hostname, controlPlane, kubelet string, at time.Time) error
+	AddBackups(ctx context.Context, cluster, hostname string, dirs, kubeletDirs []string) (state.Backups, error)
 	Events(ctx context.Context, cluster string, limit int) ([]state.Event, error)
 	Entered(ctx context.Context, cluster, upgradeUUID string, s state.State) (bool, error)
 	AddEvent(ctx context.Context, e state.Event) error

@@ -360,39 +360,6 @@ func TestVerifyFailsTheStepWhenManifestsAreNotAtTarget(t *testing.T) {
 	f.wantState(t, state.UpgradingSecondMasterFailed)
 }
 
-// Abort decides "nothing to restore" only after looking at the controllers: a control plane
-// that moved although the database recorded no control-plane step (kubeadm run by hand) is
-// restored by the abort playbook.
-func TestAbortLooksAtTheHostsBeforeSkippingTheRestore(t *testing.T) {
-	for _, tc := range []struct {
-		name     string
-		manifest string // controller-1's control-plane version on disk
-		restore  bool
-	}{
-		{"untouched", "v1.29.4", false},
-		{"moved by hand", "v1.30.1", true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			f := newFixture(t)
-			f.at(t, state.UpgradedNetworking)
-			f.c.mu.Lock()
-			f.c.snaps["controller-1"] = snapAt(tc.manifest, "sha-old", false)
-			f.c.mu.Unlock()
-			if err := f.w.Abort(t.Context()); err != nil {
-				t.Fatalf("abort: %v", err)
-			}
-			ran := slices.ContainsFunc(f.c.played(), func(p string) bool { return strings.HasPrefix(p, "abort@") })
-			if ran != tc.restore {
-				t.Errorf("abort playbook ran = %v, want %v (plays %v)", ran, tc.restore, f.c.played())
-			}
-			f.wantState(t, state.UpgradeAborted)
-			if l, _ := f.st.Lease(t.Context(), "default"); l != nil {
-				t.Errorf("lease left after the abort: %+v", l)
-			}
-		})
-	}
-}
-
 // upgrade-aborting is in flight: even the abort that restores nothing holds a lease while in it.
 func TestAbortHoldsALeaseWhileAborting(t *testing.T) {
 	f := newFixture(t)

@@ -47,7 +47,7 @@ type upgradeCmd struct {
 	Storage        stepCmd            `cmd:"" help:"Run the storage step's playbook."`
 	PostAppUpdate  stepCmd            `cmd:"" name:"post-app-update" help:"Run the post-application-update hook playbook."`
 	Complete       upgradeCompleteCmd `cmd:"" help:"Mark the upgrade complete once every kubelet is upgraded."`
-	Abort          upgradeAbortCmd    `cmd:"" help:"Abort the upgrade, restoring the control-plane manifests from kubeadm's backups."`
+	Abort          upgradeAbortCmd    `cmd:"" help:"Abort the upgrade: restore what it changed on the controllers from the backups kubeadm made during it, and verify the versions."`
 	Delete         upgradeDeleteCmd   `cmd:"" help:"Delete a completed or aborted upgrade (its history stays)."`
 	Failed         upgradeFailedCmd   `cmd:"" help:"Fail the in-flight operation by hand (the one failing path)."`
 	Run            upgradeRunCmd      `cmd:"" help:"Walk every remaining step in order, resuming from the current state."`

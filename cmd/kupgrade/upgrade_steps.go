@@ -180,7 +180,7 @@ func (c *upgradeAbortCmd) Run(ctx context.Context, a *app) error {
 	if err != nil {
 		return err
 	}
-	if err := a.confirmUpgrade(ctx, w.Store, "upgrade abort rolls the upgraded control planes back to the from version, from kubeadm's backups.", c.Yes); err != nil {
+	if err := a.confirmUpgrade(ctx, w.Store, "upgrade abort rolls the controllers this upgrade touched back to what it found there, from the backups kubeadm made during this upgrade, and verifies their versions.", c.Yes); err != nil {
 		return err
 	}
 	return a.outcome(a.notifyFailure(ctx, w, w.Abort(ctx)))

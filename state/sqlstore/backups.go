@@ -4,14 +4,13 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strings"
 
 	"github.com/kupgrade/kupgrade/state"
 )
 
 // AddBackups appends to hostname's backups record the folders of dirs and kubeletDirs (oldest
 // first) that kubeadm made during this upgrade, in one transaction with compare-and-set on the
-// record read, with an event naming them. A host without a record (no control-plane step of
+// record read. A host without a record (no control-plane step of
 // this upgrade ran there) is left alone: its folders are not this upgrade's.
 func (s *Store) AddBackups(ctx context.Context, cluster, hostname string, dirs, kubeletDirs []string) (state.Backups, error) {
 	var out state.Backups
@@ -36,7 +35,7 @@ func (s *Store) AddBackups(ctx context.Context, cluster, hostname string, dirs, 
 			return nil
 		}
 		out = added
-		return s.writeBackups(ctx, tx, cluster, hostname, id, text.String, old, added)
+		return s.writeBackups(ctx, tx, cluster, hostname, id, text.String, added)
 	})
 	if err != nil {
 		return state.Backups{}, fmt.Errorf("record kubeadm's backups on %s: %w", hostname, err)
@@ -44,8 +43,8 @@ func (s *Store) AddBackups(ctx context.Context, cluster, hostname string, dirs, 
 	return out, nil
 }
 
-// writeBackups replaces the record oldText of row id with b (compare-and-set), with its event.
-func (s *Store) writeBackups(ctx context.Context, tx *sql.Tx, cluster, hostname string, id int64, oldText string, old, b state.Backups) error {
+// writeBackups replaces the record oldText of row id with b (compare-and-set).
+func (s *Store) writeBackups(ctx context.Context, tx *sql.Tx, cluster, hostname string, id int64, oldText string, b state.Backups) error {
 	text, err := state.EncodeBackups(b)
 	if err != nil {
 		return err
@@ -54,16 +53,5 @@ func (s *Store) writeBackups(ctx context.Context, tx *sql.Tx, cluster, hostname 
 	if err := one(res, err, cluster, "backups of host "+hostname); err != nil {
 		return err
 	}
-	u, err := s.readUpgrade(ctx, tx, cluster, false)
-	if err != nil {
-		return err
-	}
-	now, err := s.txNow(ctx, tx)
-	if err != nil {
-		return err
-	}
-	made := append(b.Manifests[len(old.Manifests):len(b.Manifests):len(b.Manifests)], b.KubeletConfig[len(old.KubeletConfig):]...)
-	return insertEvent(ctx, tx, state.Event{Cluster: cluster, UpgradeUUID: u.UUID, Hostname: hostname, Actor: state.ActorRunner,
-		FromState: u.State, ToState: u.State, CreatedAt: now,
-		Reason: "kubeadm's backups made during this upgrade, which abort restores from: " + strings.Join(made, ", ")})
+	return nil
 }
