@@ -71,10 +71,12 @@ func (e *UnreachableError) Is(target error) bool { return target == fault.ErrUnr
 type trackedConn struct {
 	Conn
 	lost error
-	key  string // the pool's key, when not the host's name (delegate_to, remote_user)
+	key  string            // the pool's key, when not the host's name (delegate_to, remote_user)
+	say  func(line string) // the running task's lines go to the live view (tapLines), when set
 }
 
 func (c *trackedConn) Run(ctx context.Context, cmd string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+	stdout, stderr = tapped(stdout, stderr, c.say)
 	rc, err := c.Conn.Run(ctx, cmd, stdin, stdout, stderr)
 	// Per the Conn contract an error with a live ctx can only be a lost connection.
 	if err != nil && ctx.Err() == nil {

@@ -88,13 +88,19 @@ func TestTextReporterProgress(t *testing.T) {
 	r.Report(runner.Event{Event: runner.EventPlayStart, Msg: "Upgrade", Data: map[string]any{"host_tasks": 1}})
 	r.Report(runner.Event{Time: start, Event: runner.EventTaskStart, Host: "controller-0", Task: "kubeadm upgrade apply",
 		Data: map[string]any{"timeout": 900.0}})
-	if out := b.String(); !strings.HasSuffix(out, "0/1  kubeadm upgrade apply  1m30s/15m0s") {
+	if out := b.String(); !strings.HasSuffix(out, "0/1  kubeadm upgrade apply  1m30s/15m0s  [controller-0]") {
 		t.Errorf("progress line: %q", out)
+	}
+	lr := r.(runner.LineReporter)
+	lr.Line("controller-0", "kubeadm upgrade apply", "[upgrade/staticpods] Waiting for the kubelet to restart the component\x1b]0;x\a")
+	lr.Line("controller-1", "another task", "not this one")
+	if out := b.String(); !strings.HasSuffix(out, "1m30s/15m0s  [controller-0] [upgrade/staticpods] Waiting for the kubelet to restart the component\\u001b]0;x\\u0007") {
+		t.Errorf("progress line with the command's latest line (escapes shown, not sent): %q", out)
 	}
 	r.Report(runner.Event{Event: runner.EventTaskOK, Host: "controller-0", Task: "kubeadm upgrade apply"})
 	r.Report(runner.Event{Time: now, Event: runner.EventTaskStart, Host: "controller-0", Task: "restart kubelet"})
 	r.Report(runner.Event{Event: runner.EventTaskChanged, Host: "controller-0", Task: "restart kubelet"})
-	if out := b.String(); !strings.HasSuffix(out, "2/2  restart kubelet  0s") || strings.Contains(out, "2/1") {
+	if out := b.String(); !strings.HasSuffix(out, "2/2  restart kubelet  0s  [controller-0]") || strings.Contains(out, "2/1") {
 		t.Errorf("progress after a handler beyond the estimate: %q", out)
 	}
 	r.Report(runner.Event{Event: runner.EventPlayRecap}) // stops the redraws before b is released

@@ -23,6 +23,10 @@ type textReporter struct {
 	timeout time.Duration // the running task's timeout, 0 when it has none
 	bar     bool          // a progress line is on screen and must be cleared before the next line
 	ticking bool          // a timer redraws the progress line every second
+	color   bool          // results in colour (TextOptions)
+	width   func() int    // the terminal's columns (TextOptions)
+	host    string        // the host of the running task's latest event or line
+	line    string        // the running task's latest output line (Line)
 }
 
 // NewTextReporter writes what a person reads: a line per task result, an Ansible-like recap and,
@@ -34,6 +38,22 @@ func NewTextReporter(w io.Writer, tty bool) Reporter {
 
 func newTextReporter(w io.Writer, tty bool, now func() time.Time) *textReporter {
 	return &textReporter{w: w, tty: tty, now: now}
+}
+
+// TextOptions are the text reporter's on a terminal: TTY draws the live line; Color paints the
+// results (failures red); Width is the terminal's columns, which the live line never exceeds.
+type TextOptions struct {
+	TTY   bool
+	Color bool
+	Width func() int
+}
+
+// NewLiveReporter is NewTextReporter with options; it is also a LineReporter: on a terminal
+// its live line shows the running task's host and the latest line its command printed.
+func NewLiveReporter(w io.Writer, o TextOptions) Reporter {
+	r := newTextReporter(w, o.TTY, time.Now)
+	r.color, r.width = o.Color, o.Width
+	return r
 }
 
 func (r *textReporter) Report(e Event) {
@@ -48,8 +68,9 @@ func (r *textReporter) Report(e Event) {
 		}
 		fmt.Fprintf(&b, "PLAY [%s]\n", e.Msg)
 	case EventTaskStart:
+		r.host = e.Host
 		if e.Task != r.task || r.started.IsZero() {
-			r.task, r.started, r.timeout = e.Task, e.Time, 0
+			r.task, r.started, r.timeout, r.line = e.Task, e.Time, 0, ""
 			if r.started.IsZero() {
 				r.started = r.now()
 			}
@@ -101,7 +122,7 @@ func (r *textReporter) Report(e Event) {
 		fmt.Fprintf(&b, "audit: %s\n", e.Msg)
 	case EventPlayRecap:
 		writeRecap(&b, e.Recap)
-		r.total, r.done, r.task, r.started = 0, 0, "", time.Time{}
+		r.total, r.done, r.task, r.started, r.host, r.line = 0, 0, "", time.Time{}, "", ""
 	default:
 		if e.Msg != "" {
 			fmt.Fprintf(&b, "%s: [%s] %s\n", e.Event, e.Host, e.Msg)
@@ -111,7 +132,7 @@ func (r *textReporter) Report(e Event) {
 		r.total = max(r.total, r.done) // handlers and rescues run beyond the estimate
 	}
 	r.clearBar()
-	io.WriteString(r.w, termsafe.Text(b.String())) // hosts' output and messages: no terminal escape gets through
+	io.WriteString(r.w, r.paint(e, termsafe.Text(b.String()))) // hosts' output and messages: no terminal escape gets through
 	r.drawBar()
 }
 
@@ -132,7 +153,7 @@ func (r *textReporter) drawBar() {
 	if !r.started.IsZero() && r.task != "" {
 		line += "  " + elapsed(r.now().Sub(r.started), r.timeout)
 	}
-	io.WriteString(r.w, line)
+	io.WriteString(r.w, r.live(line))
 	r.bar = true
 	if !r.ticking {
 		r.ticking = true

@@ -57,6 +57,7 @@ func (e *playExec) runTask(ctx context.Context, h *hostState, t *ctask) {
 			return
 		}
 	}
+	defer e.tapLines(h, t)()
 	var res map[string]any
 	var cause error
 	if t.t.Loop != nil {

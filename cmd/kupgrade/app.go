@@ -14,6 +14,7 @@ import (
 	"github.com/kupgrade/kupgrade/notify"
 	"github.com/kupgrade/kupgrade/runner"
 	"github.com/kupgrade/kupgrade/state"
+	"golang.org/x/term"
 )
 
 // Globals are the global flags of docs/cli.md.
@@ -55,17 +56,26 @@ type app struct {
 	given          map[string]bool  // hintFlags typed on the command line (see command)
 	runLog         *runLog          // this run's log, once a command runs tasks (startRunLog)
 	notifier       *notify.Notifier // --notify-url's webhook; nil when none
+	live           bool             // the reporter draws a live line on a terminal (diag.go)
+	errTTY         bool             // stderr is a terminal: diagnostics would mix with the live line
 }
 
 func newApp(g *Globals, stdin io.Reader, stdout, stderr io.Writer) *app {
 	level := map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError}[g.LogLevel]
 	opts := &slog.HandlerOptions{Level: level}
-	var h slog.Handler = slog.NewTextHandler(stderr, opts)
-	if g.LogFormat == "json" {
-		opts.ReplaceAttr = durationString
-		h = slog.NewJSONHandler(stderr, opts)
+	a := &app{g: g, stdin: stdin, stdout: stdout, stderr: stderr, rawStdout: stdout}
+	if f, ok := stderr.(*os.File); ok {
+		a.errTTY = term.IsTerminal(int(f.Fd()))
 	}
-	a := &app{g: g, stdin: stdin, stdout: stdout, stderr: stderr, rawStdout: stdout, log: slog.New(h)}
+	handler := func(w io.Writer) slog.Handler {
+		if g.LogFormat == "json" {
+			o := *opts
+			o.ReplaceAttr = durationString
+			return slog.NewJSONHandler(w, &o)
+		}
+		return slog.NewTextHandler(w, opts)
+	}
+	a.log = slog.New(split{low: handler(diagOut{a, false}), high: handler(diagOut{a, true})})
 	if g.Output != "json" {
 		// Text and tables print what hosts sent (output, errors, reasons read back from the
 		// database): no terminal escape of theirs reaches the operator's terminal. JSON escapes

@@ -36,7 +36,7 @@ func (a *app) sayRunLog(path string, err error) {
 	case a.json():
 		a.log.Info("run log", "path", path)
 	default:
-		fmt.Fprintf(a.stderr, "kupgrade: run log: %s\n", path)
+		a.aside(func() { fmt.Fprintf(a.stderr, "kupgrade: run log: %s\n", path) })
 	}
 }
 

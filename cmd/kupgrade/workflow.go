@@ -45,11 +45,18 @@ func (a *app) newReporter() runner.Reporter {
 	if a.json() {
 		return runner.NewJSONReporter(a.stdout)
 	}
-	tty := false
-	if f, ok := a.rawStdout.(*os.File); ok {
-		tty = term.IsTerminal(int(f.Fd()))
+	f, ok := a.rawStdout.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return runner.NewTextReporter(a.rawStdout, false)
 	}
-	return runner.NewTextReporter(a.rawStdout, tty)
+	a.live = true
+	return runner.NewLiveReporter(a.rawStdout, runner.TextOptions{TTY: true, Color: colour(), Width: func() int {
+		w, _, err := term.GetSize(int(f.Fd()))
+		if err != nil {
+			return 0
+		}
+		return w
+	}})
 }
 
 // Runner builds the runner over SSH for the inventory, once.
