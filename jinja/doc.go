@@ -24,7 +24,9 @@
 // tests with keyword arguments, which gonja alone does not parse (syntax.go, rewrite.go), its
 // undefined variables and lazy templating (scope.go, undefined.go, hostvars.go), its bounded
 // macros (macro.go) and its conversion of results (template.go, run.go, output.go, convert.go,
-// repr.go, literal.go). testdata/cases.yaml is a table of real-world expressions that
+// repr.go, literal.go), PyYAML's emitter for to_yaml and to_nice_yaml (pyyaml.go), and Jinja's
+// selectattr, rejectattr and sum with Python's semantics (filters_select.go).
+// testdata/cases.yaml is a table of real-world expressions that
 // TestJinjaMatchesAnsible checks against Ansible's own Templar (`go test ./jinja`).
 //
 // Guarantees:

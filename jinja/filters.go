@@ -62,7 +62,8 @@ func arg(args []any, kw map[string]any, i int, name string, def any) any {
 func ansibleFilters() map[string]exec.FilterFunction {
 	m := map[string]exec.FilterFunction{
 		"default": filterDefault, "d": filterDefault, "mandatory": filterMandatory,
-		"__defer": filterDefer, "__keys": filterKeys, "__str": filterStr, "__ifelse": filterIfElse, "__is": filterIs, "__isnot": filterIsNot,
+		"__defer": filterDefer, "__keys": filterKeys, "__str": filterStr,
+		"selectattr": selectAttr(true), "rejectattr": selectAttr(false), "__ifelse": filterIfElse, "__is": filterIs, "__isnot": filterIsNot,
 	}
 	for name, f := range map[string]filter{
 		"bool": fBool, "int": fInt, "float": fFloat, "string": fString, "lower": fLower,
@@ -73,7 +74,7 @@ func ansibleFilters() map[string]exec.FilterFunction {
 		"format": fFormat, "splitext": fSplitext, "hash": fHash, "checksum": fHashOf("sha1"),
 		"sha1": fHashOf("sha1"), "md5": fHashOf("md5"), "to_json": fToJSON, "to_nice_json": fToNiceJSON,
 		"from_json": fFromJSON, "to_yaml": fToYAML, "to_nice_yaml": fToNiceYAML,
-		"from_yaml": fFromYAML, "reverse": fReverse, "from_yaml_all": fFromYAMLAll, "path_join": fPathJoin,
+		"from_yaml": fFromYAML, "sum": fSum, "reverse": fReverse, "from_yaml_all": fFromYAMLAll, "path_join": fPathJoin,
 	} {
 		m[name] = lift(name, f)
 	}

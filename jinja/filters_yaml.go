@@ -1,51 +1,25 @@
 package jinja
 
 import (
-	"bytes"
+	"cmp"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 )
 
+// fToYAML is to_yaml(indent=2, sort_keys=True): PyYAML's default flow style, collections of
+// scalars in flow style.
 func fToYAML(in any, args []any, kw map[string]any) (any, error) {
-	return yamlText(in, 4, true)
+	indent, _ := kw["indent"].(int)
+	y := &pyYAML{indent: cmp.Or(indent, 2), flow: true, sorted: truth(arg(nil, kw, 0, "sort_keys", true))}
+	return text(y.text(in)), nil
 }
 
+// fToNiceYAML is to_nice_yaml(indent=4, sort_keys=True): block style throughout.
 func fToNiceYAML(in any, args []any, kw map[string]any) (any, error) {
 	indent, _ := arg(args, kw, 0, "indent", 4).(int)
-	return yamlText(in, indent, false)
-}
-
-// yamlText writes YAML as PyYAML does: with flow, the collections that hold only scalars in
-// flow style ([a, b]) and the others in block style.
-func yamlText(in any, indent int, flow bool) (text, error) {
-	var n yaml.Node
-	if err := n.Encode(in); err != nil {
-		return "", err
-	}
-	if flow {
-		flowLeaves(&n)
-	}
-	var b bytes.Buffer
-	enc := yaml.NewEncoder(&b)
-	enc.SetIndent(indent)
-	if err := enc.Encode(&n); err != nil {
-		return "", err
-	}
-	return text(b.String()), nil
-}
-
-func flowLeaves(n *yaml.Node) bool {
-	leaf := true
-	for _, c := range n.Content {
-		if !flowLeaves(c) || c.Kind != yaml.ScalarNode {
-			leaf = false
-		}
-	}
-	if (n.Kind == yaml.SequenceNode || n.Kind == yaml.MappingNode) && leaf {
-		n.Style = yaml.FlowStyle
-	}
-	return n.Kind == yaml.ScalarNode
+	y := &pyYAML{indent: max(indent, 1), sorted: truth(arg(nil, kw, 1, "sort_keys", true))}
+	return text(y.text(in)), nil
 }
 
 func fFromYAML(in any, _ []any, _ map[string]any) (any, error) {

@@ -44,8 +44,8 @@ func orderedForParser(parse parser.ControlStructureParser) parser.ControlStructu
 
 // iterating are gonja's filters that iterate over their input: given a mapping, they iterate
 // over its keys, in its order as Python does (keysFirst), not in gonja's sorted order.
-var iterating = []string{"list", "first", "last", "map", "select", "reject", "selectattr",
-	"rejectattr", "sum", "min", "max", "sort", "batch", "slice", "random", "groupby"}
+var iterating = []string{"list", "first", "last", "map", "select", "reject", "min", "max", "sort",
+	"batch", "slice", "random", "groupby"}
 
 func keysFirst(f exec.FilterFunction) exec.FilterFunction {
 	return func(e *exec.Evaluator, in *exec.Value, p *exec.VarArgs) *exec.Value {

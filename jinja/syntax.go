@@ -43,6 +43,26 @@ func filterIfElse(_ *exec.Evaluator, in *exec.Value, p *exec.VarArgs) *exec.Valu
 // nestedIf is an inline if/else inside brackets (a dict's too), which gonja does not parse.
 var nestedIf = regexp.MustCompile(`[(\[{][^()\[\]{}]*\bif\b[^()\[\]{}]*\belse\b`)
 
+// chainedIf is `a if c else b if d else e`, which gonja does not parse at the top of a {{ }}
+// either (Jinja reads it as `a if c else (b if d else e)`).
+var chainedIf = regexp.MustCompile(`(?s)\belse\b.*\bif\b.*\belse\b`)
+
+// chained reports whether code's own level (outside brackets) holds an inline if after an else.
+func chained(toks []token) bool {
+	seenElse := false
+	for i := 0; i < len(toks); i++ {
+		switch t := toks[i]; {
+		case t.kind == '(' || t.kind == '[' || t.kind == '{':
+			i = closing(toks, i)
+		case t.kind == 'w' && t.text == "else":
+			seenElse = true
+		case t.kind == 'w' && t.text == "if" && seenElse:
+			return true
+		}
+	}
+	return false
+}
+
 // trailingComma ends a list or dict literal with a comma, as Python and Jinja allow and gonja
 // does not: nestIfs drops it.
 var trailingComma = regexp.MustCompile(`,\s*[\]}]`)
@@ -53,7 +73,8 @@ var testKwargs = regexp.MustCompile(`\bis\s+(?:not\s+)?[\w.]+\s*\([^)]*[^=!<>]=[
 
 // nestIfBlocks applies nestIfs to the code of every {{ }} and {% %} of s.
 func nestIfBlocks(s string) string {
-	if !nestedIf.MatchString(s) && !testKwargs.MatchString(s) && !trailingComma.MatchString(s) {
+	if !nestedIf.MatchString(s) && !testKwargs.MatchString(s) && !trailingComma.MatchString(s) &&
+		!chainedIf.MatchString(s) {
 		return s
 	}
 	var b strings.Builder
@@ -72,7 +93,11 @@ func nestIfBlocks(s string) string {
 		}
 		end := blockEnd(s, i+2, closer)
 		b.WriteString(s[:i+2])
-		b.WriteString(nestIfs(s[i+2 : end]))
+		code := s[i+2 : end]
+		if closer == "}}" && chained(tokenize(code)) {
+			code = "(" + code + ")" // nestIfs rewrites the ifs inside brackets
+		}
+		b.WriteString(nestIfs(code))
 		s = s[end:]
 	}
 }
