@@ -36,6 +36,12 @@
 // open files to the hard one for itself and the tools it starts (refusing to start when the hard
 // limit is below about 8 per server).
 //
+// Then, at the N of -python (5 by default), it measures the Python path: kupgrade runs 10 ×
+// ansible.builtin.find (a module kupgrade has not built in: packaged with its module_utils,
+// sent and run by the host's python3) and 10 × `command: /bin/true`, -runs times each
+// (medians), and ansible-playbook the find playbook once: it prints each one's wall time per
+// task and what a task through Python adds over a built-in one.
+//
 // A run that fails (exit status, or a host not ok in the recap) prints FAILED and its output.
 // Last, it uploads 64 MiB to one server with sshconn (on a new connection, then reused) and
 // with `sftp -b`, in MB/s. It never asserts anything: these machines drift 15–35 % an hour,

@@ -26,6 +26,7 @@ type options struct {
 	runs          int
 	kupgrade      string
 	sftp, keep    bool
+	python        int // N of the Python measure, 0 for none
 }
 
 func main() {
@@ -36,6 +37,7 @@ func main() {
 	flag.IntVar(&o.runs, "runs", 3, "runs of each Go client per N; the table shows the median")
 	flag.StringVar(&o.kupgrade, "kupgrade", "", "kupgrade binary to measure (default: build ./cmd/kupgrade)")
 	flag.BoolVar(&o.sftp, "sftp", true, "also measure a 64 MiB upload")
+	flag.IntVar(&o.python, "python", 5, "N at which to measure a Python module's cost per task (ansible.builtin.find vs command); 0 for none")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary folder (configs, inventory, playbook) and print its path")
 	flag.Parse()
 	var err error
@@ -118,6 +120,13 @@ func run(ctx context.Context, o options, out, log io.Writer) error {
 	fmt.Fprintln(out, setupNote)
 	printTable(out, rows)
 	fmt.Fprintln(out, targets(rows, o.ns))
+	if o.python > 0 {
+		c, err := pythonOnce(ctx, o, w, o.python, clientPub, log)
+		if err != nil {
+			return err
+		}
+		printPyCost(out, c)
+	}
 	if o.sftp {
 		ts, err := sftpOnce(ctx, w, clientPub)
 		if err != nil {

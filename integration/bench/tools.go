@@ -70,8 +70,12 @@ func childEnv(extra ...string) []string {
 }
 
 func runKupgrade(ctx context.Context, bin string, w *workspace, n int) measure {
+	return runKupgradeOn(ctx, bin, w, w.Playbook, n)
+}
+
+func runKupgradeOn(ctx context.Context, bin string, w *workspace, playbook string, n int) measure {
 	cmd := exec.CommandContext(ctx, bin, "-i", w.Inventory, "--known-hosts", w.KnownHosts,
-		"play", w.Playbook, "--forks", strconv.Itoa(n), "-o", "json")
+		"play", playbook, "--forks", strconv.Itoa(n), "-o", "json")
 	cmd.Env = childEnv()
 	m, out := runChild(ctx, cmd)
 	if m.Err == nil {
