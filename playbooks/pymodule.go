@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+
+	"gopkg.in/yaml.v3"
 )
 
 // pyModule finds the Python source of a module kupgrade does not have built in, where Ansible
@@ -18,18 +21,15 @@ func (d *decoder) pyModule(key string) (string, []string) {
 	var cands []string
 	switch name, builtin := strings.CutPrefix(key, "ansible.builtin."); {
 	case builtin:
-		cands = coreModule(name)
+		cands = append(coreModule(name), collectionModule(coreRedirect(name))...)
 	case strings.Count(key, ".") >= 2 && !strings.HasPrefix(key, "ansible.legacy."):
-		parts := strings.SplitN(key, ".", 3)
-		for _, root := range PythonRoots() {
-			cands = append(cands, filepath.Join(root, "ansible_collections", parts[0], parts[1], "plugins", "modules", strings.ReplaceAll(parts[2], ".", "/")+".py"))
-		}
+		cands = collectionModule(key)
 	default:
 		name := strings.TrimPrefix(key, "ansible.legacy.")
 		for _, dir := range d.libraryDirs() {
 			cands = append(cands, filepath.Join(dir, name+".py"))
 		}
-		cands = append(cands, coreModule(name)...)
+		cands = append(append(cands, coreModule(name)...), collectionModule(coreRedirect(name))...)
 	}
 	for _, c := range cands {
 		if b, err := os.ReadFile(c); err == nil && (strings.Contains(string(b), "AnsibleModule(") || strings.Contains(string(b), "def main(")) {
@@ -58,6 +58,52 @@ func (d *decoder) libraryDirs() []string {
 		dirs = append(dirs, filepath.Join(d.ld.base, "library"))
 	}
 	return append(dirs, filepath.SplitList(os.Getenv("ANSIBLE_LIBRARY"))...)
+}
+
+// collectionModule lists where NS.COLLECTION.NAME may lie ("" lists nothing).
+func collectionModule(fqcn string) []string {
+	parts := strings.SplitN(fqcn, ".", 3)
+	if len(parts) < 3 {
+		return nil
+	}
+	var out []string
+	for _, root := range PythonRoots() {
+		out = append(out, filepath.Join(root, "ansible_collections", parts[0], parts[1], "plugins", "modules", strings.ReplaceAll(parts[2], ".", "/")+".py"))
+	}
+	return out
+}
+
+// coreRedirect is where ansible-core sends a short module name that moved to a collection
+// (sysctl to ansible.posix.sysctl: its config/ansible_builtin_runtime.yml), "" when it does not.
+func coreRedirect(name string) string {
+	redirectsOnce.Do(readRedirects)
+	return redirects[name]
+}
+
+var (
+	redirectsOnce sync.Once
+	redirects     map[string]string
+)
+
+func readRedirects() {
+	var rt struct {
+		Routing struct {
+			Modules map[string]struct {
+				Redirect string `yaml:"redirect"`
+			} `yaml:"modules"`
+		} `yaml:"plugin_routing"`
+	}
+	redirects = map[string]string{}
+	for _, root := range PythonRoots() {
+		b, err := os.ReadFile(filepath.Join(root, "ansible", "config", "ansible_builtin_runtime.yml"))
+		if err != nil || yaml.Unmarshal(b, &rt) != nil {
+			continue
+		}
+		for name, m := range rt.Routing.Modules {
+			redirects[name] = m.Redirect
+		}
+		return
+	}
 }
 
 func coreModule(name string) []string {

@@ -61,3 +61,18 @@ func TestPythonModuleMissing(t *testing.T) {
 		t.Errorf("error = %v", err)
 	}
 }
+
+// A short name ansible-core moved to a collection runs from that collection, as Ansible
+// redirects it (sysctl is ansible.posix.sysctl).
+func TestPythonModuleRedirect(t *testing.T) {
+	if coreRedirect("sysctl") == "" {
+		t.Skip("ansible-core is not installed (Debian package ansible-core)")
+	}
+	src, _ := (&decoder{}).pyModule("sysctl")
+	if want := "ansible_collections/ansible/posix/plugins/modules/sysctl.py"; !strings.HasSuffix(src, want) {
+		t.Skipf("sysctl = %q: ansible.posix is not installed (Debian package ansible)", src)
+	}
+	if src2, _ := (&decoder{}).pyModule("ansible.builtin.sysctl"); src2 != src {
+		t.Errorf("ansible.builtin.sysctl = %q, want %q", src2, src)
+	}
+}

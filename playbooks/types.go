@@ -47,11 +47,11 @@ type Play struct {
 // appear on blocks.
 type Task struct {
 	Name   string
-	Module string         // normalised: "command", never "ansible.builtin.command"
+	Module string // normalised: "command", never "ansible.builtin.command"
 	// ModuleSource is the Python file of a module kupgrade has not built in (ansible-core's,
 	// a collection's, a library/ folder's): the runner sends it to the host's Python.
 	ModuleSource string
-	Args   map[string]any // free-form command string is Args["_raw_params"]; `args:` merged in
+	Args         map[string]any // free-form command string is Args["_raw_params"]; `args:` merged in
 	// Register names the variable the result is stored in.
 	Register                      string
 	When, FailedWhen, ChangedWhen []string // each an expr condition; a list means all of them
