@@ -10,6 +10,7 @@ require (
 	github.com/go-sql-driver/mysql v1.10.2
 	github.com/google/uuid v1.6.0
 	github.com/hbollon/go-edlib v1.7.0
+	github.com/jmespath/go-jmespath v0.4.0
 	github.com/kevinburke/ssh_config v1.6.0
 	github.com/nikolalohinski/gonja/v2 v2.9.1
 	github.com/ory/dockertest/v3 v3.12.0

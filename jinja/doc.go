@@ -34,7 +34,7 @@
 //     the Lookuper their caller puts in the variables (LookupKey; the runner's runs Ansible's
 //     lookups on the controller, as Ansible does), and fail without one; now() is refused when
 //     parsed, and so is a filter or test kupgrade does not have, by its whole name
-//     (ansible.utils.ipaddr, say). An undefined variable is an *UndefinedError ("'foo' is
+//     (ansible.utils.ipmath, say). An undefined variable is an *UndefinedError ("'foo' is
 //     undefined"), except under default() or `is defined`/`is undefined`.
 //   - A variable whose value holds a template is rendered when it is read, with the same
 //     variables, so play vars may refer to each other in any order; one that refers to itself is

@@ -84,6 +84,9 @@ func ansibleFilters() map[string]exec.FilterFunction {
 	for name, f := range listFilters() {
 		m[name] = lift(name, f)
 	}
+	for name, f := range netFilters() {
+		m[name] = lift(name, f)
+	}
 	return m
 }
 

@@ -6,7 +6,7 @@ import (
 )
 
 // dotMark stands for "." inside a dotted filter or test name, which gonja cannot parse: the
-// name of an unsupported collection's filter (ansible.utils.ipaddr) is then reported whole.
+// name of an unsupported collection's filter (ansible.utils.ipmath) is then reported whole.
 const dotMark = "__dot__"
 
 // fqcnRef is a dotted filter or test name after "|" or "is [not]".
@@ -92,6 +92,11 @@ func fqcnNames(code string) string {
 		short, ok := strings.CutPrefix(name, "ansible.builtin.")
 		if !ok {
 			short, ok = strings.CutPrefix(name, "ansible.legacy.")
+		}
+		for _, c := range collectionFilters {
+			if f, isOf := strings.CutPrefix(name, c); isOf && !ok && !strings.HasPrefix(sub[1], "is") {
+				short, ok = f, netFilters()[f] != nil
+			}
 		}
 		if !ok {
 			short = strings.ReplaceAll(name, ".", dotMark)

@@ -112,7 +112,7 @@ func TestRenderErrors(t *testing.T) {
 		{"{{ nope | upper }}", `'nope' is undefined`, "nope"},
 		{"{{ loop_a }}", "recursive loop detected in template: loop_a -> loop_b -> loop_a", ""},
 		{"{{ port | frob }}", `filter 'frob' is not supported by kupgrade`, ""},
-		{"{{ port | ansible.utils.ipaddr }}", `filter 'ansible.utils.ipaddr' is not supported by kupgrade`, ""},
+		{"{{ port | ansible.utils.ipmath }}", `filter 'ansible.utils.ipmath' is not supported by kupgrade`, ""},
 		{"{{ port ", `template "{{ port "`, ""},
 		{"{% if port %}", `Unable to parse controlStructure "if"`, ""},
 		{"{{ port + }}", "template", ""},
@@ -120,7 +120,7 @@ func TestRenderErrors(t *testing.T) {
 		{"{{ 'x' * 100000000 }}", "too long", ""},
 		{"{{ range(100000000) | list }}", "range too big", ""},
 		{"{{ lookup('file', '/etc/hosts') }}", "lookup plugin 'file': lookups are not available here", ""},
-		{"{{ ['a', 'b'] | zip([1, 2]) | dict | ansible.netcommon.ipaddr }}", "filter 'ansible.netcommon.ipaddr' is not supported by kupgrade", ""},
+		{"{{ ['a', 'b'] | zip([1, 2]) | dict | ansible.netcommon.ipmath }}", "filter 'ansible.netcommon.ipmath' is not supported by kupgrade", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.src, func(t *testing.T) {
