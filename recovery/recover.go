@@ -92,7 +92,7 @@ func Recover(ctx context.Context, st Store, opts RecoverOptions) (Recovery, erro
 	}
 	var evs []Evidence
 	for _, h := range targets {
-		pr := probe(ctx, st, u.Cluster, opts.Prober, h.Hostname, u.ToVersion, opts.ProbeTimeout)
+		pr := probe(ctx, st, u.Cluster, opts.Prober, h.Hostname, u.Target(), opts.ProbeTimeout)
 		rec.Hosts = append(rec.Hosts, HostRecovery{Host: h.Hostname, Status: h.Status, Probe: pr})
 		evs = append(evs, newEvidence(by, u, rec.Lease, h, pr, now))
 	}

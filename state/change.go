@@ -36,6 +36,9 @@ type Change struct {
 	incRecovery bool
 	evidence    json.RawMessage
 
+	atHop *int // the upgrade must be at this hop (compare-and-set, as the state)
+	hopTo *int // the upgrade moves to this hop (next-hop)
+
 	leaseOpt leaseOpt // what the options asked of the lease, for the constructor to judge
 	err      error    // why the change is not legal; Apply refuses it
 }
@@ -74,6 +77,10 @@ const (
 
 // ChangeOption adds an optional part to a Change.
 type ChangeOption func(*Change)
+
+// AtHop: the change applies only while the upgrade is at hop (Upgrade.Hop): an operation read in
+// one hop never starts in the next.
+func AtHop(hop int) ChangeOption { return func(c *Change) { c.atHop = &hop } }
 
 // Because records reason in the change's event.
 func Because(reason string) ChangeOption { return func(c *Change) { c.reason = reason } }

@@ -44,6 +44,22 @@ func (c Change) HostFrom() HostStatus { return c.hostFrom }
 // HostTo is the status Host gets.
 func (c Change) HostTo() HostStatus { return c.hostTo }
 
+// AtHop is the hop the upgrade must be at; ok is false when the change names none.
+func (c Change) AtHop() (hop int, ok bool) {
+	if c.atHop == nil {
+		return 0, false
+	}
+	return *c.atHop, true
+}
+
+// HopTo is the hop the change moves the upgrade to; ok is false when it keeps its hop.
+func (c Change) HopTo() (hop int, ok bool) {
+	if c.hopTo == nil {
+		return 0, false
+	}
+	return *c.hopTo, true
+}
+
 // Target, when not "", is Host's new target_version.
 func (c Change) Target() string { return c.target }
 

@@ -63,6 +63,9 @@ func CheckComplete(u Upgrade, hosts []Host) error {
 	if err := CheckStep(u, mustStep(StepComplete)); err != nil {
 		return err
 	}
+	if u.HopsLeft() > 0 {
+		return refuse(u, "%s is done; %d more to go before the upgrade can complete, next: `%s`", u.HopLabel(), u.HopsLeft(), mustStep(StepNextHop).Command)
+	}
 	var pending []string
 	for _, h := range hosts {
 		if h.Status != UpgradedKubelet {
@@ -74,6 +77,36 @@ func CheckComplete(u Upgrade, hosts []Host) error {
 			ErrRefused, u.Cluster, u.State, strings.Join(pending, ", "), mustStep(StepKubelets).Command)
 	}
 	return nil
+}
+
+// CheckNextHop refuses the next hop while this one's control plane is not at its target on
+// every controller (nor its kubelets, when they follow every hop), and after the last hop.
+func CheckNextHop(u Upgrade, hosts []Host) error {
+	if err := CheckStep(u, mustStep(StepNextHop)); err != nil {
+		return err
+	}
+	if u.HopsLeft() == 0 {
+		return refuse(u, "%s is the last hop: no hop follows", u.Target())
+	}
+	var pending []string
+	for _, h := range hosts {
+		if h.Personality == Controller && h.ControlPlaneVersion != u.Target() {
+			pending = append(pending, fmt.Sprintf("%s (control plane %s)", h.Hostname, orNone(h.ControlPlaneVersion)))
+		} else if u.KubeletsEachHop() && h.Status != UpgradedKubelet {
+			pending = append(pending, fmt.Sprintf("%s (kubelet %s)", h.Hostname, orNone(string(h.Status))))
+		}
+	}
+	if len(pending) > 0 {
+		return refuse(u, "%s is not done on %s", u.HopLabel(), strings.Join(pending, ", "))
+	}
+	return nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
 }
 
 // CheckLease refuses (ErrConflict) while another operation holds a live lease on the cluster:

@@ -29,13 +29,13 @@ func CheckControlPlane(u Upgrade, hosts []Host, hostname string, lease *Lease, n
 	if herr != nil {
 		return "", false, herr
 	}
-	return running, h.ControlPlaneVersion == u.ToVersion, nil
+	return running, h.ControlPlaneVersion == u.Target(), nil
 }
 
 // controlPlaneGate decides first or second master from the state, the number of controllers and
 // which controller is already at the target.
 func controlPlaneGate(u Upgrade, ctrls []Host, h Host) (State, error) {
-	atTarget := func(c Host) bool { return c.TargetVersion == u.ToVersion }
+	atTarget := func(c Host) bool { return c.TargetVersion == u.Target() }
 	switch u.State {
 	case UpgradedNetworking, UpgradedStorage, CordonComplete:
 		return UpgradingFirstMaster, nil
@@ -44,7 +44,7 @@ func controlPlaneGate(u Upgrade, ctrls []Host, h Host) (State, error) {
 			return "", refuse(u, "this one-controller system has no second master")
 		}
 		if atTarget(h) {
-			return "", refuse(u, "%s is the first master, already upgraded to %s; upgrade another controller", h.Hostname, u.ToVersion)
+			return "", refuse(u, "%s is the first master, already upgraded to %s; upgrade another controller", h.Hostname, u.Target())
 		}
 		return UpgradingSecondMaster, nil
 	case UpgradingFirstMasterFailed, UpgradingSecondMasterFailed:
@@ -54,9 +54,9 @@ func controlPlaneGate(u Upgrade, ctrls []Host, h Host) (State, error) {
 		}
 		// In upgrading-second-master-failed both controllers have the target version: the one
 		// that was tried is the one whose control plane does not report it yet, if any.
-		if h.ControlPlaneVersion == u.ToVersion {
+		if h.ControlPlaneVersion == u.Target() {
 			for _, c := range ctrls {
-				if c.Hostname != h.Hostname && atTarget(c) && c.ControlPlaneVersion != u.ToVersion {
+				if c.Hostname != h.Hostname && atTarget(c) && c.ControlPlaneVersion != u.Target() {
 					return "", refuse(u, "a retry runs on the controller that was tried (%s), not on %s", c.Hostname, h.Hostname)
 				}
 			}
@@ -70,7 +70,7 @@ func controlPlaneGate(u Upgrade, ctrls []Host, h Host) (State, error) {
 func tried(u Upgrade, ctrls []Host) string {
 	name := "none recorded"
 	for _, c := range ctrls {
-		if c.TargetVersion == u.ToVersion {
+		if c.TargetVersion == u.Target() {
 			if name != "none recorded" {
 				return name + " or " + c.Hostname
 			}
@@ -115,5 +115,5 @@ func CheckKubelet(u Upgrade, hosts []Host, hostname string, lease *Lease, now ti
 			return false, refuse(u, "controllers' kubelets go before workers': upgrade %v first", pending)
 		}
 	}
-	return h.KubeletVersion == u.ToVersion, nil
+	return h.KubeletVersion == u.Target(), nil
 }

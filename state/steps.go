@@ -54,6 +54,7 @@ const (
 	StepSecondMaster   = "second-master"
 	StepKubelets       = "kubelets"
 	StepUncordon       = "uncordon"
+	StepNextHop        = "next-hop"
 	StepComplete       = "complete"
 	StepPostAppUpdate  = "post-app-update"
 	StepAbort          = "abort"
@@ -91,6 +92,11 @@ var steps = []Step{
 	{Name: StepUncordon, Scope: ScopeOneHost, Playbook: "uncordon",
 		From: []State{UpgradingKubelets, UncordonFailed}, Running: UncordonStarted, Done: UncordonComplete,
 		Command: "kupgrade host uncordon HOST", Alias: "kube-host-uncordon"},
+	// An upgrade with hops (hops.go) goes back to upgrade-started for the next one, once the
+	// control plane of this one is done (and its kubelets, when they follow every hop).
+	{Name: StepNextHop, Scope: ScopeStoreOnly,
+		From: []State{UpgradedFirstMaster, UpgradedSecondMaster, UpgradingKubelets}, Done: UpgradeStarted,
+		Command: "kupgrade upgrade next-hop", Alias: "kube-upgrade-next-hop"},
 	{Name: StepComplete, Scope: ScopeStoreOnly,
 		From: []State{UpgradingKubelets, UncordonComplete}, Done: UpgradeComplete,
 		Command: "kupgrade upgrade complete", Alias: "kube-upgrade-complete"},

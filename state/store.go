@@ -10,11 +10,15 @@ import (
 
 // Upgrade is a kube_upgrade row.
 type Upgrade struct {
-	ID               int64     `json:"-"`
-	UUID             string    `json:"uuid"`
-	Cluster          string    `json:"cluster"`
-	FromVersion      string    `json:"from_version"`
-	ToVersion        string    `json:"to_version"`
+	ID          int64  `json:"-"`
+	UUID        string `json:"uuid"`
+	Cluster     string `json:"cluster"`
+	FromVersion string `json:"from_version"`
+	ToVersion   string `json:"to_version"`
+	// Hops are the versions the upgrade walks, in order, ToVersion last; nil for one hop. Hop is
+	// the index of the running one (see Target).
+	Hops             []string  `json:"hops,omitempty"`
+	Hop              int       `json:"hop"`
 	State            State     `json:"state"`
 	StateEnteredAt   time.Time `json:"state_entered_at"`
 	RecoveryAttempts int       `json:"recovery_attempts"`
@@ -89,6 +93,7 @@ type NewUpgrade struct {
 	Cluster     string
 	FromVersion string
 	ToVersion   string
+	Hops        []string // the hops, ToVersion last; nil for one hop
 	Hosts       []NewHost
 	Actor       Actor
 	Reason      string

@@ -67,6 +67,21 @@ func TakeOver(cluster string, actor Actor, s State, lease LeaseSpec, opts ...Cha
 		c.noLeaseOpt())
 }
 
+// NextHop moves an upgrade whose hop hop is done (its control plane, and its kubelets when they
+// follow every hop) to the next hop, back at upgrade-started, and clears every host status; no
+// live lease may be held. The hop is compared as the state is.
+func NextHop(cluster string, actor Actor, from State, hop int, opts ...ChangeOption) Change {
+	c := build(cluster, actor, from, UpgradeStarted, append(opts[:len(opts):len(opts)], AtHop(hop)))
+	idle, next := HostIdle, hop+1
+	c.allHostsTo, c.leaseNotLive, c.hopTo = &idle, true, &next
+	st, _ := StepNamed(StepNextHop)
+	return c.check("next hop",
+		rule(st.Allows(from), "next-hop does not start there"),
+		rule(hop >= 0, "no hop"),
+		rule(c.host == WholeCluster, "the next hop is about every host"),
+		c.noLeaseOpt())
+}
+
 // Complete marks the upgrade complete and clears every host status; no live lease may be held.
 func Complete(cluster string, actor Actor, from State, opts ...ChangeOption) Change {
 	c := build(cluster, actor, from, UpgradeComplete, opts)

@@ -66,7 +66,7 @@ func (w *Workflow) abortPlan(ctx context.Context, u state.Upgrade, hosts []state
 func untouched(u state.Upgrade, row state.Host, snap kubeadm.Snapshot) error {
 	why := ""
 	switch v := snap.ControlPlaneVersion(); {
-	case row.TargetVersion == u.ToVersion:
+	case row.TargetVersion == u.ToVersion || slices.Contains(u.Hops, row.TargetVersion): // any hop of it
 		why = "a control-plane step of this upgrade ran there, but there is no record of the backups kubeadm made (a kupgrade older than this one ran it)"
 	case len(snap.MissingControlPlane()) > 0:
 		why = fmt.Sprintf("%s has no %s manifest although no control-plane step of this upgrade ran there", row.Hostname, strings.Join(snap.MissingControlPlane(), ", "))

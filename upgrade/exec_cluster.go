@@ -51,7 +51,7 @@ func (e clusterExec) run(ctx context.Context, w *Workflow, step state.Step, act 
 	if err != nil {
 		return err
 	}
-	return (&op{w: w, step: step, from: in.u.State, hosts: hosts, clusterOnly: true, pb: pb, vars: w.vars(in.u, nil)}).execute(ctx)
+	return (&op{w: w, step: step, from: in.u.State, hop: in.u.Hop, hosts: hosts, clusterOnly: true, pb: pb, vars: w.vars(in.u, nil)}).execute(ctx)
 }
 
 // inventoryHosts are the hosts the playbook is limited to: every controller, or the one named.

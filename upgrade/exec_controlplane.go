@@ -29,7 +29,7 @@ func (controlPlaneExec) check(_ state.Step, act Action, in view, v *verdict) err
 	running, redo, err := state.CheckControlPlane(in.u, in.hosts, h, in.lease, in.now)
 	note := ""
 	if redo {
-		note = fmt.Sprintf("redo: the control plane already reports %s (kubeadm skips identical manifests)", in.u.ToVersion)
+		note = fmt.Sprintf("redo: the control plane already reports %s (kubeadm skips identical manifests)", in.u.Target())
 	}
 	v.running, v.redo = running, redo
 	return v.add("control-plane pre-check (state, lease, host status)", h, err, note)
@@ -49,7 +49,7 @@ func (e controlPlaneExec) run(ctx context.Context, w *Workflow, step state.Step,
 		return err
 	}
 	if v.redo {
-		w.log().Info("control plane already reports the target: redo (kubeadm skips identical manifests)", "host", h.Name, "version", in.u.ToVersion)
+		w.log().Info("control plane already reports the target: redo (kubeadm skips identical manifests)", "host", h.Name, "version", in.u.Target())
 	}
 	step, ok := state.StepOf(v.running)
 	if !ok {
@@ -61,13 +61,13 @@ func (e controlPlaneExec) run(ctx context.Context, w *Workflow, step state.Step,
 	}
 	first := v.running == state.UpgradingFirstMaster
 	return (&op{w: w,
-		step: step, from: in.u.State, hosts: []*inventory.Host{h},
+		step: step, from: in.u.State, hop: in.u.Hop, hosts: []*inventory.Host{h},
 		hostFrom: statuses(in.hosts), hostTo: state.UpgradingControlPlane, hostDone: state.HostIdle,
-		target: in.u.ToVersion, pb: pb, kubeadm: true,
+		target: in.u.Target(), pb: pb, kubeadm: true,
 		vars:   w.vars(in.u, backupVars(in.hosts, h.Name, map[string]any{playbooks.VarFirstController: first, playbooks.VarRedo: v.redo})),
 		before: playbooks.VarKcfgBefore,
 		verify: func(ctx context.Context, h *inventory.Host, reg map[string]any) error {
-			return e.verify(ctx, w, h, in.u.ToVersion, reg)
+			return e.verify(ctx, w, h, in.u.Target(), reg)
 		},
 	}).execute(ctx)
 }
@@ -96,7 +96,7 @@ func (controlPlaneExec) after(step state.Step, act Action, in view) view {
 	in.hosts = slices.Clone(in.hosts)
 	for i := range in.hosts {
 		if h := &in.hosts[i]; slices.Contains(act.Hosts, h.Hostname) {
-			h.TargetVersion, h.ControlPlaneVersion, h.Status = in.u.ToVersion, in.u.ToVersion, state.HostIdle
+			h.TargetVersion, h.ControlPlaneVersion, h.Status = in.u.Target(), in.u.Target(), state.HostIdle
 		}
 	}
 	return in

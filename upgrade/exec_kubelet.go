@@ -30,7 +30,7 @@ func (kubeletExec) check(_ state.Step, act Action, in view, v *verdict) error {
 		skip, err := state.CheckKubelet(in.u, in.hosts, h, in.lease, in.now)
 		note := ""
 		if skip && !act.Rerun {
-			note = fmt.Sprintf("the kubelet already reports %s: marked upgraded-kubelet, nothing run", in.u.ToVersion)
+			note = fmt.Sprintf("the kubelet already reports %s: marked upgraded-kubelet, nothing run", in.u.Target())
 			v.skip[h] = true
 		}
 		if err := v.add("kubelet pre-check (state, lease, controllers first)", h, err, note); err != nil {
@@ -71,11 +71,11 @@ func (e kubeletExec) run(ctx context.Context, w *Workflow, step state.Step, act 
 		return err
 	}
 	return (&op{w: w,
-		step: step, from: in.u.State, hosts: run,
+		step: step, from: in.u.State, hop: in.u.Hop, hosts: run,
 		hostFrom: statuses(in.hosts), hostTo: state.UpgradingKubelet, hostDone: state.UpgradedKubelet,
-		target: in.u.ToVersion, pb: pb, kubeadm: true, vars: w.vars(in.u, nil),
+		target: in.u.Target(), pb: pb, kubeadm: true, vars: w.vars(in.u, nil),
 		verify: func(ctx context.Context, h *inventory.Host, reg map[string]any) error {
-			return e.verify(ctx, w, h, in.u.ToVersion, reg)
+			return e.verify(ctx, w, h, in.u.Target(), reg)
 		},
 	}).execute(ctx)
 }
@@ -89,12 +89,12 @@ func (kubeletExec) skip(ctx context.Context, w *Workflow, in view, hs []*invento
 			run = append(run, h)
 			continue
 		}
-		after, err := w.Store.Apply(ctx, state.MarkKubelet(w.Cluster, state.ActorRunner, u.State, h.Name, statuses(in.hosts)[h.Name], u.ToVersion,
-			state.Because(fmt.Sprintf("kubelet on %s already reports %s: nothing to run", h.Name, u.ToVersion))))
+		after, err := w.Store.Apply(ctx, state.MarkKubelet(w.Cluster, state.ActorRunner, u.State, h.Name, statuses(in.hosts)[h.Name], u.Target(),
+			state.Because(fmt.Sprintf("kubelet on %s already reports %s: nothing to run", h.Name, u.Target()))))
 		if err != nil {
 			return nil, err
 		}
-		w.stateChanged(h.Name, u.State, after.State, fmt.Sprintf("%s: kubelet already at %s", h.Name, u.ToVersion))
+		w.stateChanged(h.Name, u.State, after.State, fmt.Sprintf("%s: kubelet already at %s", h.Name, u.Target()))
 		u = after
 	}
 	return run, nil
@@ -123,7 +123,7 @@ func (kubeletExec) after(step state.Step, act Action, in view) view {
 	in.hosts = slices.Clone(in.hosts)
 	for i := range in.hosts {
 		if h := &in.hosts[i]; slices.Contains(act.Hosts, h.Hostname) {
-			h.TargetVersion, h.KubeletVersion, h.Status = in.u.ToVersion, in.u.ToVersion, state.UpgradedKubelet
+			h.TargetVersion, h.KubeletVersion, h.Status = in.u.Target(), in.u.Target(), state.UpgradedKubelet
 		}
 	}
 	return in

@@ -23,6 +23,7 @@ type op struct {
 	w        *Workflow
 	step     state.Step
 	from     state.State
+	hop      int // the upgrade's hop when the op was checked: its start compares it
 	hosts    []*inventory.Host
 	hostFrom map[string]state.HostStatus
 	hostTo   state.HostStatus // in-flight status while it runs ("" for cluster steps)
@@ -199,7 +200,7 @@ func (o *op) begin(ctx context.Context, before map[string]*kubeadm.Snapshot) err
 	reason := "start " + o.operation()
 	lease := state.LeaseSpec{Owner: w.owner(), Operation: o.operation(), TTL: w.ttl()}
 	if !o.perHost() {
-		_, err := w.Store.Apply(ctx, state.Start(w.Cluster, state.ActorRunner, o.from, o.step.Running, lease, state.Because(reason)))
+		_, err := w.Store.Apply(ctx, state.Start(w.Cluster, state.ActorRunner, o.from, o.step.Running, lease, state.Because(reason), state.AtHop(o.hop)))
 		if err == nil {
 			w.stateChanged(state.WholeCluster, o.from, o.step.Running, reason)
 		}
@@ -207,7 +208,7 @@ func (o *op) begin(ctx context.Context, before map[string]*kubeadm.Snapshot) err
 	}
 	for i, h := range o.hosts {
 		from, to := o.hostFrom[h.Name], o.hostTo
-		opts := []state.ChangeOption{state.Because(reason), state.OnHost(h.Name, from, to), state.WithTarget(o.target)}
+		opts := []state.ChangeOption{state.Because(reason), state.OnHost(h.Name, from, to), state.WithTarget(o.target), state.AtHop(o.hop)}
 		if snap := before[h.Name]; snap != nil {
 			// recover and watch compare the host with this after a crash of this process.
 			ev, err := json.Marshal(recovery.Evidence{Before: snap})

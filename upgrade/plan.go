@@ -49,8 +49,10 @@ func (p Plan) Next(u state.Upgrade, hosts []state.Host) (act Action, done bool, 
 		if len(controllers(hosts)) > 1 {
 			return p.controlPlane(state.StepSecondMaster, u, hosts)
 		}
-		return p.kubelets(u, hosts)
-	case state.UpgradedSecondMaster, state.UpgradingKubelets, state.UncordonComplete:
+		return p.afterControlPlane(u, hosts)
+	case state.UpgradedSecondMaster:
+		return p.afterControlPlane(u, hosts)
+	case state.UpgradingKubelets, state.UncordonComplete:
 		return p.kubelets(u, hosts)
 	case state.UpgradeComplete:
 		if p.PostAppUpdate {
@@ -75,7 +77,7 @@ func (p Plan) retry(inFlight state.State, u state.Upgrade, hosts []state.Host) (
 		// controller, done long before, must not be taken for it.)
 		cs := controllers(hosts)
 		for i := len(cs) - 1; i >= 0; i-- {
-			if cs[i].TargetVersion == u.ToVersion {
+			if cs[i].TargetVersion == u.Target() {
 				return Action{Step: step.Name, Hosts: []string{cs[i].Hostname}}, false, nil
 			}
 		}
@@ -88,11 +90,20 @@ func (p Plan) retry(inFlight state.State, u state.Upgrade, hosts []state.Host) (
 // recorded at the target yet.
 func (p Plan) controlPlane(step string, u state.Upgrade, hosts []state.Host) (Action, bool, error) {
 	for _, h := range controllers(hosts) {
-		if h.TargetVersion != u.ToVersion || h.ControlPlaneVersion != u.ToVersion {
+		if h.TargetVersion != u.Target() || h.ControlPlaneVersion != u.Target() {
 			return Action{Step: step, Hosts: []string{h.Hostname}}, false, nil
 		}
 	}
-	return Action{}, false, fmt.Errorf("every controller already has target %s but the state is %s: %w", u.ToVersion, u.State, state.ErrRefused)
+	return Action{}, false, fmt.Errorf("every controller already has target %s but the state is %s: %w", u.Target(), u.State, state.ErrRefused)
+}
+
+// afterControlPlane follows a hop's control plane: the next hop while the kubelets may wait for
+// the last one (the skew policy allows them to stay at from_version), else the kubelets.
+func (p Plan) afterControlPlane(u state.Upgrade, hosts []state.Host) (Action, bool, error) {
+	if u.HopsLeft() > 0 && !u.KubeletsEachHop() {
+		return Action{Step: state.StepNextHop}, false, nil
+	}
+	return p.kubelets(u, hosts)
 }
 
 // kubelets picks the next batch: controllers one at a time, then workers WorkerBatch at a time;
@@ -109,6 +120,9 @@ func (p Plan) kubelets(u state.Upgrade, hosts []state.Host) (Action, bool, error
 		workers = append(workers, h.Hostname)
 	}
 	if len(workers) == 0 {
+		if u.HopsLeft() > 0 { // the kubelets follow every hop: this one is done
+			return Action{Step: state.StepNextHop}, false, nil
+		}
 		if p.Uncordon && u.State == state.UpgradingKubelets {
 			return Action{Step: state.StepUncordon}, false, nil
 		}

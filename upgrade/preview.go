@@ -18,6 +18,10 @@ type Preview struct {
 	Exists   bool        // an upgrade is recorded; false: the plan starts with `upgrade start`
 	From, To string      // versions of the upgrade (From "" when it could not be decided)
 	State    state.State // the recorded state ("" when none)
+	// Hops are the versions the upgrade walks, To last (nil for one hop); Hop is the index of
+	// the running one.
+	Hops     []string
+	Hop      int
 	Versions []HostVersions
 	Live     bool // Versions were read over SSH now, not taken from the store
 	Steps    []PlannedStep
@@ -41,6 +45,7 @@ type HostVersions struct {
 // after which pre-checks.
 type PlannedStep struct {
 	Step     string
+	Hop      string // the hop it belongs to ("hop 2 of 3 (v1.31.14)"), "" for a one-hop upgrade
 	Hosts    []string
 	Command  string // the command that runs this step alone
 	Playbook string // the playbook's file ("" when the step runs nothing on the hosts)
@@ -103,7 +108,7 @@ func (w *Workflow) Preview(ctx context.Context, o PreviewOptions) (*Preview, err
 	if err != nil {
 		return nil, err
 	}
-	p := &Preview{Cluster: w.Cluster, Exists: true, From: u.FromVersion, To: u.ToVersion, State: u.State}
+	p := &Preview{Cluster: w.Cluster, Exists: true, From: u.FromVersion, To: u.ToVersion, State: u.State, Hops: u.Hops, Hop: u.Hop}
 	hosts, err := w.Store.Hosts(ctx, w.Cluster)
 	if err != nil {
 		return nil, err

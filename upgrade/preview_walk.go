@@ -20,8 +20,7 @@ func (w *Workflow) previewStart(ctx context.Context, o PreviewOptions) (*Preview
 	if err != nil {
 		return nil, err
 	}
-	cs, err := w.controllerHosts()
-	if err != nil {
+	if _, err := w.controllerHosts(); err != nil {
 		return nil, err
 	}
 	p := &Preview{Cluster: w.Cluster, To: toV.String()}
@@ -45,11 +44,11 @@ func (w *Workflow) previewStart(ctx context.Context, o PreviewOptions) (*Preview
 		p.Versions = append(p.Versions, HostVersions{Host: h.Name, Personality: personality(h), ControlPlane: v.ControlPlane, Kubelet: v.Kubelet})
 	}
 	p.Steps = []PlannedStep{start}
-	if err := startChecks(p, o, cs, vs, toV); err != nil {
+	if err := startChecks(p, o, w.Inventory, vs, toV); err != nil {
 		return p, nil // the refusal is in p
 	}
 	p.Next = start.Command
-	u := state.Upgrade{Cluster: w.Cluster, FromVersion: p.From, ToVersion: p.To, State: state.UpgradeStarted}
+	u := state.Upgrade{Cluster: w.Cluster, FromVersion: p.From, ToVersion: p.To, Hops: p.Hops, State: state.UpgradeStarted}
 	now := time.Now() // no database yet: no lease to compare it with
 	if w.Store != nil {
 		now = w.Store.Now()
@@ -60,7 +59,7 @@ func (w *Workflow) previewStart(ctx context.Context, o PreviewOptions) (*Preview
 
 // startChecks runs the checks of `upgrade start` on p's first step and decides p.From; the
 // error is the refusal, recorded in p.
-func startChecks(p *Preview, o PreviewOptions, cs []*inventory.Host, vs map[string]Versions, toV state.Version) error {
+func startChecks(p *Preview, o PreviewOptions, inv *inventory.Inventory, vs map[string]Versions, toV state.Version) error {
 	check := func(name string, err error) error {
 		c := Check{Name: name, OK: err == nil}
 		if err != nil {
@@ -72,7 +71,7 @@ func startChecks(p *Preview, o PreviewOptions, cs []*inventory.Host, vs map[stri
 	from := o.FromVersion
 	if from == "" {
 		var err error
-		if from, err = agreedVersion(cs, vs, o.Force); check("controllers agree on the current version", err) != nil {
+		if from, err = agreedVersion(inv.Controllers(), vs, o.Force); check("controllers agree on the current version", err) != nil {
 			return err
 		}
 	}
@@ -81,7 +80,12 @@ func startChecks(p *Preview, o PreviewOptions, cs []*inventory.Host, vs map[stri
 		return check("current version", err)
 	}
 	p.From = fromV.String()
-	return check(fmt.Sprintf("%s -> %s is a supported step", p.From, p.To), state.CheckVersionStep(fromV, toV, o.Force))
+	p.Hops, err = Hops(inv, fromV, toV, o.Force)
+	name := fmt.Sprintf("%s -> %s is a supported step", p.From, p.To)
+	if len(p.Hops) > 1 {
+		name = fmt.Sprintf("%s -> %s in %d hops (%s), each a supported step", p.From, p.To, len(p.Hops), strings.Join(p.Hops, ", "))
+	}
+	return check(name, err)
 }
 
 // walk simulates `upgrade run` from in: each step's pre-checks (its executor's) against the
@@ -124,7 +128,7 @@ func (w *Workflow) plannedStep(act Action, in view) (PlannedStep, view, error) {
 		names = append(names, h.Hostname)
 	}
 	step, ex, act, err := resolve(act, names)
-	ps := PlannedStep{Step: act.Step, Hosts: act.Hosts}
+	ps := PlannedStep{Step: act.Step, Hosts: act.Hosts, Hop: in.u.HopLabel()}
 	if err != nil {
 		return ps, in, err
 	}

@@ -7,7 +7,7 @@ import (
 
 func (w *Workflow) vars(u state.Upgrade, extra map[string]any) map[string]any {
 	v := map[string]any{
-		playbooks.VarToVersion:      u.ToVersion,
+		playbooks.VarToVersion:      u.Target(),
 		playbooks.VarFromVersion:    u.FromVersion,
 		playbooks.VarCluster:        u.Cluster,
 		playbooks.VarKubeadmTimeout: w.kubeadmTimeout().String(),

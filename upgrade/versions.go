@@ -126,13 +126,17 @@ func (w *Workflow) newUpgrade(ctx context.Context, to, from string, force bool) 
 	if err != nil {
 		return state.NewUpgrade{}, err
 	}
-	if err := state.CheckVersionStep(fromV, toV, force); err != nil {
+	hops, err := Hops(w.Inventory, fromV, toV, force)
+	if err != nil {
 		return state.NewUpgrade{}, err
 	}
 	// One spelling in the store (v1.30.1, as the hosts report it), however the operator typed it.
 	from, to = fromV.String(), toV.String()
-	nu := state.NewUpgrade{Cluster: w.Cluster, FromVersion: from, ToVersion: to, Actor: state.ActorCLI,
+	nu := state.NewUpgrade{Cluster: w.Cluster, FromVersion: from, ToVersion: to, Hops: hops, Actor: state.ActorCLI,
 		Reason: fmt.Sprintf("upgrade %s -> %s started", from, to)}
+	if len(hops) > 1 {
+		nu.Reason = fmt.Sprintf("upgrade %s -> %s started, in %d hops: %s", from, to, len(hops), strings.Join(hops, ", "))
+	}
 	for _, h := range w.Inventory.Hosts {
 		v := vs[h.Name]
 		nu.Hosts = append(nu.Hosts, state.NewHost{Hostname: h.Name, Personality: personality(h),

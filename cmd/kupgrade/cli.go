@@ -30,6 +30,7 @@ type CLI struct {
 	KubeHostUpgrade           hostUpgradeCmd     `cmd:"" name:"kube-host-upgrade" hidden:"" help:"Alias of 'host upgrade'."`
 	KubeHostCordon            hostStepCmd        `cmd:"" name:"kube-host-cordon" hidden:"" help:"Alias of 'host cordon'."`
 	KubeHostUncordon          hostStepCmd        `cmd:"" name:"kube-host-uncordon" hidden:"" help:"Alias of 'host uncordon'."`
+	KubeUpgradeNextHop        stepCmd            `cmd:"" name:"kube-upgrade-next-hop" hidden:"" help:"Alias of 'upgrade next-hop'."`
 	KubeUpgradeComplete       upgradeCompleteCmd `cmd:"" name:"kube-upgrade-complete" hidden:"" help:"Alias of 'upgrade complete'."`
 	KubeUpgradeAbort          upgradeAbortCmd    `cmd:"" name:"kube-upgrade-abort" hidden:"" help:"Alias of 'upgrade abort'."`
 	KubeUpgradeDelete         upgradeDeleteCmd   `cmd:"" name:"kube-upgrade-delete" hidden:"" help:"Alias of 'upgrade delete'."`
@@ -46,6 +47,7 @@ type upgradeCmd struct {
 	Networking     stepCmd            `cmd:"" help:"Run the networking step's playbook."`
 	Storage        stepCmd            `cmd:"" help:"Run the storage step's playbook."`
 	PostAppUpdate  stepCmd            `cmd:"" name:"post-app-update" help:"Run the post-application-update hook playbook."`
+	NextHop        stepCmd            `cmd:"" name:"next-hop" help:"Move an upgrade across several minors to its next hop once this one's control plane (and kubelets, when they follow every hop) is done."`
 	Complete       upgradeCompleteCmd `cmd:"" help:"Mark the upgrade complete once every kubelet is upgraded."`
 	Abort          upgradeAbortCmd    `cmd:"" help:"Abort the upgrade: restore what it changed on the controllers from the backups kubeadm made during it, and verify the versions."`
 	Delete         upgradeDeleteCmd   `cmd:"" help:"Delete a completed or aborted upgrade (its history stays)."`

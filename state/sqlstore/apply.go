@@ -43,6 +43,9 @@ func (s *Store) applyTx(ctx context.Context, tx *sql.Tx, c state.Change, written
 	if u.State != c.From() {
 		return u, conflict(c.Cluster(), "expected state %s, found %s", c.From(), u.State)
 	}
+	if hop, ok := c.AtHop(); ok && u.Hop != hop {
+		return u, conflict(c.Cluster(), "expected hop %d of %s, found hop %d", hop+1, u.ToVersion, u.Hop+1)
+	}
 	lease, err := s.readLease(ctx, tx, c.Cluster(), true)
 	if err != nil && !errors.Is(err, state.ErrBadRow) {
 		return u, err
@@ -134,6 +137,14 @@ func (s *Store) applyUpgrade(ctx context.Context, tx *sql.Tx, c state.Change, u 
 		set += ", state_entered_at = ?"
 		args = append(args, fmtTime(now))
 		u.StateEnteredAt = now
+	}
+	if hop, ok := c.HopTo(); ok {
+		if hop >= len(u.Hops) {
+			return conflict(c.Cluster(), "expected a hop %d of %s, found %d hops", hop+1, u.ToVersion, len(u.Hops))
+		}
+		set += ", hop = ?"
+		args = append(args, hop)
+		u.Hop = hop
 	}
 	if c.CountsRecovery() {
 		set += ", recovery_attempts = recovery_attempts + 1"

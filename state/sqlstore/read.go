@@ -5,11 +5,12 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/kupgrade/kupgrade/state"
 )
 
-const upgradeCols = "u.id, u.uuid, u.cluster, u.from_version, u.to_version, u.state, u.state_entered_at, u.recovery_attempts, u.created_at, u.updated_at"
+const upgradeCols = "u.id, u.uuid, u.cluster, u.from_version, u.to_version, u.hops, u.hop, u.state, u.state_entered_at, u.recovery_attempts, u.created_at, u.updated_at"
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -17,9 +18,11 @@ type scanner interface{ Scan(dest ...any) error }
 // returns the RowErrors of the times that did not parse (their fields stay zero).
 func upgradeDest(u *state.Upgrade) ([]any, func() error) {
 	var entered, created, updated looseTime
-	dest := []any{&u.ID, &u.UUID, &u.Cluster, &u.FromVersion, &u.ToVersion, &u.State, &entered, &u.RecoveryAttempts, &created, &updated}
+	var hops string
+	dest := []any{&u.ID, &u.UUID, &u.Cluster, &u.FromVersion, &u.ToVersion, &hops, &u.Hop, &u.State, &entered, &u.RecoveryAttempts, &created, &updated}
 	return dest, func() error {
 		u.StateEnteredAt, u.CreatedAt, u.UpdatedAt = entered.Time, created.Time, updated.Time
+		u.Hops = strings.Fields(hops)
 		return errors.Join(badTime(u.Cluster, "", "kube_upgrade", "state_entered_at", &entered),
 			badTime(u.Cluster, "", "kube_upgrade", "created_at", &created),
 			badTime(u.Cluster, "", "kube_upgrade", "updated_at", &updated))

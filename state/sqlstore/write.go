@@ -57,10 +57,10 @@ func (s *Store) createTx(ctx context.Context, tx *sql.Tx, nu state.NewUpgrade) (
 		return old, err
 	}
 	u := state.Upgrade{UUID: uuid.NewString(), Cluster: nu.Cluster, FromVersion: nu.FromVersion, ToVersion: nu.ToVersion,
-		State: state.UpgradeStarted, StateEnteredAt: now, CreatedAt: now, UpdatedAt: now}
-	res, err := tx.ExecContext(ctx, `INSERT INTO kube_upgrade (uuid, cluster, from_version, to_version, state,
-		state_entered_at, recovery_attempts, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?)`,
-		u.UUID, u.Cluster, u.FromVersion, u.ToVersion, string(u.State), fmtTime(now), fmtTime(now), fmtTime(now))
+		Hops: nu.Hops, State: state.UpgradeStarted, StateEnteredAt: now, CreatedAt: now, UpdatedAt: now}
+	res, err := tx.ExecContext(ctx, `INSERT INTO kube_upgrade (uuid, cluster, from_version, to_version, hops, hop, state,
+		state_entered_at, recovery_attempts, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 0, ?, ?, 0, ?, ?)`,
+		u.UUID, u.Cluster, u.FromVersion, u.ToVersion, strings.Join(u.Hops, " "), string(u.State), fmtTime(now), fmtTime(now), fmtTime(now))
 	if err != nil {
 		return u, fmt.Errorf("insert upgrade: %w", err)
 	}

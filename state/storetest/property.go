@@ -14,7 +14,8 @@ import (
 
 // testRandomSequences: the invariants of docs/states.md hold after every step of random sequences
 // of operations by three owners (start, start another host, finish, fail under each lease
-// condition, take over, renew, complete), with time moving so that leases expire. rapid shrinks a
+// condition, take over, renew, complete, the next hop of a two-hop upgrade from the hop it is at
+// or a stale one), with time moving so that leases expire. rapid shrinks a
 // failing sequence to a short one and prints it. KUPGRADE_RAPID_CHECKS (rapid's -rapid.checks)
 // makes it longer.
 func testRandomSequences(t *testing.T, b Backend) {
@@ -24,7 +25,7 @@ func testRandomSequences(t *testing.T, b Backend) {
 	rapid.Check(t, func(rt *rapid.T) {
 		run++ // one database for every run: each run has a cluster of its own
 		m := &machine{s: s, clock: clock, cluster: fmt.Sprintf("p%d", run)}
-		create(t, s, m.cluster)
+		createHops(t, s, m.cluster) // two hops: next-hop is among the operations
 		// Start anywhere the step table leads, so that short sequences reach every state.
 		walk(t, s, m.cluster, rapid.SampledFrom(state.AllStates()).Draw(rt, "from"))
 		for i := range rapid.IntRange(1, 30).Draw(rt, "steps") {
@@ -107,6 +108,9 @@ func (m *machine) act(rt *rapid.T) (what string, err error) {
 		c = state.TakeOver(m.cluster, state.ActorRunner, u.State, lease)
 	case 6:
 		c = state.Complete(m.cluster, state.ActorCLI, u.State)
+		if rapid.Bool().Draw(rt, "next hop") { // from the hop the upgrade is at, or a stale one
+			c = state.NextHop(m.cluster, state.ActorRunner, u.State, rapid.IntRange(0, 1).Draw(rt, "hop"))
+		}
 	case 7:
 		_, err := m.s.RenewLease(ctx, m.cluster, owner, 30*time.Second)
 		return "renew by " + owner, err
@@ -140,6 +144,7 @@ type view struct {
 	Generation int64
 	Events     int
 	LastChange state.State // to_state of the newest event that changed the state
+	Hop        int
 }
 
 func (m *machine) read(rt *rapid.T) view {
@@ -148,7 +153,7 @@ func (m *machine) read(rt *rapid.T) view {
 	if err != nil {
 		rt.Fatalf("read upgrade: %v", err)
 	}
-	v := view{State: u.State, Statuses: map[string]state.HostStatus{}}
+	v := view{State: u.State, Statuses: map[string]state.HostStatus{}, Hop: u.Hop}
 	hs, err := m.s.Hosts(ctx, m.cluster)
 	if err != nil {
 		rt.Fatalf("read hosts: %v", err)
@@ -178,7 +183,7 @@ func (m *machine) read(rt *rapid.T) view {
 }
 
 func (v view) same(w view) bool {
-	if v.State != w.State || v.Lease != w.Lease || v.Generation != w.Generation || v.Events != w.Events {
+	if v.State != w.State || v.Hop != w.Hop || v.Lease != w.Lease || v.Generation != w.Generation || v.Events != w.Events {
 		return false
 	}
 	for h, s := range v.Statuses {
@@ -208,6 +213,10 @@ func (v view) broken(before view) string {
 		return fmt.Sprintf("state %s is failed but a host is still upgrading-control-plane: the retry would be refused", v.State)
 	case v.LastChange != v.State:
 		return fmt.Sprintf("the newest state change went to %s, the state is %s: an event is missing", v.LastChange, v.State)
+	case v.Hop < before.Hop || v.Hop > before.Hop+1 || v.Hop >= len(hopsTo):
+		return fmt.Sprintf("the hop went from %d to %d", before.Hop+1, v.Hop+1)
+	case v.Hop != before.Hop && (v.State != state.UpgradeStarted || v.Lease != "" || inFlightHosts > 0):
+		return fmt.Sprintf("the next hop began in state %s, lease %q, %d hosts in flight", v.State, v.Lease, inFlightHosts)
 	case v.Events < before.Events:
 		return "events were lost"
 	case v.Lease != "" && v.Lease != before.Lease && v.Generation <= before.Generation && before.Lease != "":

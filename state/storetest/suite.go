@@ -111,6 +111,20 @@ func create(t testing.TB, s state.Store, cluster string) state.Upgrade {
 	return u
 }
 
+// hopsTo is the upgrade createHops records: two hops, v1.30.2 then v1.31.2.
+var hopsTo = []string{"v1.30.2", "v1.31.2"}
+
+// createHops creates cluster's upgrade from v1.29.4 to v1.31.2 in two hops.
+func createHops(t testing.TB, s state.Store, cluster string) state.Upgrade {
+	t.Helper()
+	u, err := s.CreateUpgrade(context.Background(), state.NewUpgrade{Cluster: cluster, FromVersion: "v1.29.4",
+		ToVersion: hopsTo[1], Hops: hopsTo, Hosts: twoControllers, Actor: state.ActorCLI, Reason: "upgrade start"})
+	if err != nil {
+		t.Fatalf("CreateUpgrade(%s): %v", cluster, err)
+	}
+	return u
+}
+
 // walker is the owner of the leases walk takes.
 const walker = "walker"
 
@@ -160,6 +174,7 @@ func edges(cluster string, s state.State) [][]state.Change {
 	var out [][]state.Change
 	for _, st := range state.Steps() {
 		switch {
+		case st.Name == state.StepNextHop: // back to upgrade-started, where every walk begins
 		case st.Allows(s) && st.Running == "":
 			out = append(out, []state.Change{state.Complete(cluster, state.ActorCLI, s, why)})
 		case st.Allows(s) && st.LongLived() && st.Running != s:

@@ -1,7 +1,9 @@
 package storetest
 
 import (
+	"errors"
 	"fmt"
+	"reflect"
 	"testing"
 	"time"
 
@@ -64,6 +66,12 @@ func testEveryStep(t *testing.T, b Backend) {
 		for _, from := range st.From {
 			n++
 			cluster := fmt.Sprintf("c%d", n)
+			if st.Name == state.StepNextHop {
+				createHops(t, s, cluster)
+				walk(t, s, cluster, from)
+				testNextHop(t, s, cluster, from)
+				continue
+			}
 			create(t, s, cluster)
 			walk(t, s, cluster, from)
 			if err := state.CheckStep(mustUpgrade(t, s, cluster), st); err != nil {
@@ -157,7 +165,7 @@ func testConflictWritesNothing(t *testing.T, b Backend) {
 		_, err := s.Apply(ctx, tc.c)
 		wantErr(t, tc.name, err, state.ErrConflict)
 		after := mustUpgrade(t, s, "c1")
-		if after != before {
+		if !reflect.DeepEqual(after, before) {
 			t.Errorf("%s: upgrade changed by a conflict: %+v -> %+v", tc.name, before, after)
 		}
 		if n := countEvents(t, s, "c1"); n != events {
@@ -255,5 +263,30 @@ func testDelete(t *testing.T, b Backend) {
 	}
 	if h := mustHost(t, s, "c1", "worker-0"); h.Status != state.HostIdle || h.KubeletVersion != "v1.29.4" {
 		t.Fatalf("host after delete and a new start: %+v", h)
+	}
+}
+
+// testNextHop moves cluster's upgrade, walked to from in its first hop, to its second: back at
+// upgrade-started, every host idle; the same move again, from a hop the upgrade has left, or
+// beyond the last hop, is a conflict that writes nothing.
+func testNextHop(t *testing.T, s state.Store, cluster string, from state.State) {
+	ctx := t.Context()
+	u, err := s.Apply(ctx, state.NextHop(cluster, state.ActorRunner, from, 0))
+	if err != nil || u.State != state.UpgradeStarted || u.Hop != 1 || u.Target() != hopsTo[1] {
+		t.Fatalf("next-hop from %s: %+v, %v", from, u, err)
+	}
+	for _, h := range twoControllers {
+		if h := mustHost(t, s, cluster, h.Hostname); h.Status != state.HostIdle {
+			t.Errorf("next-hop from %s: host %s is %s, want idle", from, h.Hostname, h.Status)
+		}
+	}
+	walk(t, s, cluster, from)
+	for _, hop := range []int{0, 1} {
+		if _, err := s.Apply(ctx, state.NextHop(cluster, state.ActorRunner, from, hop)); !errors.Is(err, state.ErrConflict) {
+			t.Errorf("next-hop from %s at hop %d of the last hop: %v, want a conflict", from, hop+1, err)
+		}
+	}
+	if u := mustUpgrade(t, s, cluster); u.Hop != 1 || u.State != from {
+		t.Errorf("a refused next-hop wrote: %+v", u)
 	}
 }
