@@ -87,52 +87,6 @@ func modAssert(_ context.Context, m *Task, args map[string]any) (map[string]any,
 	return map[string]any{"changed": false, "msg": msg}, nil
 }
 
-// modSetup gathers a small fact set with one remote command.
-func modSetup(ctx context.Context, m *Task, _ map[string]any) (map[string]any, error) {
-	m.Become = false // facts are readable by anyone; no sudo round trip
-	out, err := m.runPlain(ctx, "hostname; uname -r; uname -m; cat /etc/os-release 2>/dev/null; true")
-	if err != nil {
-		return nil, err
-	}
-	if out.rc != 0 {
-		return out.result(false), nil
-	}
-	facts := parseFacts(out.stdout)
-	all := make(map[string]any, len(facts)+1)
-	short := make(map[string]any, len(facts))
-	for k, v := range facts {
-		all[k] = v
-		short[strings.TrimPrefix(k, "ansible_")] = v
-	}
-	all["ansible_facts"] = short
-	return map[string]any{"changed": false, "ansible_facts": all}, nil
-}
-
-func parseFacts(out string) map[string]any {
-	ls := strings.Split(out, "\n")
-	for len(ls) < 3 {
-		ls = append(ls, "")
-	}
-	osr := map[string]string{}
-	for _, l := range ls[3:] {
-		k, v, ok := strings.Cut(l, "=")
-		if ok {
-			osr[k] = strings.Trim(v, `"'`)
-		}
-	}
-	id := osr["ID"]
-	dist, family := distribution(id, osr["ID_LIKE"])
-	host, _, _ := strings.Cut(strings.TrimSpace(ls[0]), ".")
-	return map[string]any{
-		"ansible_hostname":             host,
-		"ansible_kernel":               strings.TrimSpace(ls[1]),
-		"ansible_architecture":         strings.TrimSpace(ls[2]),
-		"ansible_os_family":            family,
-		"ansible_distribution":         dist,
-		"ansible_distribution_version": osr["VERSION_ID"],
-	}
-}
-
 // distribution names the distribution and its family as Ansible does.
 func distribution(id, like string) (string, string) {
 	names := map[string]string{"debian": "Debian", "ubuntu": "Ubuntu", "centos": "CentOS", "rhel": "RedHat",
