@@ -153,12 +153,16 @@ func readMeta(t *testing.T, dir string) caseMeta {
 // toolCmd builds the command that runs a case's play.yml against the inventories, in dir.
 type toolCmd func(ctx context.Context, t *testing.T, dir string, inventories, args []string) *exec.Cmd
 
+// toolLimit bounds one tool's run of a case: the whole public roles gather facts and run a few
+// dozen tasks, which ansible-playbook takes over two minutes to do on a loaded 2-core machine.
+const toolLimit = 5 * time.Minute
+
 // runTool runs one tool on the case with fresh host folders and reads what it left.
 func runTool(t *testing.T, dir string, meta caseMeta, servers map[string]*sshtest.Server, tool toolCmd) outcome {
 	t.Helper()
 	root := t.TempDir()
 	conn := connInventory(t, dir, root, servers)
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), toolLimit)
 	defer cancel()
 	cmd := tool(ctx, t, dir, []string{caseInventory(dir), conn}, meta.Args)
 	var stdout, stderr bytes.Buffer
