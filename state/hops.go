@@ -31,6 +31,15 @@ func (u Upgrade) HopLabel() string {
 	return fmt.Sprintf("hop %d of %d (%s)", u.Hop+1, len(u.Hops), u.Target())
 }
 
+// HopsLine says, for people, which hop runs and how many are left, and the whole walk: "hop 1
+// of 2 (v1.30.9), 1 left: v1.29.4 -> v1.30.9 -> v1.31.2"; "" for a one-hop upgrade.
+func (u Upgrade) HopsLine() string {
+	if len(u.Hops) < 2 {
+		return ""
+	}
+	return fmt.Sprintf("%s, %d left: %s -> %s", u.HopLabel(), u.HopsLeft(), u.FromVersion, strings.Join(u.Hops, " -> "))
+}
+
 // KubeletsEachHop reports whether the kubelets must follow the control plane at every hop: the
 // skew policy does not allow them to stay at from until the last one.
 func (u Upgrade) KubeletsEachHop() bool {

@@ -119,3 +119,30 @@ func TestHopWithoutAReleaseIsRefused(t *testing.T) {
 		t.Errorf("an upgrade was recorded: %v", err)
 	}
 }
+
+// The plan of an upgrade across two minors shows the hops before anything changes: each step
+// names its hop, next-hop moves from the first to the second, and the kubelets come once, last.
+func TestPreviewShowsTheHops(t *testing.T) {
+	f := newFixtureWith(t, twoPlusOneOffering)
+	p, err := f.w.Preview(t.Context(), upgrade.PreviewOptions{Version: "v1.31.2"})
+	if err != nil || p.Refusal != nil {
+		t.Fatalf("preview: %v, refusal %v", err, p.Refusal)
+	}
+	if !slices.Equal(p.Hops, []string{"v1.30.9", "v1.31.2"}) {
+		t.Fatalf("hops %v", p.Hops)
+	}
+	var got []string
+	for _, s := range p.Steps[1:] {
+		got = append(got, s.Step+" "+s.Hop)
+	}
+	first, second := " hop 1 of 2 (v1.30.9)", " hop 2 of 2 (v1.31.2)"
+	want := []string{"download-images" + first, "networking" + first, "first-master" + first, "second-master" + first,
+		"next-hop" + first, "download-images" + second, "networking" + second, "first-master" + second, "second-master" + second,
+		"kubelets" + second, "kubelets" + second, "kubelets" + second, "complete" + second}
+	if !slices.Equal(got, want) {
+		t.Errorf("planned steps:\n got %q\nwant %q", got, want)
+	}
+	if len(f.c.played()) != 0 {
+		t.Errorf("the plan ran %v", f.c.played())
+	}
+}

@@ -30,6 +30,10 @@ var (
 	descLease = prometheus.NewDesc("kupgrade_upgrade_lease_expiry_timestamp_seconds",
 		"Unix time the lease on the cluster's operation in flight expires, by owner; absent when nobody holds one.",
 		[]string{"cluster", "owner"}, nil)
+	descHop = prometheus.NewDesc("kupgrade_upgrade_hop",
+		"The hop the cluster's upgrade runs, from 1 (an upgrade across several minors walks one hop per minor).", []string{"cluster"}, nil)
+	descHopsLeft = prometheus.NewDesc("kupgrade_upgrade_hops_left",
+		"How many hops follow the running one (0 on the last, and for a one-hop upgrade).", []string{"cluster"}, nil)
 	descReadOK = prometheus.NewDesc("kupgrade_state_read_ok",
 		"1 when the scrape could read the upgrades from the database, 0 when it could not (the per-cluster series are then absent).", nil, nil)
 )
@@ -44,7 +48,7 @@ func (m *Metrics) ReadStates(st StateReader) {
 }
 
 func (c stateCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descState, descEntered, descInFlight, descLease, descReadOK} {
+	for _, d := range []*prometheus.Desc{descState, descEntered, descInFlight, descLease, descHop, descHopsLeft, descReadOK} {
 		ch <- d
 	}
 }
@@ -69,6 +73,8 @@ func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	for _, u := range ups {
 		ch <- prometheus.MustNewConstMetric(descState, prometheus.GaugeValue, 1, u.Cluster, string(u.State))
+		ch <- prometheus.MustNewConstMetric(descHop, prometheus.GaugeValue, float64(u.Hop+1), u.Cluster)
+		ch <- prometheus.MustNewConstMetric(descHopsLeft, prometheus.GaugeValue, float64(u.HopsLeft()), u.Cluster)
 		if !u.StateEnteredAt.IsZero() {
 			ch <- prometheus.MustNewConstMetric(descEntered, prometheus.GaugeValue, unixSeconds(u.StateEnteredAt), u.Cluster)
 		}

@@ -58,6 +58,7 @@ type ClusterStatus struct {
 	Cluster        string    `json:"cluster"`
 	State          string    `json:"state"`
 	ToVersion      string    `json:"to_version"`
+	Hop            string    `json:"hop,omitempty"` // which hop runs and how many are left (several minors)
 	StateEnteredAt time.Time `json:"state_entered_at"`
 	AgeSeconds     int64     `json:"age_seconds"`
 	Host           string    `json:"host,omitempty"`  // the host(s) in flight
@@ -155,7 +156,7 @@ type nextFunc func(cmd, cluster string) string
 
 // clusterRow is one cluster's row without its last failure; busy: op is in flight.
 func clusterRow(u state.Upgrade, op state.InFlightOp, busy bool, now time.Time, next nextFunc) ClusterStatus {
-	r := ClusterStatus{Cluster: u.Cluster, State: string(u.State), ToVersion: u.ToVersion,
+	r := ClusterStatus{Cluster: u.Cluster, State: string(u.State), ToVersion: u.ToVersion, Hop: u.HopsLine(),
 		StateEnteredAt: u.StateEnteredAt, AgeSeconds: int64(recovery.Age(now, u.StateEnteredAt).Seconds())}
 	var hosts []string
 	for _, h := range op.Hosts {

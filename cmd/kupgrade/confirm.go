@@ -47,7 +47,11 @@ func (a *app) confirmUpgrade(ctx context.Context, st upgradeReader, does string,
 	if err != nil {
 		return nil
 	}
-	return a.confirm(fmt.Sprintf("cluster %s: upgrade %s -> %s, state %s.\n%s", u.Cluster, u.FromVersion, u.ToVersion, u.State, does), false)
+	hops := ""
+	if line := u.HopsLine(); line != "" {
+		hops = ", in hops: " + line
+	}
+	return a.confirm(fmt.Sprintf("cluster %s: upgrade %s -> %s%s, state %s.\n%s", u.Cluster, u.FromVersion, u.ToVersion, hops, u.State, does), false)
 }
 
 // confirmRun asks before `upgrade run`: the upgrade, the next command, and where it stops.

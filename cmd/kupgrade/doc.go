@@ -17,6 +17,7 @@
 //	                          run the user's hook playbook of that step
 //	upgrade networking, upgrade storage
 //	                          run that step's playbook
+//	upgrade next-hop          an upgrade across several minors: on to the next hop
 //	upgrade complete | abort | delete
 //	                          finish, roll back (kubeadm's manifest backups), or forget
 //	upgrade failed [--force] [--reason TEXT]

@@ -25,6 +25,7 @@ var heldLeaseArgs = map[string]struct {
 	"upgrade networking":      {"", exitConflict},
 	"upgrade storage":         {"", exitConflict},
 	"upgrade post-app-update": {"", exitConflict},
+	"upgrade next-hop":        {"", exitConflict},
 	"upgrade complete":        {"", exitConflict},
 	"upgrade abort":           {"--yes", exitConflict},
 	"upgrade delete":          {"-y", exitConflict},

@@ -25,6 +25,7 @@ var examples = map[string][]string{
 	"upgrade networking":      {"kupgrade upgrade networking"},
 	"upgrade storage":         {"kupgrade upgrade storage"},
 	"upgrade post-app-update": {"kupgrade upgrade post-app-update"},
+	"upgrade next-hop":        {"kupgrade upgrade next-hop   # v1.29 -> v1.31: after the control plane of v1.30"},
 	"upgrade complete":        {"kupgrade upgrade complete"},
 	"upgrade abort":           {"kupgrade upgrade abort"},
 	"upgrade delete":          {"kupgrade upgrade delete"},

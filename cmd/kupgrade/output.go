@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"text/tabwriter"
 	"time"
 
@@ -20,10 +21,15 @@ func rfc3339(t time.Time) string {
 
 // upgradeView is `upgrade show -o json` (docs/cli.md): stable keys, RFC 3339 UTC times.
 type upgradeView struct {
-	UUID             string     `json:"uuid"`
-	Cluster          string     `json:"cluster"`
-	FromVersion      string     `json:"from_version"`
-	ToVersion        string     `json:"to_version"`
+	UUID        string `json:"uuid"`
+	Cluster     string `json:"cluster"`
+	FromVersion string `json:"from_version"`
+	ToVersion   string `json:"to_version"`
+	// Hops are the versions an upgrade across several minors walks, to_version last; Hop is the
+	// running one, from 1; HopsLeft how many follow it. Absent for a one-hop upgrade.
+	Hops             []string   `json:"hops,omitempty"`
+	Hop              int        `json:"hop,omitempty"`
+	HopsLeft         *int       `json:"hops_left,omitempty"`
 	State            string     `json:"state"`
 	StateEnteredAt   string     `json:"state_entered_at"`
 	CreatedAt        string     `json:"created_at"`
@@ -35,6 +41,7 @@ type upgradeView struct {
 	Next        *string      `json:"next"`
 	Wait        *string      `json:"wait,omitempty"`
 	LastFailure *failureView `json:"last_failure,omitempty"`
+	hopsLine    string
 }
 
 type leaseView struct {
@@ -50,6 +57,10 @@ func newUpgradeView(u state.Upgrade, l *state.Lease) upgradeView {
 		State: string(u.State), StateEnteredAt: rfc3339(u.StateEnteredAt),
 		CreatedAt: rfc3339(u.CreatedAt), UpdatedAt: rfc3339(u.UpdatedAt),
 		RecoveryAttempts: u.RecoveryAttempts,
+	}
+	if len(u.Hops) > 1 {
+		left := u.HopsLeft()
+		v.Hops, v.Hop, v.HopsLeft, v.hopsLine = u.Hops, u.Hop+1, &left, u.HopsLine()
 	}
 	if l != nil {
 		v.Lease = &leaseView{Owner: l.Owner, Operation: l.Operation,
@@ -75,6 +86,9 @@ func writeUpgrade(w io.Writer, v upgradeView, now time.Time) {
 		{"to_version", v.ToVersion}, {"state", v.State}, {"state_entered_at", v.StateEnteredAt},
 		{"created_at", v.CreatedAt}, {"updated_at", v.UpdatedAt},
 		{"recovery_attempts", fmt.Sprint(v.RecoveryAttempts)}, {"lease", lease},
+	}
+	if v.hopsLine != "" {
+		rows = slices.Insert(rows, 4, [2]string{"hops", v.hopsLine})
 	}
 	for _, r := range rows {
 		fmt.Fprintf(tw, "%s\t%s\n", r[0], r[1])

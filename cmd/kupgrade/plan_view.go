@@ -6,6 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/kupgrade/kupgrade/state"
 	"github.com/kupgrade/kupgrade/upgrade"
 )
 
@@ -15,6 +16,7 @@ type planView struct {
 	Recorded    bool           `json:"upgrade_recorded"`
 	FromVersion *string        `json:"from_version"`
 	ToVersion   string         `json:"to_version"`
+	Hops        []string       `json:"hops,omitempty"` // several minors: the hops, to_version last
 	State       *string        `json:"state"`
 	VersionsAre string         `json:"versions_are"` // "live" (read over SSH now) or "recorded"
 	Hosts       []planHostView `json:"hosts"`
@@ -34,6 +36,7 @@ type planHostView struct {
 
 type planStepView struct {
 	Step     string                `json:"step"`
+	Hop      string                `json:"hop,omitempty"` // the hop it belongs to (several minors)
 	Hosts    []string              `json:"hosts"`
 	Command  string                `json:"command"`
 	Playbook *string               `json:"playbook"`
@@ -49,7 +52,7 @@ type planCheckView struct {
 }
 
 func (a *app) newPlanView(p *upgrade.Preview) planView {
-	v := planView{Cluster: p.Cluster, Recorded: p.Exists, FromVersion: nullable(p.From), ToVersion: p.To,
+	v := planView{Cluster: p.Cluster, Recorded: p.Exists, FromVersion: nullable(p.From), ToVersion: p.To, Hops: p.Hops,
 		State: nullable(string(p.State)), VersionsAre: "recorded", Hosts: []planHostView{}, Steps: []planStepView{},
 		Next: nullable(a.command(p.Next)), Wait: nullable(p.Wait)}
 	if p.Live {
@@ -66,7 +69,7 @@ func (a *app) newPlanView(p *upgrade.Preview) planView {
 			ControlPlaneVersion: nullable(h.ControlPlane), KubeletVersion: nullable(h.Kubelet)})
 	}
 	for _, s := range p.Steps {
-		sv := planStepView{Step: s.Step, Hosts: s.Hosts, Command: a.command(s.Command), Playbook: nullable(s.Playbook),
+		sv := planStepView{Step: s.Step, Hop: s.Hop, Hosts: s.Hosts, Command: a.command(s.Command), Playbook: nullable(s.Playbook),
 			Tasks: s.Tasks, Checks: []planCheckView{}}
 		if sv.Hosts == nil {
 			sv.Hosts = []string{}
@@ -92,6 +95,10 @@ func (a *app) writePlan(p *upgrade.Preview) {
 		fmt.Fprintf(w, "Upgrade of cluster %s: %s -> %s, state %s\n", p.Cluster, p.From, p.To, p.State)
 	default:
 		fmt.Fprintf(w, "Cluster %s has no upgrade yet: planning %s -> %s\n", p.Cluster, dash(p.From), p.To)
+	}
+	if len(p.Hops) > 1 {
+		u := state.Upgrade{FromVersion: dash(p.From), ToVersion: p.To, Hops: p.Hops, Hop: p.Hop}
+		fmt.Fprintf(w, "In %d hops, one minor each: %s -> %s (kubelets %s)\n", len(p.Hops), dash(p.From), strings.Join(p.Hops, " -> "), kubeletsWhen(u))
 	}
 	source := "as recorded in the database"
 	switch {
@@ -138,7 +145,11 @@ func writePlanStep(w io.Writer, n int, s planStepView) {
 	if s.Playbook == nil { // start, complete: only the database changes
 		on = "the database"
 	}
-	fmt.Fprintf(w, "%2d. %s on %s\n", n, s.Step, on)
+	hop := ""
+	if s.Hop != "" {
+		hop = "  [" + s.Hop + "]"
+	}
+	fmt.Fprintf(w, "%2d. %s on %s%s\n", n, s.Step, on, hop)
 	fmt.Fprintf(w, "    command:  %s\n", s.Command)
 	if s.Playbook != nil {
 		fmt.Fprintf(w, "    playbook: %s\n", *s.Playbook)
@@ -164,4 +175,12 @@ func writePlanStep(w io.Writer, n int, s planStepView) {
 		}
 		fmt.Fprintf(w, "    check %s %s\n", verdict, line)
 	}
+}
+
+// kubeletsWhen says when the kubelets of an upgrade with hops are upgraded.
+func kubeletsWhen(u state.Upgrade) string {
+	if u.KubeletsEachHop() {
+		return "at every hop: the skew policy does not let them wait"
+	}
+	return "once, at the end: the skew policy lets them wait"
 }
