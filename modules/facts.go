@@ -1,8 +1,8 @@
 package modules
 
 import (
-	"fmt"
 	"context"
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -13,7 +13,7 @@ import (
 const factsCmd = `hostname; uname -r; uname -m; cat /etc/os-release 2>/dev/null; echo
 echo "_debian_version=$(cat /etc/debian_version 2>/dev/null)"
 echo "_init=$(cat /proc/1/comm 2>/dev/null)"
-echo "_memtotal_kb=$(awk '/^MemTotal:/{print $2}' /proc/meminfo 2>/dev/null)"
+echo "_meminfo=$(awk '{printf "%s%s ", $1, $2}' /proc/meminfo 2>/dev/null)"
 echo "_vcpus=$(grep -c ^processor /proc/cpuinfo 2>/dev/null)"
 echo "_python=$(python3 -c 'import sys; v = sys.version_info; print(v[0], v[1], v[2], v[3], v[4], sys.executable)' 2>/dev/null)"
 true`
@@ -71,8 +71,8 @@ func parseFacts(out string) map[string]any {
 		"ansible_distribution_release":       kv["VERSION_CODENAME"],
 		"ansible_service_mgr":                serviceMgr(kv["_init"]),
 	}
-	if kb, err := strconv.Atoi(kv["_memtotal_kb"]); err == nil {
-		facts["ansible_memtotal_mb"] = kb / 1024
+	for k, v := range memoryFacts(kv["_meminfo"]) {
+		facts[k] = v
 	}
 	if n, err := strconv.Atoi(kv["_vcpus"]); err == nil {
 		facts["ansible_processor_vcpus"] = n
@@ -114,5 +114,32 @@ func pythonFact(line string) map[string]any {
 		"executable": f[5], "has_sslcontext": true, "type": "cpython",
 		"version":      map[string]any{"major": n[0], "minor": n[1], "micro": n[2], "releaselevel": f[3], "serial": n[3]},
 		"version_info": []any{n[0], n[1], n[2], f[3], n[3]},
+	}
+}
+
+// memoryFacts are Ansible's memory facts in MB from /proc/meminfo's "Name:kB" words.
+func memoryFacts(words string) map[string]any {
+	kb := map[string]int{}
+	for w := range strings.FieldsSeq(words) {
+		if k, v, ok := strings.Cut(w, ":"); ok {
+			if n, err := strconv.Atoi(v); err == nil {
+				kb[k] = n / 1024
+			}
+		}
+	}
+	total, ok := kb["MemTotal"]
+	if !ok {
+		return nil
+	}
+	free, swap, swapFree := kb["MemFree"], kb["SwapTotal"], kb["SwapFree"]
+	nocache := free + kb["Buffers"] + kb["Cached"]
+	return map[string]any{
+		"ansible_memtotal_mb": total, "ansible_memfree_mb": free,
+		"ansible_swaptotal_mb": swap, "ansible_swapfree_mb": swapFree,
+		"ansible_memory_mb": map[string]any{
+			"real":    map[string]any{"total": total, "used": total - free, "free": free},
+			"nocache": map[string]any{"free": nocache, "used": total - nocache},
+			"swap":    map[string]any{"total": swap, "free": swapFree, "used": swap - swapFree, "cached": kb["SwapCached"]},
+		},
 	}
 }

@@ -7,11 +7,12 @@ import (
 
 // TestFactsAsAnsibleNamesThem: the facts roles branch on come with Ansible's names, values and
 // types: Debian's point release from /etc/debian_version (12.11, not 12), the major version,
-// the release's code name, the service manager, memory in MB, vCPUs and the Python fact.
+// the release's code name, the service manager, memory in MB (memory_mb as setup's), vCPUs and
+// the Python fact.
 func TestFactsAsAnsibleNamesThem(t *testing.T) {
 	out := "node1.example\n6.1.0-18-amd64\nx86_64\nPRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\nID=debian\n" +
 		"VERSION_ID=\"12\"\nVERSION_CODENAME=bookworm\n\n_debian_version=12.11\n_init=systemd\n" +
-		"_memtotal_kb=8153488\n_vcpus=4\n_python=3 11 2 final 0 /usr/bin/python3\n"
+		"_meminfo=MemTotal:8153488 MemFree:1048576 Buffers:102400 Cached:2097152 SwapTotal:2097152 SwapFree:1048576 SwapCached:10240\n_vcpus=4\n_python=3 11 2 final 0 /usr/bin/python3\n"
 	f := parseFacts(out)
 	want := map[string]any{
 		"ansible_hostname": "node1", "ansible_kernel": "6.1.0-18-amd64", "ansible_architecture": "x86_64",
@@ -24,6 +25,13 @@ func TestFactsAsAnsibleNamesThem(t *testing.T) {
 		if !reflect.DeepEqual(f[k], v) {
 			t.Errorf("%s = %#v, want %#v", k, f[k], v)
 		}
+	}
+	mem := f["ansible_memory_mb"].(map[string]any)
+	if want := map[string]any{"total": 2048, "free": 1024, "used": 1024, "cached": 10}; !reflect.DeepEqual(mem["swap"], want) {
+		t.Errorf("memory_mb.swap = %v, want %v", mem["swap"], want)
+	}
+	if want := map[string]any{"free": 3172, "used": 4790}; !reflect.DeepEqual(mem["nocache"], want) {
+		t.Errorf("memory_mb.nocache = %v, want %v", mem["nocache"], want)
 	}
 	py, _ := f["ansible_python"].(map[string]any)
 	if py["executable"] != "/usr/bin/python3" || !reflect.DeepEqual(py["version"].(map[string]any)["minor"], 11) {

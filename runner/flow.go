@@ -296,7 +296,7 @@ type includeKey struct {
 // lookup's items (withItems).
 func (e *playExec) loopItems(t *ctask, v any) ([]any, error) {
 	if t.t.LoopWith != "" {
-		items, err := withItems(t.t.LoopWith, v, fileFinder{roleDir: t.roleDir, base: e.dir})
+		items, err := withItems(t.t.LoopWith, v, fileFinder{roleDir: t.roleDir, base: e.dir, sub: loopSubdir(t.t.Module)})
 		if err != nil {
 			return nil, fmt.Errorf("with_%s: %w", t.t.LoopWith, err)
 		}

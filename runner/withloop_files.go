@@ -10,8 +10,19 @@ import (
 )
 
 // fileFinder is where a task's relative file names are looked for: its role's folder, then
-// the playbook's, each under files/ first (Ansible's search path for lookups).
-type fileFinder struct{ roleDir, base string }
+// the playbook's, each under sub (files/ unless set) first (Ansible's search path for lookups).
+type fileFinder struct{ roleDir, base, sub string }
+
+// loopSubdir is the folder a with_* loop's lookup searches first, as Ansible's task executor
+// picks it from the action's name: templates/ for template, vars/ for include_vars, else files/.
+func loopSubdir(module string) string {
+	for _, sub := range []string{"template", "var"} {
+		if strings.Contains(module, sub) {
+			return sub + "s"
+		}
+	}
+	return "files"
+}
 
 func (f fileFinder) dirs(sub string) []string {
 	var out []string
@@ -77,7 +88,11 @@ func (f fileFinder) find(name string) (string, bool) {
 		_, err := os.Stat(name)
 		return name, err == nil
 	}
-	for _, d := range f.dirs("files") {
+	sub := f.sub
+	if sub == "" {
+		sub = "files"
+	}
+	for _, d := range f.dirs(sub) {
 		p := filepath.Join(d, name)
 		if _, err := os.Stat(p); err == nil {
 			return p, true
