@@ -14,7 +14,7 @@ import (
 // on each, from the backup folders kubeadm made during this upgrade alone, and
 // ends in upgrade-aborted only once every controller's versions are verified to be back;
 // otherwise upgrade-aborting-failed names what differs (a second abort retries it). Controllers
-// this upgrade never touched are left alone.
+// this upgrade never touched are left alone. Once a kubelet was upgraded abort refuses.
 func (w *Workflow) Abort(ctx context.Context) error {
 	step, _ := state.StepNamed(state.StepAbort)
 	u, err := w.Store.Upgrade(ctx, w.Cluster)
@@ -33,6 +33,9 @@ func (w *Workflow) Abort(ctx context.Context) error {
 	}
 	cs, err := w.controllerHosts()
 	if err != nil {
+		return err
+	}
+	if err := w.kubeletsStillBack(ctx, u); err != nil {
 		return err
 	}
 	plan, err := w.abortPlan(ctx, u, hosts, cs)

@@ -112,3 +112,28 @@ func TestAbortVerifiesTheVersions(t *testing.T) {
 	}
 	f.wantState(t, state.UpgradeAbortingFailed)
 }
+
+// Once a kubelet runs the target, abort refuses, naming it and saying why, and writes nothing;
+// with that kubelet back at the from version (by hand), the same abort goes through.
+func TestAbortRefusedOnceKubeletsMoved(t *testing.T) {
+	f := newFixture(t)
+	f.at(t, state.UpgradingKubelets)
+	if err := f.w.Do(t.Context(), upgrade.Action{Step: state.StepKubelets, Hosts: []string{"controller-0"}}); err != nil {
+		t.Fatal(err)
+	}
+	before := f.wantState(t, state.UpgradingKubelets)
+	err := f.w.Abort(t.Context())
+	if !errors.Is(err, state.ErrRefused) || !strings.Contains(err.Error(), "controller-0 at v1.30.1") || !strings.Contains(err.Error(), "newer than their API server") {
+		t.Fatalf("abort: %v, want a refusal naming controller-0's kubelet and why", err)
+	}
+	if u := f.wantState(t, state.UpgradingKubelets); !u.UpdatedAt.Equal(before.UpdatedAt) {
+		t.Errorf("the refused abort wrote the upgrade row")
+	}
+	f.c.mu.Lock()
+	f.c.kubelet["controller-0"] = "v1.29.4"
+	f.c.mu.Unlock()
+	if err := f.w.Abort(t.Context()); err != nil {
+		t.Fatalf("abort with every kubelet back: %v", err)
+	}
+	f.wantState(t, state.UpgradeAborted)
+}
