@@ -39,6 +39,7 @@ type fleetRunCmd struct {
 	Poll        time.Duration `hidden:"" help:"How often to look for clusters whose runner died (default a tenth of --lease-ttl)."`
 	Yes         bool          `short:"y" help:"Do not ask for confirmation on a terminal."`
 	Move        bool          `help:"Move clusters that another fleet holds into this one (without it, such a run is refused)."`
+	Progress    time.Duration `default:"30s" help:"Print the fleet's progress (done/total, failed, running, elapsed, time left) this often; 0: never."`
 }
 
 func (c *fleetRunCmd) Run(ctx context.Context, a *app) error {
@@ -64,9 +65,11 @@ func (c *fleetRunCmd) Run(ctx context.Context, a *app) error {
 	a.startRunLog()
 	r := &fleet.Runner{Store: st, Owner: upgrade.Owner(), Open: a.fleetOpener(st), Log: a.fleetLog(), Report: func(res fleet.Result) { a.fleetReport(res); a.notifyFleet(ctx, st, res) }, Started: a.fleetStarted}
 	start := time.Now()
+	stop := a.fleetProgress(ctx, st, c.Fleet, c.Progress)
 	sum, err := r.Run(ctx, targets, fleet.Options{Fleet: c.Fleet, To: to.String(), MaxParallel: c.MaxParallel,
 		Canary: c.Canary, MaxFailures: c.MaxFailures, Until: state.State(c.Until), Retries: c.Retries,
 		WorkerBatch: c.WorkerBatch, TTL: a.g.LeaseTTL, Poll: c.Poll, Move: c.Move})
+	stop()
 	a.fleetSummary(ctx, st, c.Fleet, sum, time.Since(start))
 	return err
 }
