@@ -13,7 +13,7 @@
 // Registration is explicit: Builtins returns a Registry listing the built-in modules (command,
 // shell, copy, template, fetch, stat, slurp, file, wait_for, debug, set_fact, fail, assert,
 // setup, ping, lineinfile, blockinfile, replace, service, systemd, get_url, uri, apt, package,
-// unarchive); a caller adds its own with Registry.Add (kubeadm's kubelet_config is one), which
+// unarchive, raw, script); a caller adds its own with Registry.Add (kubeadm's kubelet_config is one), which
 // refuses a name already taken, and hands the registry to the runner. To add a built-in module:
 // write its function in a file of its own here, list it in Builtins, describe its arguments in
 // playbooks' module table (the loader refuses arguments it does not know), and test it through

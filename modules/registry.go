@@ -44,6 +44,9 @@ func Builtins() *Registry {
 		"package": modPackage,
 
 		"unarchive": modUnarchive,
+
+		"raw":    modRaw,
+		"script": modScript,
 	}}
 }
 

@@ -163,6 +163,18 @@ var modules = map[string]*module{
 		oneOf:       [][]string{{"src"}, {"dest"}},
 		unsupported: []string{"copy", "keep_newer", "include", "decrypt", "io_buffer_size", "attributes"},
 	},
+	"raw": {
+		args:     map[string]argType{"_raw_params": tStr, "executable": tStr},
+		oneOf:    [][]string{{"_raw_params"}},
+		freeForm: true,
+	},
+	"script": {
+		args:        map[string]argType{"_raw_params": tStr, "creates": tStr, "removes": tStr, "chdir": tStr, "executable": tStr},
+		aliases:     map[string]string{"cmd": "_raw_params"},
+		oneOf:       [][]string{{"_raw_params"}},
+		freeForm:    true,
+		unsupported: []string{"decrypt"},
+	},
 	"kubelet_config": {args: map[string]argType{"compare_to": tAny, "target": tStr, "root": tStr}},
 }
 
