@@ -1,0 +1,3 @@
+#!/bin/sh
+echo "$1 from $(pwd)" > out
+echo done
