@@ -146,3 +146,27 @@ func TestPreviewShowsTheHops(t *testing.T) {
 		t.Errorf("the plan ran %v", f.c.played())
 	}
 }
+
+// Four minors from v1.29 are beyond the kubelet's skew of three: `upgrade run` upgrades the
+// kubelets at every hop, each hop's next-hop waiting for them.
+func TestRunUpgradesKubeletsAtEveryHopBeyondTheSkew(t *testing.T) {
+	f := newFixtureWith(t, twoPlusOne+"  vars:\n    kupgrade_versions: [v1.30.1, v1.31.1, v1.32.1, v1.33.1]\n")
+	if _, err := f.w.Start(t.Context(), "v1.33.1", "", false); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.w.Run(t.Context(), upgrade.RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if u := f.wantState(t, state.UpgradeComplete); u.Hop != 3 {
+		t.Errorf("completed at hop %d, want 4", u.Hop+1)
+	}
+	n := 0
+	for _, p := range f.c.played() {
+		if p == "kubelet@worker-0" {
+			n++
+		}
+	}
+	if n != 4 {
+		t.Errorf("worker-0's kubelet upgraded %d times, want once per hop (4): %v", n, f.c.played())
+	}
+}
