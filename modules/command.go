@@ -110,19 +110,16 @@ func modShell(ctx context.Context, m *Task, args map[string]any) (map[string]any
 }
 
 // runCommand adds chdir and the creates/removes guard to a command and runs it, under the play's
-// fence when it has one. In check mode the
-// command is skipped (the engine only calls it there when check_mode: false is not set).
+// fence when it has one. In check mode the command never runs (the engine only calls it there
+// when check_mode: false is not set): without creates/removes it is skipped; with them, only
+// the guard runs, and the command is changed (it would have run) or ok, as Ansible reports it.
 func runCommand(ctx context.Context, m *Task, args map[string]any, script string) (map[string]any, error) {
+	guard := commandGuard(args)
 	if m.Check {
-		return map[string]any{"changed": false, "skipped": true, "msg": "skipped in check mode"}, nil
+		return checkCommand(ctx, m, guard)
 	}
 	var b strings.Builder
-	if p := ArgStr(args, "creates"); p != "" {
-		fmt.Fprintf(&b, "if [ -e %s ]; then echo %s; exit 0; fi\n", hostPath(p), skipMark)
-	}
-	if p := ArgStr(args, "removes"); p != "" {
-		fmt.Fprintf(&b, "if [ ! -e %s ]; then echo %s; exit 0; fi\n", hostPath(p), skipMark)
-	}
+	b.WriteString(guard)
 	if d := ArgStr(args, "chdir"); d != "" {
 		fmt.Fprintf(&b, "cd %s || exit 1\n", hostPath(d))
 	}
@@ -153,6 +150,36 @@ func runCommand(ctx context.Context, m *Task, args map[string]any, script string
 			"stderr_lines": []any{}, "msg": "skipped: creates/removes says the command has run"}, nil
 	}
 	return out.result(true), nil
+}
+
+// commandGuard is the shell test of creates and removes: it prints skipMark and exits when the
+// command must not run.
+func commandGuard(args map[string]any) string {
+	var b strings.Builder
+	if p := ArgStr(args, "creates"); p != "" {
+		fmt.Fprintf(&b, "if [ -e %s ]; then echo %s; exit 0; fi\n", hostPath(p), skipMark)
+	}
+	if p := ArgStr(args, "removes"); p != "" {
+		fmt.Fprintf(&b, "if [ ! -e %s ]; then echo %s; exit 0; fi\n", hostPath(p), skipMark)
+	}
+	return b.String()
+}
+
+// checkCommand is a command in check mode: skipped without a guard, else the guard alone runs.
+func checkCommand(ctx context.Context, m *Task, guard string) (map[string]any, error) {
+	if guard == "" {
+		return map[string]any{"changed": false, "skipped": true, "msg": "skipped in check mode"}, nil
+	}
+	out, err := m.runPlain(ctx, guard)
+	if err != nil {
+		return nil, err
+	}
+	if out.rc == 0 && out.stdout == skipMark {
+		return map[string]any{"changed": false, "rc": 0, "stdout": "", "stderr": "",
+			"msg": "skipped: creates/removes says the command has run"}, nil
+	}
+	msg := "Command would have run if not in check mode"
+	return map[string]any{"changed": true, "rc": 0, "stdout": msg, "stderr": "", "msg": msg}, nil
 }
 
 func modPing(ctx context.Context, m *Task, _ map[string]any) (map[string]any, error) {
