@@ -174,7 +174,7 @@ func checkCommand(ctx context.Context, m *Task, guard string) (map[string]any, e
 	if err != nil {
 		return nil, err
 	}
-	if out.rc == 0 && out.stdout == skipMark {
+	if out.rc == 0 && strings.TrimSpace(out.stdout) == skipMark {
 		return map[string]any{"changed": false, "rc": 0, "stdout": "", "stderr": "",
 			"msg": "skipped: creates/removes says the command has run"}, nil
 	}
