@@ -10,6 +10,21 @@ import (
 	"github.com/kupgrade/kupgrade/jinja"
 )
 
+// applyFacts sets the facts a result returns (set_fact, include_vars, setup), unless it failed.
+func (e *playExec) applyFacts(h *hostState, t *ctask, res map[string]any) {
+	facts, ok := res["ansible_facts"].(map[string]any)
+	if !ok || truth(res["failed"]) {
+		return
+	}
+	for k, v := range facts {
+		if t.noLog {
+			h.set(e, k, v, censored)
+		} else {
+			h.set(e, k, v, v)
+		}
+	}
+}
+
 // finish records one host's result of a task: register, set_fact, counts, notify, the event,
 // and the host's failure.
 func (e *playExec) finish(h *hostState, t *ctask, res map[string]any, cause error, start time.Time) {
@@ -21,12 +36,11 @@ func (e *playExec) finish(h *hostState, t *ctask, res map[string]any, cause erro
 	if t.t.Register != "" {
 		h.set(e, t.t.Register, res, shown)
 	}
-	if facts, ok := res["ansible_facts"].(map[string]any); ok && !truth(res["failed"]) {
-		for k, v := range facts {
-			if t.noLog {
-				h.set(e, k, v, censored)
-			} else {
-				h.set(e, k, v, v)
+	e.applyFacts(h, t, res)
+	if items, ok := res["results"].([]any); ok {
+		for _, it := range items {
+			if r, ok := it.(map[string]any); ok {
+				e.applyFacts(h, t, r) // each loop item's facts (include_vars with_first_found)
 			}
 		}
 	}
