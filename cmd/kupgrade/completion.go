@@ -48,7 +48,7 @@ func completing(parser *kong.Kong) bool {
 	if os.Getenv("COMP_LINE") == "" {
 		return false
 	}
-	kongplete.Complete(parser,
+	kongplete.Complete(parser, predictors(),
 		kongplete.WithExitFunc(func(int) {}),
 		kongplete.WithErrorHandler(func(err error) { fmt.Fprintf(parser.Stderr, "kupgrade: completion: %v\n", err) }))
 	return true

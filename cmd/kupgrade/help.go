@@ -50,6 +50,7 @@ var examples = map[string][]string{
 // describe adds each command's examples to its detailed help, and to an alias those of the
 // command it names. Commands added elsewhere without examples are left as they are.
 func describe(app *kong.Application) {
+	listStates(app)
 	for _, n := range commands(app.Node, true) {
 		path := n.Path()
 		if target, ok := aliasOf(n); ok {

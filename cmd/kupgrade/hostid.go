@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/kupgrade/kupgrade/internal/typo"
 	"github.com/kupgrade/kupgrade/state"
 )
 
@@ -18,13 +19,19 @@ var errStartForce = fmt.Errorf("upgrade start: --force (-f) is ambiguous: in Sta
 // name, else, when arg is a number, the host with that id in `host list` (StarlingX's
 // <hostname or id>). Anything else is returned as is for the workflow to refuse by name.
 func (a *app) hostArg(ctx context.Context, arg string) (string, error) {
-	if inv, err := a.Inventory(); err == nil {
+	inv, invErr := a.Inventory()
+	if invErr == nil {
 		if _, ok := inv.Host(arg); ok {
 			return arg, nil
 		}
 	}
 	id, err := strconv.ParseInt(arg, 10, 64)
 	if err != nil {
+		if invErr == nil {
+			if near := typo.Closest(arg, inventoryHosts(a.g.Inventory)); near != "" {
+				return "", fmt.Errorf("host %q is not in the inventory (did you mean %s?): %w", arg, near, state.ErrBadInput)
+			}
+		}
 		return arg, nil
 	}
 	st, err := a.Reader(ctx)

@@ -14,7 +14,7 @@ type upgradePlanCmd struct {
 	FromVersion string `name:"from-version" help:"Current version, as upgrade start takes it; the controllers are not read for it."`
 	Recorded    bool   `help:"Use the versions recorded in the database instead of reading the hosts over SSH."`
 	Force       bool   `name:"ignore-version-checks" help:"Plan as upgrade start --ignore-version-checks would start (a downgrade, a jump, controllers that disagree)."`
-	Until       string `help:"Stop the plan once the upgrade would reach this state."`
+	Until       string `predictor:"state" help:"Stop the plan once the upgrade would reach this state."`
 	WorkerBatch int    `name:"worker-batch" help:"Upgrade the workers' kubelets this many at a time." default:"1"`
 }
 

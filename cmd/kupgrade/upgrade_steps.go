@@ -78,7 +78,7 @@ func (c *stepCmd) Run(ctx context.Context, a *app, kctx *kong.Context) error {
 }
 
 type hostUpgradeCmd struct {
-	Host string `arg:"" help:"Host name as in the inventory, or its id in 'host list'."`
+	Host string `arg:"" predictor:"host" help:"Host name as in the inventory, or its id in 'host list'."`
 	What string `arg:"" enum:"control-plane,kubelet" help:"control-plane or kubelet."`
 	// -f and --force are StarlingX's spelling (kube-host-upgrade -f forces the operation even
 	// when the host is already upgraded), the same meaning, so they stay.
@@ -107,7 +107,7 @@ func (c *hostUpgradeCmd) Run(ctx context.Context, a *app) error {
 // hostStepCmd runs one step on one host (cordon, uncordon): the one stepOf finds for the
 // command's name.
 type hostStepCmd struct {
-	Host string `arg:"" help:"Host name as in the inventory, or its id in 'host list'."`
+	Host string `arg:"" predictor:"host" help:"Host name as in the inventory, or its id in 'host list'."`
 }
 
 func (c *hostStepCmd) Run(ctx context.Context, a *app, kctx *kong.Context) error {
@@ -189,7 +189,7 @@ func (c *upgradeAbortCmd) Run(ctx context.Context, a *app) error {
 type upgradeRunCmd struct {
 	DryRun      bool   `name:"dry-run" help:"Run nothing, write nothing: print the plan (as upgrade plan)."`
 	Recorded    bool   `help:"With --dry-run: use the versions recorded in the database instead of reading the hosts."`
-	Until       string `help:"Stop once the upgrade reaches this state."`
+	Until       string `predictor:"state" help:"Stop once the upgrade reaches this state."`
 	Retries     int    `help:"Retry a failed step this many times before giving up." default:"0"`
 	WorkerBatch int    `name:"worker-batch" help:"Upgrade the workers' kubelets this many at a time." default:"1"`
 	Yes         bool   `short:"y" help:"Do not ask for confirmation on a terminal."`
