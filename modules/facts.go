@@ -13,6 +13,7 @@ import (
 const factsCmd = `hostname; uname -r; uname -m; cat /etc/os-release 2>/dev/null; echo
 echo "_debian_version=$(cat /etc/debian_version 2>/dev/null)"
 echo "_init=$(cat /proc/1/comm 2>/dev/null)"
+echo "_system=$(uname -s)"
 echo "_meminfo=$(awk '{printf "%s%s ", $1, $2}' /proc/meminfo 2>/dev/null)"
 echo "_vcpus=$(grep -c ^processor /proc/cpuinfo 2>/dev/null)"
 echo "_python=$(python3 -c 'import sys; v = sys.version_info; print(v[0], v[1], v[2], v[3], v[4], sys.executable)' 2>/dev/null)"
@@ -70,6 +71,7 @@ func parseFacts(out string) map[string]any {
 		"ansible_distribution_major_version": major,
 		"ansible_distribution_release":       kv["VERSION_CODENAME"],
 		"ansible_service_mgr":                serviceMgr(kv["_init"]),
+		"ansible_system":                     kv["_system"],
 	}
 	for k, v := range memoryFacts(kv["_meminfo"]) {
 		facts[k] = v

@@ -11,14 +11,14 @@ import (
 // the Python fact.
 func TestFactsAsAnsibleNamesThem(t *testing.T) {
 	out := "node1.example\n6.1.0-18-amd64\nx86_64\nPRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\nID=debian\n" +
-		"VERSION_ID=\"12\"\nVERSION_CODENAME=bookworm\n\n_debian_version=12.11\n_init=systemd\n" +
+		"VERSION_ID=\"12\"\nVERSION_CODENAME=bookworm\n\n_debian_version=12.11\n_init=systemd\n_system=Linux\n" +
 		"_meminfo=MemTotal:8153488 MemFree:1048576 Buffers:102400 Cached:2097152 SwapTotal:2097152 SwapFree:1048576 SwapCached:10240\n_vcpus=4\n_python=3 11 2 final 0 /usr/bin/python3\n"
 	f := parseFacts(out)
 	want := map[string]any{
 		"ansible_hostname": "node1", "ansible_kernel": "6.1.0-18-amd64", "ansible_architecture": "x86_64",
 		"ansible_os_family": "Debian", "ansible_distribution": "Debian",
 		"ansible_distribution_version": "12.11", "ansible_distribution_major_version": "12",
-		"ansible_distribution_release": "bookworm", "ansible_service_mgr": "systemd",
+		"ansible_distribution_release": "bookworm", "ansible_service_mgr": "systemd", "ansible_system": "Linux",
 		"ansible_memtotal_mb": 7962, "ansible_processor_vcpus": 4, "ansible_python_version": "3.11.2",
 	}
 	for k, v := range want {
