@@ -12,19 +12,20 @@ import (
 
 // planView is `upgrade plan -o json`: stable keys, commands as the operator types them.
 type planView struct {
-	Cluster     string         `json:"cluster"`
-	Recorded    bool           `json:"upgrade_recorded"`
-	FromVersion *string        `json:"from_version"`
-	ToVersion   string         `json:"to_version"`
-	Hops        []string       `json:"hops,omitempty"` // several minors: the hops, to_version last
-	State       *string        `json:"state"`
-	VersionsAre string         `json:"versions_are"` // "live" (read over SSH now) or "recorded"
-	Hosts       []planHostView `json:"hosts"`
-	Steps       []planStepView `json:"steps"`
-	Refusal     *string        `json:"refusal"`
-	Next        *string        `json:"next"`
-	Wait        *string        `json:"wait"`
-	RunAll      *string        `json:"run_all"`
+	Cluster     string          `json:"cluster"`
+	Recorded    bool            `json:"upgrade_recorded"`
+	FromVersion *string         `json:"from_version"`
+	ToVersion   string          `json:"to_version"`
+	Hops        []string        `json:"hops,omitempty"` // several minors: the hops, to_version last
+	State       *string         `json:"state"`
+	VersionsAre string          `json:"versions_are"` // "live" (read over SSH now) or "recorded"
+	Hosts       []planHostView  `json:"hosts"`
+	Components  []componentView `json:"components"` // kubeadm-style rows: component, host, current, target
+	Steps       []planStepView  `json:"steps"`
+	Refusal     *string         `json:"refusal"`
+	Next        *string         `json:"next"`
+	Wait        *string         `json:"wait"`
+	RunAll      *string         `json:"run_all"`
 }
 
 type planHostView struct {
@@ -53,7 +54,7 @@ type planCheckView struct {
 
 func (a *app) newPlanView(p *upgrade.Preview) planView {
 	v := planView{Cluster: p.Cluster, Recorded: p.Exists, FromVersion: nullable(p.From), ToVersion: p.To, Hops: p.Hops,
-		State: nullable(string(p.State)), VersionsAre: "recorded", Hosts: []planHostView{}, Steps: []planStepView{},
+		State: nullable(string(p.State)), VersionsAre: "recorded", Hosts: []planHostView{}, Components: components(p), Steps: []planStepView{},
 		Next: nullable(a.command(p.Next)), Wait: nullable(p.Wait)}
 	if p.Live {
 		v.VersionsAre = "live"
@@ -114,6 +115,7 @@ func (a *app) writePlan(p *upgrade.Preview) {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", h.Host, h.Personality, dash(h.ControlPlane), dash(h.Kubelet))
 	}
 	tw.Flush()
+	writeComponents(w, v.Components)
 	switch {
 	case len(v.Steps) == 0 && v.Refusal == nil:
 		fmt.Fprintln(w, "\nNo step is left to run.")
