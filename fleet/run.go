@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/kupgrade/kupgrade/health"
 	"github.com/kupgrade/kupgrade/state"
 	"github.com/kupgrade/kupgrade/upgrade"
 )
@@ -30,8 +31,9 @@ type Options struct {
 	Retries     int         // retries of a failed step, per cluster
 	WorkerBatch int         // workers' kubelets this many at a time
 	TTL         time.Duration
-	Poll        time.Duration // how often to look for expired claims (default TTL/10)
-	Move        bool          // take clusters out of another fleet (else such a run is refused)
+	Poll        time.Duration   // how often to look for expired claims (default TTL/10)
+	Move        bool            // take clusters out of another fleet (else such a run is refused)
+	Health      *health.Options // the health checks before each cluster's upgrade starts (nil: none)
 }
 
 func (o *Options) defaults() {

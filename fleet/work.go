@@ -127,6 +127,6 @@ func (r *Runner) resume(ctx context.Context, t Target, o Options, k *upgrade.Kee
 	defer closeConns()
 	w.Owner, w.LeaseTTL = r.Owner, o.TTL
 	log.Info("resume", "to", o.To)
-	return w.Resume(ctx, upgrade.ResumeOptions{To: o.To, RunOptions: upgrade.RunOptions{
+	return w.Resume(ctx, upgrade.ResumeOptions{To: o.To, Health: o.Health, RunOptions: upgrade.RunOptions{
 		Until: o.Until, Retries: o.Retries, WorkerBatch: o.WorkerBatch, Gate: k.Gate}})
 }

@@ -46,6 +46,9 @@ func certificates(hosts map[string]section, now time.Time, minDays int) Result {
 	var soonest time.Duration = math.MaxInt64
 	for _, host := range sortedKeys(hosts) {
 		s := hosts[host]
+		if s.rc == notFound {
+			return Result{Check: CheckCerts, Status: Warn, Message: "not run: " + namingHost(host, firstLine(s.body))}
+		}
 		if s.rc != 0 {
 			bad = append(bad, fmt.Sprintf("%s (certificates not read: %s)", host, firstLine(s.body)))
 			continue

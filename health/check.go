@@ -55,7 +55,7 @@ func (r Result) String() string {
 
 // Options are what the checks judge against.
 type Options struct {
-	From, To    state.Version // the control plane's version now, and the target (the last hop's)
+	From, To    state.Version // the control plane's version now (zero: its lowest kube-apiserver's), and the target (the last hop's)
 	CertMinDays int           // a certificate with fewer days left fails; 0: 30
 	EtcdMembers int           // members expected; 0: as many as controllers (stacked) or endpoints (external)
 	DrainForce  bool          // unmanaged pods may be deleted by the drain (warn, not fail)

@@ -143,6 +143,21 @@ func imageTag(p pod) string {
 	return img
 }
 
+// lowestControlPlane is the lowest version a kube-apiserver pod runs: the control plane's
+// version when no one says which it is (zero when no pod tells).
+func lowestControlPlane(pods []pod) state.Version {
+	var low state.Version
+	for _, p := range pods {
+		if p.Meta.Namespace != "kube-system" || p.Meta.Labels["component"] != "kube-apiserver" {
+			continue
+		}
+		if v, err := state.ParseVersion(imageTag(p)); err == nil && (low.Major == 0 || v.Compare(low) < 0) {
+			low = v
+		}
+	}
+	return low
+}
+
 // MaxKubeletSkew is how many minors a kubelet may be behind its API server: three since
 // Kubernetes v1.28, two before.
 func MaxKubeletSkew(apiServer state.Version) int {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -19,7 +20,9 @@ type Facts struct {
 type Exec func(ctx context.Context, host, script string) (string, error)
 
 // Run gathers the facts (the cluster's and etcd's on the first controller, the certificates on
-// every controller) and judges them. Skipped checks gather nothing.
+// every controller) and judges them. Skipped checks gather nothing. A controller that cannot
+// run a script (unreachable) makes the checks it serves warn "not run", for they are no gate
+// that a cluster beyond reach can pass or fail.
 func Run(ctx context.Context, exec Exec, controllers []string, o Options) ([]Result, error) {
 	if len(controllers) == 0 {
 		return nil, fmt.Errorf("health checks: no controller to run them on")
@@ -27,7 +30,10 @@ func Run(ctx context.Context, exec Exec, controllers []string, o Options) ([]Res
 	var f Facts
 	var err error
 	if f.Cluster, err = exec(ctx, controllers[0], ClusterScript); err != nil {
-		return nil, fmt.Errorf("health checks on %s: %w", controllers[0], err)
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		return notRun(o.Skip, "not run: "+namingHost(controllers[0], err.Error())), nil
 	}
 	if !slices.Contains(o.Skip, CheckEtcd) {
 		cfg, err := ParseEtcdConfig(sections(f.Cluster)["kubeadm-config"].body)
@@ -35,14 +41,14 @@ func Run(ctx context.Context, exec Exec, controllers []string, o Options) ([]Res
 			return nil, err
 		}
 		if f.Etcd, err = exec(ctx, controllers[0], EtcdScript(cfg)); err != nil {
-			return nil, fmt.Errorf("etcd check on %s: %w", controllers[0], err)
+			f.Etcd = fmt.Sprintf("%setcdctl rc=%d\n%v\n", sectionMark, notFound, err)
 		}
 	}
 	if !slices.Contains(o.Skip, CheckCerts) {
 		f.Hosts = map[string]string{}
 		for _, c := range controllers {
 			if f.Hosts[c], err = exec(ctx, c, HostScript); err != nil {
-				return nil, fmt.Errorf("certificate check on %s: %w", c, err)
+				f.Hosts[c] = fmt.Sprintf("%scerts rc=%d\n%v\n", sectionMark, notFound, err)
 			}
 		}
 	}
@@ -58,8 +64,14 @@ func Judge(f Facts, o Options) []Result {
 		o.Now = time.Now()
 	}
 	secs := sections(f.Cluster)
+	if s := secs["nodes"]; s.rc == notFound {
+		return notRun(o.Skip, "not run on the controller: "+firstLine(s.body))
+	}
 	nodes, nodesErr := list[node](secs["nodes"], "nodes")
 	pods, podsErr := list[pod](secs["pods"], "pods")
+	if o.From.Major == 0 && podsErr == nil {
+		o.From = lowestControlPlane(pods)
+	}
 	checks := map[string]func() Result{
 		CheckNodes: func() Result { return needs(CheckNodes, nodesErr, func() Result { return nodesReady(nodes) }) },
 		CheckControlPlane: func() Result {
@@ -80,6 +92,31 @@ func Judge(f Facts, o Options) []Result {
 			continue
 		}
 		out = append(out, checks[name]())
+	}
+	return out
+}
+
+// namingHost is msg, prefixed with host unless it names it already (an SSH error does).
+func namingHost(host, msg string) string {
+	if strings.Contains(msg, host) {
+		return msg
+	}
+	return host + ": " + msg
+}
+
+// notFound is a shell's exit status for a command it cannot find.
+const notFound = 127
+
+// notRun is every check's line when the controller lacks what they need: a warning, for the
+// checks are not a gate a site without kubectl on its controllers can pass.
+func notRun(skip []string, why string) []Result {
+	var out []Result
+	for _, name := range Names {
+		st := Warn
+		if slices.Contains(skip, name) {
+			st = Skipped
+		}
+		out = append(out, Result{Check: name, Status: st, Message: why})
 	}
 	return out
 }

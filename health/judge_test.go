@@ -191,3 +191,31 @@ func TestSkip(t *testing.T) {
 		t.Errorf("CheckSkips(certs) = %v, want a refusal naming %s", err, CheckCerts)
 	}
 }
+
+// A controller without kubectl runs no check: every line warns saying so, none fails; without
+// a version given, the control plane's is its lowest kube-apiserver's.
+func TestJudgeWithout(t *testing.T) {
+	f := Facts{Cluster: sectionMark + "nodes rc=127\nsh: 1: kubectl: not found\n"}
+	rs := Judge(f, Options{To: v(t, "v1.31.1"), Skip: []string{CheckEtcd}})
+	for _, r := range rs {
+		want := Warn
+		if r.Check == CheckEtcd {
+			want = Skipped
+		}
+		if r.Status != want || (want == Warn && !strings.Contains(r.Message, "kubectl: not found")) {
+			t.Errorf("without kubectl: %s, want %s saying so", r, want)
+		}
+	}
+	edit := func(s map[string]string) {
+		s["pods"] = strings.Replace(s["pods"], "kube-apiserver:v1.30.14", "kube-apiserver:v1.29.4", 1)
+	}
+	f = Facts{Cluster: clusterOutput(edit), Etcd: healthyEtcd, Hosts: map[string]string{"controller-0": hostOutput(goodCerts)}}
+	r := statuses(Judge(f, Options{To: v(t, "v1.31.1"), Now: now}))[CheckControlPlane]
+	if r.Status != Fail || !strings.Contains(r.Message, "v1.29.4") || len(r.Objects) != 5 {
+		t.Errorf("control plane judged against its lowest kube-apiserver: %s", r)
+	}
+	host := Facts{Cluster: clusterOutput(nil), Etcd: healthyEtcd, Hosts: map[string]string{"controller-0": sectionMark + "certs rc=127\nopenssl: not found\n"}}
+	if r := statuses(Judge(host, Options{To: v(t, "v1.31.1"), Now: now}))[CheckCerts]; r.Status != Warn {
+		t.Errorf("without openssl: %s, want a warning", r)
+	}
+}

@@ -16,8 +16,11 @@ K="kubectl --kubeconfig /etc/kubernetes/admin.conf --request-timeout=20s"
 
 // ClusterScript gathers, on one controller as root, what the cluster-wide checks judge: nodes,
 // pods and budgets, the API server's deprecated-API counters, kubeadm's ClusterConfiguration
-// and the API server's view of etcd.
-const ClusterScript = runner + `run nodes $K get nodes -o json
+// and the API server's view of etcd. Without kubectl or admin.conf it says so and runs nothing.
+const ClusterScript = runner + `notrun() { echo "` + sectionMark + `nodes rc=127"; echo "$1"; exit 0; }
+command -v kubectl >/dev/null || notrun "kubectl: not found"
+[ -r /etc/kubernetes/admin.conf ] || notrun "/etc/kubernetes/admin.conf: not found"
+run nodes $K get nodes -o json
 run pods $K get pods -A -o json
 run pdbs $K get pdb -A -o json
 run metrics sh -c "$K get --raw /metrics | grep '^apiserver_requested_deprecated_apis' || true"

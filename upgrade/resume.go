@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kupgrade/kupgrade/health"
 	"github.com/kupgrade/kupgrade/kubeadm"
 	"github.com/kupgrade/kupgrade/recovery"
 	"github.com/kupgrade/kupgrade/state"
@@ -41,7 +42,8 @@ func (p workflowProber) Probe(ctx context.Context, host, target string) (kubeadm
 // the cluster is in.
 type ResumeOptions struct {
 	RunOptions
-	To string // the target version
+	To     string          // the target version
+	Health *health.Options // the health checks before a new upgrade starts (nil: none)
 }
 
 // Resume carries the cluster to opts.To from any state, as `upgrade run` would after whatever
@@ -53,15 +55,27 @@ func (w *Workflow) Resume(ctx context.Context, opts ResumeOptions) error {
 	u, err := w.Store.Upgrade(ctx, w.Cluster)
 	switch {
 	case errors.Is(err, state.ErrNotFound):
+		if err := w.resumeHealth(ctx, opts); err != nil {
+			return err
+		}
 		if _, err := w.Start(ctx, opts.To, "", false); errors.Is(err, state.ErrNothingToUpgrade) {
 			return w.alreadyAt(ctx, opts.To, err)
 		} else if err != nil {
 			return fmt.Errorf("start the upgrade to %s: %w", opts.To, err)
 		}
+		if err := w.recordSkips(ctx, opts.Health); err != nil {
+			return err
+		}
 	case err != nil:
 		return err
 	case u.ToVersion != opts.To:
+		if err := w.resumeHealth(ctx, opts); err != nil {
+			return err
+		}
 		if err := w.restart(ctx, u, opts.To); err != nil {
+			return err
+		}
+		if err := w.recordSkips(ctx, opts.Health); err != nil {
 			return err
 		}
 	default:

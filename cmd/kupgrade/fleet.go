@@ -40,6 +40,7 @@ type fleetRunCmd struct {
 	Yes         bool          `short:"y" help:"Do not ask for confirmation on a terminal."`
 	Move        bool          `help:"Move clusters that another fleet holds into this one (without it, such a run is refused)."`
 	Progress    time.Duration `default:"30s" help:"Print the fleet's progress (done/total, failed, running, elapsed, time left) this often; 0: never."`
+	Health      healthFlags   `embed:""`
 }
 
 func (c *fleetRunCmd) Run(ctx context.Context, a *app) error {
@@ -49,6 +50,10 @@ func (c *fleetRunCmd) Run(ctx context.Context, a *app) error {
 	}
 	if c.Until != "" && !state.State(c.Until).Valid() {
 		return state.UnknownState("--until", state.State(c.Until))
+	}
+	ho, err := c.Health.options("", to.String())
+	if err != nil {
+		return err
 	}
 	targets, err := fleet.Load(a.fleetInventories(c.Inventories != ""), c.Inventories)
 	if err != nil {
@@ -68,7 +73,7 @@ func (c *fleetRunCmd) Run(ctx context.Context, a *app) error {
 	stop := a.fleetProgress(ctx, st, c.Fleet, c.Progress)
 	sum, err := r.Run(ctx, targets, fleet.Options{Fleet: c.Fleet, To: to.String(), MaxParallel: c.MaxParallel,
 		Canary: c.Canary, MaxFailures: c.MaxFailures, Until: state.State(c.Until), Retries: c.Retries,
-		WorkerBatch: c.WorkerBatch, TTL: a.g.LeaseTTL, Poll: c.Poll, Move: c.Move})
+		WorkerBatch: c.WorkerBatch, TTL: a.g.LeaseTTL, Poll: c.Poll, Move: c.Move, Health: &ho})
 	stop()
 	a.fleetSummary(ctx, st, c.Fleet, sum, time.Since(start))
 	return err

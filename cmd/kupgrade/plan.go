@@ -10,24 +10,31 @@ import (
 )
 
 type upgradePlanCmd struct {
-	Version     string `arg:"" optional:"" help:"Target version (required when the cluster has no upgrade yet), v1.30.1 or 1.30.1."`
-	FromVersion string `name:"from-version" help:"Current version, as upgrade start takes it; the controllers are not read for it."`
-	Recorded    bool   `help:"Use the versions recorded in the database instead of reading the hosts over SSH."`
-	Force       bool   `name:"ignore-version-checks" help:"Plan as upgrade start --ignore-version-checks would start (a downgrade, a jump, controllers that disagree)."`
-	Until       string `predictor:"state" help:"Stop the plan once the upgrade would reach this state."`
-	WorkerBatch int    `name:"worker-batch" help:"Upgrade the workers' kubelets this many at a time." default:"1"`
+	Version     string      `arg:"" optional:"" help:"Target version (required when the cluster has no upgrade yet), v1.30.1 or 1.30.1."`
+	FromVersion string      `name:"from-version" help:"Current version, as upgrade start takes it; the controllers are not read for it."`
+	Recorded    bool        `help:"Use the versions recorded in the database instead of reading the hosts over SSH."`
+	Force       bool        `name:"ignore-version-checks" help:"Plan as upgrade start --ignore-version-checks would start (a downgrade, a jump, controllers that disagree)."`
+	Until       string      `predictor:"state" help:"Stop the plan once the upgrade would reach this state."`
+	WorkerBatch int         `name:"worker-batch" help:"Upgrade the workers' kubelets this many at a time." default:"1"`
+	Health      healthFlags `embed:""`
 }
 
 func (c *upgradePlanCmd) Run(ctx context.Context, a *app) error {
-	return a.plan(ctx, upgrade.PreviewOptions{
+	o := upgrade.PreviewOptions{
 		Version: c.Version, FromVersion: c.FromVersion, Recorded: c.Recorded, Force: c.Force,
 		Until: state.State(c.Until), WorkerBatch: c.WorkerBatch,
-	})
+	}
+	if c.Recorded {
+		return a.plan(ctx, o, nil)
+	}
+	return a.plan(ctx, o, &c.Health)
 }
 
 // plan prints what `upgrade run` would do from here, writing nothing; a plan that meets a
-// refusal fails with it (exit 3), after printing the steps up to it.
-func (a *app) plan(ctx context.Context, o upgrade.PreviewOptions) error {
+// refusal fails with it (exit 3), after printing the steps up to it. With hf, and before the
+// upgrade is started, it then runs the health checks against the plan's versions and prints each line (on stderr under -o json): a
+// failed check is a refusal too.
+func (a *app) plan(ctx context.Context, o upgrade.PreviewOptions, hf *healthFlags) error {
 	if err := state.SpellVersions(&o.Version, &o.FromVersion); err != nil {
 		return err
 	}
@@ -46,10 +53,18 @@ func (a *app) plan(ctx context.Context, o upgrade.PreviewOptions) error {
 	} else {
 		a.writePlan(p)
 	}
+	var healthErr error
+	if hf != nil && !p.Exists && p.To != "" {
+		out := a.stdout
+		if a.json() {
+			out = a.stderr
+		}
+		healthErr = a.checkHealth(ctx, w, *hf, p.From, p.To, out, true)
+	}
 	if p.Refusal != nil {
 		return fmt.Errorf("the plan stops at a refusal: %w", p.Refusal)
 	}
-	return nil
+	return healthErr
 }
 
 // readWorkflow is workflow for a command that writes nothing: the store opened for reading

@@ -17,8 +17,9 @@ type upgradeStartCmd struct {
 	FromVersion string `name:"from-version" help:"Current version; read from the controllers over SSH when not given."`
 	// IgnoreVersionChecks was --force before StarlingX's habits were learned: there, `system
 	// kube-upgrade-start --force` ignores alarms, a different thing, so --force is refused below.
-	IgnoreVersionChecks bool `name:"ignore-version-checks" help:"Allow a downgrade, a jump of more than one minor version, or controllers that disagree."`
-	Force               bool `short:"f" hidden:"" help:"Refused: StarlingX's --force ignores alarms; see --ignore-version-checks."`
+	IgnoreVersionChecks bool        `name:"ignore-version-checks" help:"Allow a downgrade, a jump of more than one minor version, or controllers that disagree."`
+	Force               bool        `short:"f" hidden:"" help:"Refused: StarlingX's --force ignores alarms; see --ignore-version-checks."`
+	Health              healthFlags `embed:""`
 }
 
 func (c *upgradeStartCmd) Run(ctx context.Context, a *app) error {
@@ -29,13 +30,22 @@ func (c *upgradeStartCmd) Run(ctx context.Context, a *app) error {
 	if err := state.SpellVersions(&c.Version, &c.FromVersion); err != nil {
 		return err
 	}
+	if _, err := c.Health.options(c.FromVersion, c.Version); err != nil {
+		return err
+	}
 	a.mayCreate = true
 	w, err := a.workflow(ctx)
 	if err != nil {
 		return err
 	}
+	if err := a.checkHealth(ctx, w, c.Health, c.FromVersion, c.Version, a.stderr, false); err != nil {
+		return err
+	}
 	u, err := w.Start(ctx, c.Version, c.FromVersion, c.IgnoreVersionChecks)
 	if err != nil {
+		return err
+	}
+	if err := w.RecordSkippedChecks(ctx, c.Health.SkipCheck); err != nil {
 		return err
 	}
 	return a.showUpgrade(ctx, u)
@@ -197,7 +207,7 @@ type upgradeRunCmd struct {
 
 func (c *upgradeRunCmd) Run(ctx context.Context, a *app) error {
 	if c.DryRun {
-		return a.plan(ctx, upgrade.PreviewOptions{Until: state.State(c.Until), WorkerBatch: c.WorkerBatch, Recorded: c.Recorded})
+		return a.plan(ctx, upgrade.PreviewOptions{Until: state.State(c.Until), WorkerBatch: c.WorkerBatch, Recorded: c.Recorded}, nil)
 	}
 	w, err := a.workflow(ctx)
 	if err != nil {

@@ -1,0 +1,49 @@
+package health
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Run asks the first controller for the cluster and etcd, every controller for its
+// certificates; a controller it cannot reach makes the checks warn "not run", not fail.
+func TestRun(t *testing.T) {
+	var asked []string
+	exec := func(_ context.Context, host, script string) (string, error) {
+		switch script {
+		case ClusterScript:
+			asked = append(asked, host+" cluster")
+			return clusterOutput(nil), nil
+		case HostScript:
+			asked = append(asked, host+" certs")
+			if host == "controller-1" {
+				return "", errors.New("ssh controller-1: connection refused")
+			}
+			return hostOutput(goodCerts), nil
+		}
+		asked = append(asked, host+" etcd")
+		if !strings.Contains(script, "--endpoints='http://etcd:2379'") {
+			t.Errorf("the etcd script does not ask the external endpoint:\n%s", script)
+		}
+		return healthyEtcd, nil
+	}
+	rs, err := Run(t.Context(), exec, []string{"controller-0", "controller-1"}, Options{To: v(t, "v1.31.1"), Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"controller-0 cluster", "controller-0 etcd", "controller-0 certs", "controller-1 certs"}
+	if !slices.Equal(asked, want) {
+		t.Errorf("asked %q, want %q", asked, want)
+	}
+	if r := statuses(rs)[CheckCerts]; r.Status != Warn || r.Message != "not run: ssh controller-1: connection refused" {
+		t.Errorf("certificates with controller-1 unreachable: %s", r)
+	}
+	down := func(context.Context, string, string) (string, error) { return "", errors.New("unreachable") }
+	rs, err = Run(t.Context(), down, []string{"controller-0"}, Options{To: v(t, "v1.31.1")})
+	if err != nil || len(Failed(rs)) != 0 || rs[0].Status != Warn || rs[0].Message != "not run: controller-0: unreachable" {
+		t.Errorf("controller unreachable: %v, %v", rs, err)
+	}
+}
