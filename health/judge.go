@@ -88,7 +88,7 @@ func Judge(f Facts, o Options) []Result {
 	var out []Result
 	for _, name := range Names {
 		if slices.Contains(o.Skip, name) {
-			out = append(out, Result{Check: name, Status: Skipped, Message: "skipped by --skip-check"})
+			out = append(out, skipped(name))
 			continue
 		}
 		out = append(out, checks[name]())
@@ -112,13 +112,17 @@ const notFound = 127
 func notRun(skip []string, why string) []Result {
 	var out []Result
 	for _, name := range Names {
-		st := Warn
+		r := Result{Check: name, Status: Warn, Message: why}
 		if slices.Contains(skip, name) {
-			st = Skipped
+			r = skipped(name)
 		}
-		out = append(out, Result{Check: name, Status: st, Message: why})
+		out = append(out, r)
 	}
 	return out
+}
+
+func skipped(name string) Result {
+	return Result{Check: name, Status: Skipped, Message: "skipped by --skip-check"}
 }
 
 // needs is check() unless err says its facts could not be read: then a failure saying so.
