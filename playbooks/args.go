@@ -26,7 +26,11 @@ func (d *decoder) moduleArgs(t *Task, mod, argsPair *pair, label string) error {
 	switch {
 	case isNull(v):
 	case v.Kind == yaml.ScalarNode && m.freeForm:
-		args["_raw_params"], nodes["_raw_params"] = v.Value, v
+		raw, opts := splitRawParams(v.Value)
+		args["_raw_params"], nodes["_raw_params"] = raw, v
+		for k, o := range opts {
+			args[k], nodes[k] = o, v
+		}
 	case v.Kind == yaml.ScalarNode:
 		kv, err := splitKeyValues(v.Value)
 		if err != nil {
