@@ -99,9 +99,11 @@ func (k *kupgrade) wantExit(t *testing.T, want int, args ...string) string {
 
 // upgradeView is `kupgrade upgrade show -o json` (docs/cli.md).
 type upgradeView struct {
-	State     string `json:"state"`
-	ToVersion string `json:"to_version"`
-	UpdatedAt string `json:"updated_at"`
+	State     string   `json:"state"`
+	ToVersion string   `json:"to_version"`
+	Hops      []string `json:"hops"`
+	Hop       int      `json:"hop"` // from 1; 0 for a one-hop upgrade
+	UpdatedAt string   `json:"updated_at"`
 	Lease     *struct {
 		Owner     string    `json:"owner"`
 		Operation string    `json:"operation"`

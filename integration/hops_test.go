@@ -1,0 +1,55 @@
+//go:build integration
+
+package integration_test
+
+import (
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/kupgrade/kupgrade/integration/lab"
+)
+
+// offerVersions lists versions, in order, as the releases the lab's site offers
+// (kupgrade_versions in the inventory's vars).
+func offerVersions(t *testing.T, l *lab.Lab, versions ...string) {
+	t.Helper()
+	b, err := os.ReadFile(l.Inventory())
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv := strings.Replace(string(b), "all:\n  vars:\n", "all:\n  vars:\n    kupgrade_versions: ["+strings.Join(versions, ", ")+"]\n", 1)
+	if inv == string(b) {
+		t.Fatalf("no all: vars: in the lab's inventory:\n%s", b)
+	}
+	if err := os.WriteFile(l.Inventory(), []byte(inv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestUpgradeHops: v1.29.4 to v1.31.2 in one upgrade, through v1.30.9, the newest v1.30 the
+// inventory offers. The seed's late `kubeadm upgrade node` failure at the middle hop (v1.30.9,
+// on controller-1) ends `upgrade run` in that hop's failed twin with the kubelet-config finding;
+// the retry resumes that hop, and the run completes with every node at v1.31.2.
+func TestUpgradeHops(t *testing.T) {
+	u := startLab(t, lab.Options{Controllers: 2, Workers: 1})
+	offerVersions(t, u.lab, "v1.30.0", "v1.30.9", "v1.31.0", "v1.31.2")
+	u.k.wantExit(t, 0, "upgrade", "start", "v1.31.2")
+	if v := u.k.show(t); !slices.Equal(v.Hops, []string{"v1.30.9", "v1.31.2"}) || v.Hop != 1 {
+		t.Fatalf("hops %v, at hop %d; want [v1.30.9 v1.31.2] at hop 1", v.Hops, v.Hop)
+	}
+	injectFault(t, u.lab.Node("controller-1"), lab.Fault{Phase: "kubelet-config", Action: lab.Exit, Status: 1, Once: true})
+	out := u.k.wantExit(t, 1, "upgrade", "run")
+	if v := u.k.show(t); v.State != "upgrading-second-master-failed" || v.Hop != 1 {
+		t.Fatalf("state %s at hop %d, want upgrading-second-master-failed at hop 1:\n%s", v.State, v.Hop, out)
+	}
+	if ev := newestFailure(t, u.db); ev.Class != "kubelet-config-rewritten" {
+		t.Errorf("finding class %q, want kubelet-config-rewritten:\n%s", ev.Class, out)
+	}
+	u.k.wantExit(t, 0, "upgrade", "run")
+	if v := u.k.show(t); v.State != "upgrade-complete" || v.Hop != 2 {
+		t.Fatalf("state %s at hop %d, want upgrade-complete at hop 2", v.State, v.Hop)
+	}
+	requireVersions(t, u.lab, "v1.31.2")
+}
