@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kupgrade/kupgrade/jinja"
 	"github.com/kupgrade/kupgrade/playbooks"
 )
 
@@ -27,6 +28,21 @@ func tasksOf(pb *playbooks.Playbook) []PlannedTask {
 		add(play.Tasks)
 	}
 	return out
+}
+
+// rendered is ts with each name and command rendered with the step's variables (to_version,
+// from_version, cluster, kubeadm_timeout), as the operator would see them run; one that needs
+// a variable known only on the host (a fact, a registered result) stays as written.
+func rendered(ts []PlannedTask, vars map[string]any) []PlannedTask {
+	for i, t := range ts {
+		if s, err := jinja.RenderString(t.Name, vars); err == nil {
+			ts[i].Name = s
+		}
+		if s, err := jinja.RenderString(t.Command, vars); err == nil {
+			ts[i].Command = strings.TrimSpace(s)
+		}
+	}
+	return ts
 }
 
 // commandOf is the command line a command, shell or raw task runs, as written; "" for others.

@@ -40,6 +40,16 @@ func TestPreviewBeforeStart(t *testing.T) {
 	if cp.Playbook != "control-plane.yml" || len(cp.Tasks) == 0 || len(cp.Checks) != 1 || !cp.Checks[0].OK {
 		t.Errorf("first-master step = %+v", cp)
 	}
+	var cmds []string
+	for _, task := range cp.Tasks {
+		cmds = append(cmds, task.Name+": "+task.Command)
+	}
+	if all := strings.Join(cmds, "\n"); !strings.Contains(all, "kubeadm upgrade apply v1.30.1 --yes") || strings.Contains(all, "{{ to_version") {
+		t.Errorf("the first master's tasks are not rendered with the target (kubeadm upgrade apply v1.30.1 --yes):\n%s", all)
+	}
+	if sm := p.Steps[4]; !strings.Contains(fmt.Sprint(sm.Tasks), "kubeadm upgrade node") {
+		t.Errorf("the second master's tasks do not run kubeadm upgrade node: %+v", sm.Tasks)
+	}
 	if us, err := f.st.Upgrades(t.Context()); err != nil || len(us) != 0 {
 		t.Errorf("upgrades after a plan = %v, %v; want none", us, err)
 	}

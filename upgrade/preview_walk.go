@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kupgrade/kupgrade/inventory"
+	"github.com/kupgrade/kupgrade/playbooks"
 	"github.com/kupgrade/kupgrade/state"
 )
 
@@ -145,7 +146,8 @@ func (w *Workflow) plannedStep(act Action, in view) (PlannedStep, view, error) {
 		if err != nil {
 			return ps, in, err
 		}
-		ps.Playbook, ps.Tasks = pb.File, tasksOf(pb)
+		vars := w.vars(in.u, map[string]any{playbooks.VarFirstController: step.Running == state.UpgradingFirstMaster, playbooks.VarRedo: false})
+		ps.Playbook, ps.Tasks = pb.File, rendered(tasksOf(pb), vars)
 	}
 	var v verdict
 	err = ex.check(step, act, in, &v)
