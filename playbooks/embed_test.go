@@ -3,6 +3,8 @@ package playbooks
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -36,20 +38,44 @@ func TestEmbeddedLoad(t *testing.T) {
 	}
 }
 
-// shippedTask returns the rendered argument of a shipped playbook's task, with play vars
-// rendered first as the runner does.
-func shippedTask(t *testing.T, name string, index int, vars map[string]any) *Task {
+// shippedTask returns the task of a shipped playbook whose name starts with task, with the
+// play's vars rendered into vars first, as the runner does.
+func shippedTask(t *testing.T, name, task string, vars map[string]any) *Task {
 	t.Helper()
 	pb, err := Embedded(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for k, v := range pb.Plays[0].Vars {
-		if vars[k], err = jinja.RenderValue(v, vars); err != nil {
-			t.Fatalf("play var %s: %v", k, err)
+	renderPlayVars(t, pb.Plays[0].Vars, vars)
+	for _, tk := range pb.Plays[0].Tasks {
+		if strings.HasPrefix(tk.Name, task) {
+			return tk
 		}
 	}
-	return pb.Plays[0].Tasks[index]
+	t.Fatalf("%s has no task %q", name, task)
+	return nil
+}
+
+// renderPlayVars renders the play's vars into vars, each once those it reads are there (the
+// runner renders them lazily, in any order).
+func renderPlayVars(t *testing.T, play, vars map[string]any) {
+	t.Helper()
+	left := maps.Clone(play)
+	for pass := 0; len(left) > 0; pass++ {
+		var last error
+		for k, v := range left {
+			r, err := jinja.RenderValue(v, vars)
+			if err != nil {
+				last = fmt.Errorf("play var %s: %w", k, err)
+				continue
+			}
+			vars[k] = r
+			delete(left, k)
+		}
+		if pass > len(play) {
+			t.Fatal(last)
+		}
+	}
 }
 
 func TestControlPlaneCommand(t *testing.T) {
@@ -63,7 +89,7 @@ func TestControlPlaneCommand(t *testing.T) {
 	}
 	for _, tt := range tests {
 		vars := map[string]any{"to_version": "v1.30.2", "first_controller": tt.first, "kubeadm_timeout": "15m0s"}
-		task := shippedTask(t, "control-plane", 2, vars)
+		task := shippedTask(t, "control-plane", "kubeadm upgrade", vars)
 		got, err := jinja.RenderString(task.Args["_raw_params"].(string), vars)
 		if err != nil || got != tt.want {
 			t.Errorf("first_controller=%v: command %q, %v; want %q", tt.first, got, err, tt.want)
@@ -72,7 +98,7 @@ func TestControlPlaneCommand(t *testing.T) {
 			t.Errorf("timeout = %q", timeout)
 		}
 	}
-	verify := shippedTask(t, "control-plane", 4, map[string]any{})
+	verify := shippedTask(t, "control-plane", "Verify", map[string]any{})
 	that := verify.Args["that"].([]any)[0].(string)
 	for version, want := range map[string]bool{"v1.30.2": true, "v1.29.9": false} {
 		vars := map[string]any{"to_version": "v1.30.2", "kcfg_after": map[string]any{"control_plane_version": version}}
@@ -84,17 +110,17 @@ func TestControlPlaneCommand(t *testing.T) {
 
 func TestKubeletDefaultsAndOverrides(t *testing.T) {
 	base := func() map[string]any {
-		return map[string]any{"to_version": "v1.30.2", "group_names": []any{"all", "workers"}}
+		return map[string]any{"to_version": "v1.30.2", "group_names": []any{"all", "workers"}, "inventory_hostname": "worker-0",
+			"groups": map[string]any{"controllers": []any{"controller-0", "controller-1"}, "workers": []any{"worker-0"}}}
 	}
 	vars := base()
-	install := shippedTask(t, "kubelet", 1, vars)
-	if got, err := jinja.RenderString(install.Args["_raw_params"].(string), vars); err != nil ||
-		got != "apt-get install -y --allow-change-held-packages kubelet=1.30.2-*" {
-		t.Errorf("default install = %q, %v", got, err)
+	install := shippedTask(t, "kubelet", "Install the kubelet", vars)
+	if got, err := jinja.RenderString(install.Args["_raw_params"].(string), vars); err != nil || got != vars["k8s_pkg_install"] {
+		t.Errorf("default install = %q, %v; want the play's k8s_pkg_install", got, err)
 	}
 	vars = base()
 	vars["kupgrade_kubelet_install"] = "dnf install -y kubelet-{{ to_version[1:] }}"
-	install = shippedTask(t, "kubelet", 1, vars)
+	install = shippedTask(t, "kubelet", "Install the kubelet", vars)
 	if got, err := jinja.RenderString(install.Args["_raw_params"].(string), vars); err != nil || got != "dnf install -y kubelet-1.30.2" {
 		t.Errorf("inventory install = %q, %v", got, err)
 	}
@@ -113,12 +139,12 @@ func TestKubeletDefaultsAndOverrides(t *testing.T) {
 		if tt.personality != nil {
 			vars["kupgrade_personality"] = tt.personality
 		}
-		node := shippedTask(t, "kubelet", 0, vars)
+		node := shippedTask(t, "kubelet", "kubeadm upgrade node", vars)
 		if ok, err := jinja.Cond(node.When[0], vars); err != nil || ok != tt.runs {
 			t.Errorf("groups %v personality %v: kubeadm upgrade node runs = %v, %v; want %v", tt.groups, tt.personality, ok, err, tt.runs)
 		}
 	}
-	verify := shippedTask(t, "kubelet", 4, base())
+	verify := shippedTask(t, "kubelet", "Verify the kubelet", base())
 	that := verify.Args["that"].([]any)[0].(string)
 	for out, want := range map[string]bool{"Kubernetes v1.30.2\n": true, "Kubernetes v1.30.20\n": false} {
 		vars := base()
@@ -150,7 +176,7 @@ func TestAbortRestoresFromThisUpgradesBackups(t *testing.T) {
 		return filepath.Dir(p)
 	}
 	read := func(rel string) string { b, _ := os.ReadFile(filepath.Join(root, rel)); return string(b) }
-	task := shippedTask(t, "abort", 0, map[string]any{})
+	task := shippedTask(t, "abort", "Restore the manifests", map[string]any{})
 	script := strings.ReplaceAll(task.Args["_raw_params"].(string), "/etc/kubernetes", root)
 	script = strings.ReplaceAll(script, "/var/lib/kubelet", root+"/kubelet")
 	oldCfg := "kind: KubeletConfiguration # v1.29"

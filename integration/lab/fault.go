@@ -8,11 +8,15 @@ import (
 	"strings"
 )
 
-// FaultFile is where the simulated kubeadm looks for a fault on a node.
+// FaultFile is where the simulated kubeadm, apt-get and kubectl look for a fault on a node.
 const FaultFile = "/etc/kupgrade-lab/fault"
 
-// Phases are the kubeadm upgrade phases a fault can name, in the order they run.
-var Phases = []string{"preflight", "control-plane", "kubelet-config", "addon", "post-upgrade"}
+// Phases are the phases a fault can name: kubeadm upgrade's, in the order they run; then the
+// simulated apt-get install's (apt-download: nothing changed yet; dpkg-unpack: the package is
+// unpacked, so an exit or a kill leaves dpkg interrupted until `dpkg --configure -a`); then the
+// simulated kubectl drain's (evict: the node is cordoned, no pod evicted yet).
+var Phases = []string{"preflight", "control-plane", "kubelet-config", "addon", "post-upgrade",
+	"apt-download", "dpkg-unpack", "evict"}
 
 // Action is what a fault does when it fires.
 type Action string

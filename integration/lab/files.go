@@ -21,12 +21,11 @@ const (
 	StateFile      = "lab.json"
 )
 
-// Commands on the nodes that stand in for installing packages and restarting the kubelet;
-// the inventory hands them to kupgrade's playbooks.
+// Commands on the nodes that stand in for installing the kubelet without apt and for restarting
+// it; the inventory hands the restart to kupgrade's playbooks.
 const (
 	KubeletInstallCommand = "/usr/local/sbin/kupgrade-lab-kubelet install"
 	KubeletRestartCommand = "/usr/local/sbin/kupgrade-lab-kubelet restart"
-	KubeadmInstallCommand = "/usr/local/sbin/kupgrade-lab-kubeadm install"
 	// KubeletConfigPath is the kubelet config kubeadm's kubelet-config phase rewrites.
 	KubeletConfigPath = "/var/lib/kubelet/config.yaml"
 )
@@ -89,14 +88,13 @@ func (l *Lab) path(name string) string {
 	return p
 }
 
-// commandVars are the inventory's install and restart commands: the simulated lab's stand-ins,
-// or on a real lab the real binaries' installer, the systemctl shim, the version the lab can be
-// upgraded to and the lab's download-images playbook.
+// commandVars are the inventory's install and restart commands: on the simulated lab only the
+// kubelet's restart (its apt-get, apt-mark and dpkg are simulated, so the shipped playbooks'
+// default installs run there as on Debian), or on a real lab the real binaries' installer, the
+// systemctl shim, the version the lab can be upgraded to and the lab's download-images playbook.
 func (l *Lab) commandVars() string {
 	var b strings.Builder
 	if l.real == nil {
-		fmt.Fprintf(&b, "    kupgrade_kubeadm_install: %q\n", KubeadmInstallCommand+" {{ to_version }}")
-		fmt.Fprintf(&b, "    kupgrade_kubelet_install: %q\n", KubeletInstallCommand+" {{ to_version }}")
 		fmt.Fprintf(&b, "    kupgrade_kubelet_restart: %q\n", KubeletRestartCommand)
 		return b.String()
 	}

@@ -10,7 +10,8 @@
 #   seconds=N                how long action=delay waits (default 10)
 #   once=true|false          true: the file is removed when the fault fires, so a retry succeeds
 #   check=NAME               the preflight check an exit in preflight fails (default LabFault)
-# Phases: preflight, control-plane, kubelet-config, addon, post-upgrade.
+# Phases: preflight, control-plane, kubelet-config, addon, post-upgrade (kubeadm); apt-download,
+# dpkg-unpack (apt-get install of kubeadm, kubelet or kubectl); evict (kubectl drain).
 
 # fault_point WHEN PHASE: called by kubeadm at the start ("in") and end ("after") of each phase.
 fault_point() {
@@ -39,6 +40,19 @@ fault_point() {
 }
 
 fault_exit() {
+    case $1 in
+    apt-download)
+        echo "E: Failed to fetch file:$PKGS/kubeadm.deb  failure injected by kupgrade-lab" >&2
+        echo "E: Unable to fetch some archives, maybe run apt-get update or try with --fix-missing?" >&2
+        exit "$2" ;;
+    dpkg-unpack)
+        echo "dpkg: error processing archive (--unpack): failure injected by kupgrade-lab" >&2
+        echo "E: Sub-process /usr/bin/dpkg returned an error code (1)" >&2
+        exit "$2" ;;
+    evict)
+        echo "error: unable to drain node: failure injected by kupgrade-lab" >&2
+        exit "$2" ;;
+    esac
     if [ "$1" = preflight ]; then
         echo "[preflight] Some fatal errors occurred:" >&2
         printf '\t[ERROR %s]: failure injected by kupgrade-lab\n' "$3" >&2
