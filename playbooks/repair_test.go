@@ -28,7 +28,7 @@ func TestRepairUsesThisUpgradesBackupOnly(t *testing.T) {
 		}
 		return filepath.Dir(p)
 	}
-	task := shippedTask(t, "control-plane", 1, map[string]any{})
+	task := shippedTask(t, "control-plane", "Restore a manifest", map[string]any{})
 	script := strings.ReplaceAll(task.Args["_raw_params"].(string), "/etc/kubernetes", root)
 	img := func(c, v string) string { return "    image: registry.k8s.io/" + c + ":" + v + "\n" }
 	run := func(existing string) (string, error) {

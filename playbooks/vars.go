@@ -13,6 +13,9 @@ const (
 	VarCluster = "kupgrade_cluster"
 	// VarKubeadmTimeout is how long a kubeadm (or package) command may run, handed to every step.
 	VarKubeadmTimeout = "kubeadm_timeout"
+	// VarDrainTimeout is how long the kubelet playbook's drain may wait on evictions (a
+	// budget that blocks) before the step fails: kubectl drain's --timeout.
+	VarDrainTimeout = "drain_timeout"
 
 	// VarFirstController tells the control-plane playbook to run `kubeadm upgrade apply` rather
 	// than `kubeadm upgrade node`.

@@ -17,7 +17,7 @@ func TestSharedVariables(t *testing.T) {
 	}{
 		{"control-plane", []string{VarToVersion, VarFirstController, VarKubeadmTimeout, VarKcfgBefore, VarBackupTags, VarBackupExisting}, []string{VarKcfgAfter}},
 		{"abort", []string{VarAbortRestore}, nil},
-		{"kubelet", []string{VarToVersion, VarKubeadmTimeout}, []string{VarKubeletVersion}},
+		{"kubelet", []string{VarToVersion, VarKubeadmTimeout, VarDrainTimeout}, []string{VarKubeletVersion}},
 		{"download-images", []string{VarToVersion, VarKubeadmTimeout}, nil},
 	}
 	for _, tc := range cases {

@@ -11,6 +11,7 @@ func (w *Workflow) vars(u state.Upgrade, extra map[string]any) map[string]any {
 		playbooks.VarFromVersion:    u.FromVersion,
 		playbooks.VarCluster:        u.Cluster,
 		playbooks.VarKubeadmTimeout: w.kubeadmTimeout().String(),
+		playbooks.VarDrainTimeout:   w.drainTimeout().String(),
 	}
 	for k, x := range extra {
 		v[k] = x

@@ -45,6 +45,8 @@ type Workflow struct {
 	LeaseTTL  time.Duration // default 30s
 	// KubeadmTimeout bounds one kubeadm command (default 15m).
 	KubeadmTimeout time.Duration
+	// DrainTimeout bounds one node's drain, a budget that blocks it included (default 5m).
+	DrainTimeout time.Duration
 	// FenceWait bounds how long a step's command waits on a host for the host's fence, busy
 	// with another kupgrade's command, before the step fails (default 2m; runner.Fence).
 	FenceWait time.Duration
@@ -222,6 +224,13 @@ func (w *Workflow) kubeadmTimeout() time.Duration {
 		return 15 * time.Minute
 	}
 	return w.KubeadmTimeout
+}
+
+func (w *Workflow) drainTimeout() time.Duration {
+	if w.DrainTimeout <= 0 {
+		return 5 * time.Minute
+	}
+	return w.DrainTimeout
 }
 
 func (w *Workflow) fenceWait() time.Duration {

@@ -201,7 +201,7 @@ type upgradeRunCmd struct {
 	Recorded    bool   `help:"With --dry-run: use the versions recorded in the database instead of reading the hosts."`
 	Until       string `predictor:"state" help:"Stop once the upgrade reaches this state."`
 	Retries     int    `help:"Retry a failed step this many times before giving up." default:"0"`
-	WorkerBatch int    `name:"worker-batch" help:"Upgrade the workers' kubelets this many at a time." default:"1"`
+	WorkerBatch int    `name:"worker-batch" aliases:"max-unavailable" help:"Upgrade (drain) the workers' kubelets this many at a time; controllers go one at a time." default:"1"`
 	Yes         bool   `short:"y" help:"Do not ask for confirmation on a terminal."`
 }
 

@@ -88,7 +88,7 @@ func (a *app) workflow(ctx context.Context) (*upgrade.Workflow, error) {
 	}
 	return &upgrade.Workflow{
 		Store: st, Runner: a.Runner(inv, 0), Inventory: inv, Cluster: a.cluster(),
-		LeaseTTL: a.g.LeaseTTL, KubeadmTimeout: a.g.KubeadmTimeout, FenceWait: a.g.FenceWait, Reporter: a.reporter(), Log: a.log,
+		LeaseTTL: a.g.LeaseTTL, KubeadmTimeout: a.g.KubeadmTimeout, DrainTimeout: a.g.DrainTimeout, FenceWait: a.g.FenceWait, Reporter: a.reporter(), Log: a.log,
 	}, nil
 }
 

@@ -1,0 +1,158 @@
+package playbooks
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// fakeApt is a folder of stand-ins for apt-get, apt-mark, apt-cache, dpkg and dpkg-query that
+// log each call (one line: the tool and its arguments) and answer from a few files: offered
+// (the versions apt-cache madison lists) and fail (apt-get install exits 100 with it on stderr).
+type fakeApt struct{ dir, log string }
+
+func newFakeApt(t *testing.T, offered string) fakeApt {
+	t.Helper()
+	dir := t.TempDir()
+	f := fakeApt{dir: dir, log: filepath.Join(dir, "calls")}
+	tools := map[string]string{
+		"apt-get":    `case "$1" in install) if [ -f "$D/fail" ]; then cat "$D/fail" >&2; exit 100; fi ;; esac`,
+		"apt-mark":   ``,
+		"dpkg":       ``,
+		"dpkg-query": `echo "kubeadm 1.31.1-1.1 hold ok installed"`,
+		"apt-cache":  `for v in $(cat "$D/offered"); do echo "   $2 | $v | file:/repo/core:/stable:/v1.31/deb Packages"; done`,
+	}
+	for name, body := range tools {
+		script := "#!/bin/sh\nD=" + dir + "\necho \"" + name + " $*\" >> \"$D/calls\"\n" + body + "\n"
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "offered"), []byte(offered), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// runPkgInstall runs the kubelet playbook's k8s_pkg_install for packages at version with the fake
+// apt first on PATH and /etc/apt moved to a scratch folder holding source; it returns the output,
+// the exit error, the calls and the source file afterwards.
+func runPkgInstall(t *testing.T, f fakeApt, source, packages, version string) (string, error, []string, string) {
+	t.Helper()
+	vars := map[string]any{"to_version": "v" + version, "group_names": []any{"workers"}, "inventory_hostname": "worker-0",
+		"groups": map[string]any{"controllers": []any{"controller-0"}}}
+	renderPlayVars(t, mustEmbedded(t, "kubelet").Plays[0].Vars, vars)
+	etc := t.TempDir()
+	list := filepath.Join(etc, "sources.list.d", "kubernetes.list")
+	if err := os.MkdirAll(filepath.Dir(list), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(list, []byte(source), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := strings.ReplaceAll(vars["k8s_pkg_install"].(string), "/etc/apt", etc)
+	cmd := exec.CommandContext(t.Context(), "sh", "-c", script)
+	cmd.Env = append(os.Environ(), "PATH="+f.dir+":"+os.Getenv("PATH"), "KUPGRADE_PACKAGES="+packages,
+		"KUPGRADE_VERSION="+version, "KUPGRADE_PKG_MGR=apt")
+	out, err := cmd.CombinedOutput()
+	calls, _ := os.ReadFile(f.log)
+	after, _ := os.ReadFile(list)
+	return string(out), err, strings.Split(strings.TrimSpace(string(calls)), "\n"), string(after)
+}
+
+func mustEmbedded(t *testing.T, name string) *Playbook {
+	t.Helper()
+	pb, err := Embedded(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pb
+}
+
+const k8sSource = "deb [signed-by=/etc/apt/keyrings/kubernetes-apt-keyring.gpg] file:/repo/core:/stable:/v1.30/deb/ /\n"
+
+// The default install moves the host's own source line to the version's minor (nothing else of
+// it), refreshes that source alone, then unhold, install the exact version, hold again.
+func TestPackageInstallRewritesTheMinorThenUnholdInstallHold(t *testing.T) {
+	f := newFakeApt(t, "1.31.2-1.1 1.31.1-1.1")
+	out, err, calls, source := runPkgInstall(t, f, k8sSource, "kubelet kubectl", "1.31.1")
+	if err != nil {
+		t.Fatalf("install: %v\n%s", err, out)
+	}
+	if want := strings.Replace(k8sSource, "v1.30", "v1.31", 1); source != want {
+		t.Errorf("source after the install:\n%s\nwant\n%s", source, want)
+	}
+	var order []string
+	for _, c := range calls {
+		switch {
+		case strings.HasPrefix(c, "apt-get update"):
+			if !strings.Contains(c, "Dir::Etc::sourceparts=-") {
+				t.Errorf("apt-get update refreshes more than the Kubernetes source: %s", c)
+			}
+			order = append(order, "update")
+		case c == "apt-mark unhold kubelet kubectl":
+			order = append(order, "unhold")
+		case strings.HasPrefix(c, "apt-get install") && strings.HasSuffix(c, "kubelet=1.31.1-* kubectl=1.31.1-*"):
+			order = append(order, "install")
+		case c == "apt-mark hold kubelet kubectl":
+			order = append(order, "hold")
+		}
+	}
+	if got := strings.Join(order, ","); got != "update,unhold,install,hold" {
+		t.Errorf("steps %s, want update,unhold,install,hold; calls:\n%s", got, strings.Join(calls, "\n"))
+	}
+}
+
+// A failed install keeps apt's message and status, and the packages are held again.
+func TestPackageInstallFailureHoldsAgain(t *testing.T) {
+	f := newFakeApt(t, "1.31.1-1.1")
+	msg := "E: Sub-process /usr/bin/dpkg returned an error code (1)"
+	if err := os.WriteFile(filepath.Join(f.dir, "fail"), []byte(msg+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err, calls, _ := runPkgInstall(t, f, k8sSource, "kubeadm", "1.31.1")
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 100 || !strings.Contains(out, msg) {
+		t.Fatalf("install = %v, want exit 100 with apt's message:\n%s", err, out)
+	}
+	if last := calls[len(calls)-1]; last != "apt-mark hold kubeadm" {
+		t.Errorf("last call %q after the failed install, want the hold again", last)
+	}
+}
+
+// A version no repository offers is refused before anything is unheld or installed, naming
+// the package, the version and the repository.
+func TestPackageInstallRefusesAVersionNotOffered(t *testing.T) {
+	f := newFakeApt(t, "1.31.1-1.1")
+	out, err, calls, _ := runPkgInstall(t, f, k8sSource, "kubeadm", "1.31.99")
+	if err == nil || !strings.Contains(out, "no repository offers kubeadm 1.31.99") ||
+		!strings.Contains(out, "file:/repo/core:/stable:/v1.31/deb/") {
+		t.Fatalf("install = %v, want a refusal naming the package and the repository:\n%s", err, out)
+	}
+	for _, c := range calls {
+		if strings.HasPrefix(c, "apt-mark") || strings.HasPrefix(c, "apt-get install") {
+			t.Errorf("%q ran before the refusal", c)
+		}
+	}
+}
+
+// A host with no source of the Kubernetes packages is told what to add or set.
+func TestPackageInstallWithoutASource(t *testing.T) {
+	f := newFakeApt(t, "")
+	out, err, _, _ := runPkgInstall(t, f, "deb file:/debian bookworm main\n", "kubeadm", "1.31.1")
+	if err == nil || !strings.Contains(out, "kupgrade_kubeadm_install") {
+		t.Fatalf("install = %v, want a refusal saying what to set:\n%s", err, out)
+	}
+}
+
+// Both playbooks that install packages carry the same default.
+func TestPackageInstallIsTheSameInBothPlaybooks(t *testing.T) {
+	a := mustEmbedded(t, "kubelet").Plays[0].Vars["k8s_pkg_install"]
+	b := mustEmbedded(t, "control-plane").Plays[0].Vars["k8s_pkg_install"]
+	if a == nil || a != b {
+		t.Errorf("k8s_pkg_install differs between kubelet.yml and control-plane.yml")
+	}
+}
