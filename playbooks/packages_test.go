@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kupgrade/kupgrade/jinja"
 )
 
 // fakeApt is a folder of stand-ins for apt-get, apt-mark, apt-cache, dpkg and dpkg-query that
@@ -154,5 +156,47 @@ func TestPackageInstallIsTheSameInBothPlaybooks(t *testing.T) {
 	b := mustEmbedded(t, "control-plane").Plays[0].Vars["k8s_pkg_install"]
 	if a == nil || a != b {
 		t.Errorf("k8s_pkg_install differs between kubelet.yml and control-plane.yml")
+	}
+}
+
+// A drain that a budget blocks fails naming every pod kubectl could not evict and the budgets
+// that allow no disruption; a drain that unmanaged pods refuse names them and the way out.
+func TestDrainFailureNamesPodsAndBudgets(t *testing.T) {
+	timeout := []any{
+		`evicting pod default/web-0`,
+		`error when evicting pods/"web-0" -n "default" (will retry after 5s): Cannot evict pod as it would violate the pod's disruption budget.`,
+		`There are pending pods in node "worker-0" when an error occurred: [error when evicting pods/"web-0" -n "default": global timeout reached: 8s, error when evicting pods/"web-1" -n "default": global timeout reached: 8s]`,
+		`error when evicting pods/"web-0" -n "default": global timeout reached: 8s`,
+		`error when evicting pods/"web-1" -n "default": global timeout reached: 8s`,
+	}
+	bare := []any{
+		`error: unable to drain node "worker-0" due to error: cannot delete Pods declare no controller (use --force to override): default/bare, continuing command...`,
+		`cannot delete Pods declare no controller (use --force to override): default/bare`,
+	}
+	tests := []struct {
+		name    string
+		stderr  []any
+		budgets []any
+		want    string
+	}{
+		{"budget", timeout, []any{"default/web-pdb (min available 2, max unavailable N/A)"},
+			`kubectl drain worker-0 failed: error when evicting pods/"web-0" -n "default": global timeout reached: 8s; ` +
+				`error when evicting pods/"web-1" -n "default": global timeout reached: 8s; ` +
+				`budgets allowing no disruption: default/web-pdb (min available 2, max unavailable N/A); the node stays cordoned`},
+		{"pods of no controller", bare, nil,
+			`kubectl drain worker-0 failed: cannot delete Pods declare no controller (use --force to override): default/bare; the node stays cordoned`},
+	}
+	for _, tt := range tests {
+		vars := map[string]any{"to_version": "v1.31.1", "group_names": []any{"workers"}, "inventory_hostname": "worker-0",
+			"groups": map[string]any{"controllers": []any{"controller-0"}}}
+		task := shippedTask(t, "kubelet", "Verify the node is drained", vars)
+		vars["drain"] = map[string]any{"rc": 1, "stderr_lines": tt.stderr}
+		if tt.budgets != nil {
+			vars["budgets"] = map[string]any{"stdout_lines": tt.budgets}
+		}
+		got, err := jinja.RenderString(task.Args["msg"].(string), vars)
+		if err != nil || !strings.HasPrefix(got, tt.want) {
+			t.Errorf("%s: message\n%q, %v\nwant it to start with\n%q", tt.name, got, err, tt.want)
+		}
 	}
 }
