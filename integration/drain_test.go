@@ -90,7 +90,7 @@ func TestDrainBlockedByBudget(t *testing.T) {
 }
 
 // TestPackageFailures: an install that dpkg fails half way is the control-plane step's failed
-// twin with dpkg's message, and the retry (which finishes the interrupted dpkg first)
+// twin with dpkg's message and the versions installed and held after it, and the retry (which finishes the interrupted dpkg first)
 // completes; a version the repository does not offer fails the step before kubeadm runs,
 // naming the package, the version and the repository.
 func TestPackageFailures(t *testing.T) {
@@ -102,8 +102,10 @@ func TestPackageFailures(t *testing.T) {
 	if st := u.k.show(t).State; st != "upgrading-first-master-failed" {
 		t.Errorf("state %s after dpkg failed, want upgrading-first-master-failed", st)
 	}
-	if !strings.Contains(out, "E: Sub-process /usr/bin/dpkg returned an error code (1)") {
-		t.Errorf("the failure does not carry dpkg's message:\n%s", out)
+	for _, s := range []string{"E: Sub-process /usr/bin/dpkg returned an error code (1)", "kupgrade: installed now: kubeadm 1.29.4-1.1 (held)"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("the failure does not say %q:\n%s", s, out)
+		}
 	}
 	u.k.wantExit(t, 0, "upgrade", "run")
 	requireVersions(t, u.lab, "v1.30.1")
