@@ -4,6 +4,8 @@ package integration_test
 
 import (
 	"context"
+	"os"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -42,11 +44,30 @@ func TestUpgradePackagesAndDrains(t *testing.T) {
 			t.Errorf("%s cordoned = %v (%v) after the upgrade, want %v", name, got, err, want)
 		}
 	}
-	for _, s := range []string{"Drain the node", "pod/web-", "evicted", "controller-1 was cordoned by someone else"} {
-		if !strings.Contains(out, s) {
-			t.Errorf("upgrade run's output lacks %q:\n%s", s, out)
+	runLog := readRunLog(t, out)
+	for _, s := range []string{"pod/web-2 evicted", "node/worker-0 drained", "controller-1 was cordoned by someone else"} {
+		if !strings.Contains(runLog, s) {
+			t.Errorf("the run log lacks %q:\n%s", s, runLog)
 		}
 	}
+	left, err := u.lab.Node("controller-0").Exec(ctx, "sh", "-c", "grep -l -x node=worker-0 /var/lib/kupgrade-lab/shared/pods/default/* | wc -l")
+	if err != nil || strings.TrimSpace(left) != "0" {
+		t.Errorf("%s pod(s) of web still on worker-0 after its drain (%v), want 0", strings.TrimSpace(left), err)
+	}
+}
+
+// readRunLog reads the run log kupgrade names in its output (every task with its output).
+func readRunLog(t *testing.T, out string) string {
+	t.Helper()
+	m := regexp.MustCompile(`kupgrade: run log: (\S+)`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("kupgrade names no run log:\n%s", out)
+	}
+	b, err := os.ReadFile(m[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 // TestDrainBlockedByBudget: a budget that no eviction can meet ends the worker's kubelet step
