@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"golang.org/x/crypto/ssh"
@@ -90,8 +91,9 @@ func (l *Lab) path(name string) string {
 
 // commandVars are the inventory's install and restart commands: on the simulated lab only the
 // kubelet's restart (its apt-get, apt-mark and dpkg are simulated, so the shipped playbooks'
-// default installs run there as on Debian), or on a real lab the real binaries' installer, the
-// systemctl shim, the version the lab can be upgraded to and the lab's download-images playbook.
+// default installs run there as on Debian), or on a real lab the package installer, the
+// systemctl shim, the version the lab can be upgraded to in one minor, every version it has in
+// order (kupgrade_lab_versions) and the lab's download-images playbook.
 func (l *Lab) commandVars() string {
 	var b strings.Builder
 	if l.real == nil {
@@ -102,6 +104,7 @@ func (l *Lab) commandVars() string {
 	fmt.Fprintf(&b, "    kupgrade_kubelet_install: %q\n", RealInstallCommand+" kubelet {{ to_version }}")
 	fmt.Fprintf(&b, "    kupgrade_kubelet_restart: %q\n", "systemctl daemon-reload && systemctl restart kubelet")
 	fmt.Fprintf(&b, "    kupgrade_lab_next_version: %q\n", l.real.build.To)
+	fmt.Fprintf(&b, "    kupgrade_lab_versions: [%s]\n", quotedList(l.real.build.Versions))
 	fmt.Fprintf(&b, "    kupgrade_playbooks:\n      download-images: %q\n", realImagesPlaybook)
 	return b.String()
 }
@@ -155,4 +158,13 @@ func (l *Lab) writeFiles() error {
 		}
 	}
 	return nil
+}
+
+// quotedList is a YAML flow sequence's items: each string double-quoted.
+func quotedList(items []string) string {
+	q := make([]string, len(items))
+	for i, s := range items {
+		q[i] = strconv.Quote(s)
+	}
+	return strings.Join(q, ", ")
 }

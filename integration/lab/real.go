@@ -15,28 +15,36 @@ import (
 	docker "github.com/ory/dockertest/v3/docker"
 )
 
-// RealOptions describe a real lab: a kubeadm cluster at RealFromVersion with external etcd.
+// RealOptions describe a real lab: a kubeadm cluster at the first of its versions with
+// external etcd, its Kubernetes packages installed from the lab's repositories and held.
 type RealOptions struct {
-	From, To    string        // versions: default RealFromVersion, RealToVersion
+	Versions    []string      // in order, at least two; default RealVersions
+	Pristine    bool          // install no next kubeadm (see UpReal)
 	Controllers int           // default 2
 	Workers     int           // default 1
 	Expire      time.Duration // test labs: swept by a later lab start after this (0: never)
 	Log         io.Writer     // progress lines; default io.Discard
 }
 
-// realLab is what a real lab adds to a lab: its build, etcd and the API server's port.
+// realLab is what a real lab adds to a lab: its build, etcd, the package server and the API
+// server's port.
 type realLab struct {
 	build   RealBuild
 	etcdIP  string
-	apiPort int // controller-0's 6443, published on 127.0.0.1
+	pkgsID  string // the package server's container
+	apiPort int    // controller-0's 6443, published on 127.0.0.1
 	token   string
 	certKey string
 }
 
-// UpReal builds the real lab if needed (EnsureReal), starts etcd and the nodes, runs kubeadm
-// init on controller-0, kubeadm join --control-plane on the other controllers and kubeadm join
-// on the workers, installs the next version's kubeadm everywhere (as the platform does before
-// an upgrade starts), and writes the lab's files into dir, admin.conf included.
+// UpReal builds the real lab if needed (EnsureReal), starts etcd, the package server and the
+// nodes, installs kubeadm, kubelet and kubectl of the first version from the lab's apt
+// repository of its minor and holds them, runs kubeadm init on controller-0, kubeadm join
+// --control-plane on the other controllers and kubeadm join on the workers, and writes the lab's
+// files into dir, admin.conf included. Unless opts.Pristine, it then installs the next version's
+// kubeadm everywhere (as a platform does before an upgrade starts), which points the nodes' apt
+// source at the next minor; a pristine lab leaves the packages and sources as kubeadm init
+// found them.
 func UpReal(ctx context.Context, opts RealOptions, dir string) (*Lab, error) {
 	if opts.Controllers == 0 {
 		opts.Controllers = 2
@@ -44,10 +52,10 @@ func UpReal(ctx context.Context, opts RealOptions, dir string) (*Lab, error) {
 	if opts.Log == nil {
 		opts.Log = io.Discard
 	}
-	if opts.From == "" {
-		opts.From, opts.To = RealFromVersion, RealToVersion
+	if len(opts.Versions) == 0 {
+		opts.Versions = RealVersions
 	}
-	b, err := EnsureReal(ctx, opts.From, opts.To, opts.Log)
+	b, err := EnsureReal(ctx, opts.Versions, opts.Log)
 	if err != nil {
 		return nil, err
 	}
@@ -60,8 +68,9 @@ func UpReal(ctx context.Context, opts RealOptions, dir string) (*Lab, error) {
 	if err := l.bringUp(ctx, func() error { return l.createReal(ctx, opts) }); err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(opts.Log, "lab: real lab %s up in %s (%d controllers, %d workers, %s, next %s)\n",
-		l.Name, time.Since(start).Round(100*time.Millisecond), opts.Controllers, opts.Workers, b.From, b.To)
+	fmt.Fprintf(opts.Log, "lab: real lab %s up in %s (%d controllers, %d workers, %s, then %s)\n",
+		l.Name, time.Since(start).Round(100*time.Millisecond), opts.Controllers, opts.Workers, b.From,
+		strings.Join(b.Versions[1:], ", "))
 	return l, nil
 }
 
@@ -71,6 +80,9 @@ func (l *Lab) createReal(ctx context.Context, opts RealOptions) error {
 		return err
 	}
 	if err := l.startEtcd(ctx, labels); err != nil {
+		return err
+	}
+	if err := l.startPackages(ctx, labels); err != nil {
 		return err
 	}
 	for i := range opts.Controllers {
@@ -86,9 +98,12 @@ func (l *Lab) createReal(ctx context.Context, opts RealOptions) error {
 	if err := l.eachNode(func(_ int, n *Node) error { return n.importImages(ctx) }); err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.Log, "lab: images of %s and %s imported into every node's containerd in %s\n",
-		l.real.build.From, l.real.build.To, time.Since(step).Round(100*time.Millisecond))
-	return l.kubeadmCluster(ctx, opts.Log)
+	fmt.Fprintf(opts.Log, "lab: images of %s imported into every node's containerd in %s\n",
+		strings.Join(l.real.build.Versions, ", "), time.Since(step).Round(100*time.Millisecond))
+	if err := l.installPackages(ctx, opts.Log); err != nil {
+		return err
+	}
+	return l.kubeadmCluster(ctx, opts)
 }
 
 // eachNode runs f on every node at once and returns the first error.
@@ -173,7 +188,7 @@ func (n *Node) startReal(ctx context.Context, i int, labels map[string]string) e
 		return err
 	}
 	flags := append(l.realNodeFlags(), "-p", fmt.Sprintf("127.0.0.1:%d:22", n.Port),
-		"-e", "LAB_ROLE="+n.Role, "-e", "LAB_VERSION="+l.real.build.From,
+		"-e", "LAB_ROLE="+n.Role, "-e", "LAB_VERSION="+l.real.build.From, "-e", "LAB_PACKAGES="+packagesHost,
 		"-e", fmt.Sprintf("LAB_POD_SUBNET=10.244.%d.0/24", i), "-e", "LAB_AUTHORIZED_KEY="+l.keys.authorized)
 	if i == 0 {
 		if l.real.apiPort, err = freePort(); err != nil {
@@ -195,14 +210,14 @@ func (n *Node) startReal(ctx context.Context, i int, labels map[string]string) e
 	return n.waitReady(ctx)
 }
 
-// importImages loads both versions' image archives into the node's containerd: the lab's
+// importImages loads every version's image archive into the node's containerd: the lab's
 // stand-in for a registry mirror that holds them. It waits for containerd first.
 func (n *Node) importImages(ctx context.Context) error {
 	if err := n.waitFor(ctx, time.Minute, "ctr", "version"); err != nil {
 		return fmt.Errorf("containerd on %s: %w", n.Name, err)
 	}
 	b := n.lab.real.build
-	for _, v := range []string{b.From, b.To} {
+	for _, v := range b.Versions {
 		archive := "/opt/kupgrade-real/images/images-" + v + ".tar"
 		if _, err := n.Exec(ctx, "ctr", "-n", "k8s.io", "images", "import", "--no-unpack", archive); err != nil {
 			return fmt.Errorf("import %s on %s: %w", archive, n.Name, err)
@@ -237,13 +252,14 @@ func (l *Lab) APIPort() int {
 	return l.real.apiPort
 }
 
-// Kubectl is the path of the next version's kubectl built for the real lab ("" in a simulated
-// lab); with Kubeconfig it talks to the lab's API server from this machine.
+// Kubectl is the path of a kubectl built for the real lab ("" in a simulated lab), the middle
+// version's, within one minor of every version the lab runs; with Kubeconfig it talks to the
+// lab's API server from this machine.
 func (l *Lab) Kubectl() string {
 	if l.real == nil {
 		return ""
 	}
-	return filepath.Join(l.real.build.BinDir, l.real.build.To, "kubectl")
+	return filepath.Join(l.real.build.BinDir, l.real.build.Versions[len(l.real.build.Versions)/2], "kubectl")
 }
 
 // Kubeconfig is the real lab's admin kubeconfig, pointed at 127.0.0.1.
@@ -272,8 +288,9 @@ func (l *Lab) KubectlRun(ctx context.Context, args ...string) (string, error) {
 	return string(out), nil
 }
 
-// RealInstallCommand installs a binary built for the real lab on a node
-// (kupgrade-real-install kubeadm|kubelet VERSION).
+// RealInstallCommand installs Kubernetes packages at a version on a real lab node from the lab's
+// apt repositories, as the community packages are installed (kupgrade-real-install
+// kubeadm|kubelet|kubectl... VERSION: the source's minor rewritten, unhold, install, hold).
 const RealInstallCommand = "/usr/local/sbin/kupgrade-real-install"
 
 // realImagesPlaybook replaces download-images in a real lab, which has no registry to pull

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"time"
@@ -22,23 +23,32 @@ import (
 //go:embed real
 var realRecipe embed.FS
 
-// Real lab versions: the pair whose every module the proxy serves and whose kubelet runs on
-// Debian's containerd 1.6 on this machine's cgroup v1 (docs/labs.md, "A real Kubernetes").
+// RealVersions are the real lab's Kubernetes versions, in order: it starts at the first, and
+// each is one minor past the one before. They are the newest triple whose every module the
+// proxy serves (v1.32.13 lacks k8s.io/endpointslice) and whose kubelet runs on Debian's
+// containerd 1.6 on this machine's cgroup v1 (docs/labs.md, "A real Kubernetes").
+var RealVersions = []string{RealFromVersion, RealToVersion, RealLastVersion}
+
+// The real lab's versions by role: where it starts, the next minor (the one-hop upgrade of the
+// tests) and the last.
 const (
 	RealFromVersion = "v1.30.14"
 	RealToVersion   = "v1.31.1"
+	RealLastVersion = "v1.32.2"
 )
 
 // RealNodeRepository is the repository of real lab node images; the tag is the recipe's hash.
 const RealNodeRepository = "kupgrade-lab-real"
 
 // RealBuild is what a real lab runs from: the node image and the cache folders mounted into
-// every node.
+// every node and into its package server.
 type RealBuild struct {
-	From, To  string
-	NodeImage string // kupgrade-lab-real:<hash>
-	BinDir    string // <cache>/bin-<hash of build.sh>/<version>/{kubeadm,kubelet,...}, tools/
-	ImageDir  string // <cache>/images-<hash>/images-<version>.tar
+	Versions  []string // in order; the lab starts at the first
+	From, To  string   // the first and the second version
+	NodeImage string   // kupgrade-lab-real:<hash>
+	BinDir    string   // <cache>/bin-<hash of build.sh>/<version>/{kubeadm,kubelet,...}, tools/
+	ImageDir  string   // <cache>/images-<hash>/images-<version>.tar
+	PkgDir    string   // <cache>/pkgs-<hash>/repo/core:/stable:/v1.Y/deb/ per minor, bin/serve
 }
 
 // RealCacheDir is where real lab builds are kept: $KUPGRADE_LAB_CACHE, else
@@ -54,21 +64,28 @@ func RealCacheDir() string {
 	return filepath.Join(home, "kupgrade-lab", "real")
 }
 
-// RealBuildOf names the build of from and to, each part keyed by the recipe files it comes
-// from, so that a change to the node's scripts rebuilds neither Kubernetes nor the archives:
-// binaries by build.sh, image archives by build.sh, images/ and pause/, the node image by
-// everything. Nothing depends on the simulated lab's image.
-func RealBuildOf(from, to string) RealBuild {
+// RealBuildOf names the build of versions (at least two, in order), each part keyed by the
+// recipe files it comes from, so that a change to the node's scripts rebuilds neither
+// Kubernetes nor the archives nor the packages: binaries by build.sh, image archives (one per
+// version) by build.sh, images/ and pause/, packages (one per version) by build.sh and pkgs/,
+// the node image by everything and the versions. Nothing depends on the simulated lab's image.
+func RealBuildOf(versions ...string) RealBuild {
 	src := hashOf(func(name string) bool { return name == "real/build.sh" })
 	imgs := hashOf(func(name string) bool {
 		return name == "real/build.sh" || strings.HasPrefix(name, "real/images/") || strings.HasPrefix(name, "real/pause/")
 	})
+	pkgs := hashOf(func(name string) bool { return name == "real/build.sh" || strings.HasPrefix(name, "real/pkgs/") })
 	all := hashOf(func(string) bool { return true })
 	cache := RealCacheDir()
-	return RealBuild{
-		From: from, To: to, NodeImage: RealNodeRepository + ":" + shortHash(all, from, to),
-		BinDir: filepath.Join(cache, "bin-"+src), ImageDir: filepath.Join(cache, "images-"+shortHash(imgs, from, to)),
+	b := RealBuild{
+		Versions: versions, NodeImage: RealNodeRepository + ":" + shortHash(append([]string{all}, versions...)...),
+		BinDir: filepath.Join(cache, "bin-"+src), ImageDir: filepath.Join(cache, "images-"+imgs),
+		PkgDir: filepath.Join(cache, "pkgs-"+pkgs),
 	}
+	if len(versions) > 1 {
+		b.From, b.To = versions[0], versions[1]
+	}
+	return b
 }
 
 func shortHash(parts ...string) string {
@@ -95,12 +112,17 @@ func hashOf(keep func(string) bool) string {
 	return hex.EncodeToString(h.Sum(nil))[:12]
 }
 
-// RealCached reports whether the real lab of from and to is built: both image archives and the
-// node image exist. Tests use it to decide whether to run without KUPGRADE_FULL.
-func RealCached(from, to string) bool {
-	b := RealBuildOf(from, to)
-	for _, v := range []string{from, to} {
-		if _, err := os.Stat(filepath.Join(b.ImageDir, "images-"+v+".tar")); err != nil {
+// RealCached reports whether the real lab of versions is built: every version's image archive
+// and packages, the package server and the node image exist. Tests use it to decide whether to
+// run without KUPGRADE_FULL.
+func RealCached(versions ...string) bool {
+	b := RealBuildOf(versions...)
+	need := []string{filepath.Join(b.PkgDir, "bin", "serve")}
+	for _, v := range versions {
+		need = append(need, filepath.Join(b.ImageDir, "images-"+v+".tar"), b.packageFile("kubectl", v))
+	}
+	for _, f := range need {
+		if _, err := os.Stat(f); err != nil {
 			return false
 		}
 	}
@@ -112,12 +134,31 @@ func RealCached(from, to string) bool {
 	return err == nil && ok
 }
 
-// EnsureReal builds what the real lab of from and to needs, unless it is built: cold, this
-// compiles two Kubernetes releases (tens of minutes on two cores); warm, seconds. Output goes
-// to <cache>/build.log; log gets the start, the steps and the end.
-func EnsureReal(ctx context.Context, from, to string, log io.Writer) (RealBuild, error) {
-	b := RealBuildOf(from, to)
-	if RealCached(from, to) {
+// packageFile is where the package of what at version lies in its minor's repository.
+func (b RealBuild) packageFile(what, version string) string {
+	minor := version[:strings.LastIndex(version, ".")]
+	return filepath.Join(b.PkgDir, "repo", "core:", "stable:", minor, "deb",
+		fmt.Sprintf("%s_%s-1.1_%s.deb", what, strings.TrimPrefix(version, "v"), debArch()))
+}
+
+// debArch is this machine's architecture as Debian names it (dpkg --print-architecture), which
+// the packages' file names carry.
+func debArch() string {
+	if a, ok := map[string]string{"386": "i386", "arm": "armhf", "ppc64le": "ppc64el"}[runtime.GOARCH]; ok {
+		return a
+	}
+	return runtime.GOARCH
+}
+
+// EnsureReal builds what the real lab of versions needs, unless it is built: cold, this
+// compiles a Kubernetes release per version (tens of minutes each on two cores); warm,
+// seconds. Output goes to <cache>/build.log; log gets the start, the steps and the end.
+func EnsureReal(ctx context.Context, versions []string, log io.Writer) (RealBuild, error) {
+	if len(versions) < 2 {
+		return RealBuild{}, fmt.Errorf("build real lab: %d versions (%v), want at least two in order", len(versions), versions)
+	}
+	b := RealBuildOf(versions...)
+	if RealCached(versions...) {
 		return b, nil
 	}
 	if err := os.MkdirAll(b.ImageDir, 0o755); err != nil {
@@ -128,7 +169,7 @@ func EnsureReal(ctx context.Context, from, to string, log io.Writer) (RealBuild,
 		return b, err
 	}
 	defer unlock()
-	if RealCached(from, to) {
+	if RealCached(versions...) {
 		return b, nil
 	}
 	return b, buildReal(ctx, b, log)
@@ -154,9 +195,11 @@ func buildReal(ctx context.Context, b RealBuild, log io.Writer) error {
 		return fmt.Errorf("create build log: %w", err)
 	}
 	defer logFile.Close()
-	fmt.Fprintf(log, "lab: building the real lab %s -> %s (%s; cold: tens of minutes; log: %s)\n", b.From, b.To, b.NodeImage, logPath)
-	cmd := groupCommand(ctx, "bash", filepath.Join(work, "build-all.sh"), work, b.BinDir, b.ImageDir,
-		b.From, b.To, b.NodeImage, mirror, filepath.Join(os.TempDir(), "kupgrade-lab-debs"))
+	fmt.Fprintf(log, "lab: building the real lab %s (%s; cold: tens of minutes; log: %s)\n",
+		strings.Join(b.Versions, " -> "), b.NodeImage, logPath)
+	args := append([]string{filepath.Join(work, "build-all.sh"), work, b.BinDir, b.ImageDir, b.PkgDir,
+		b.NodeImage, mirror, filepath.Join(os.TempDir(), "kupgrade-lab-debs")}, b.Versions...)
+	cmd := groupCommand(ctx, "bash", args...)
 	cmd.Stdout, cmd.Stderr = io.MultiWriter(logFile, log), logFile
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("build real lab (see %s): %w", logPath, err)

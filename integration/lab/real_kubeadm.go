@@ -67,9 +67,10 @@ conntrack:
 // lab showed it. Go's dialer tries the next address when one refuses.
 const apiEndpoint = "kube-api"
 
-// kubeadmCluster runs kubeadm init, the joins, installs the next kubeadm, copies admin.conf
-// out and waits until every node is Ready.
-func (l *Lab) kubeadmCluster(ctx context.Context, log io.Writer) error {
+// kubeadmCluster runs kubeadm init, the joins, installs the next kubeadm unless opts.Pristine,
+// copies admin.conf out and waits until every node is Ready.
+func (l *Lab) kubeadmCluster(ctx context.Context, opts RealOptions) error {
+	log := opts.Log
 	c0 := l.nodes[0]
 	var cfg bytes.Buffer
 	err := kubeadmConfig.Execute(&cfg, map[string]string{
@@ -97,11 +98,13 @@ func (l *Lab) kubeadmCluster(ctx context.Context, log io.Writer) error {
 			return err
 		}
 	}
-	if err := l.eachNode(func(_ int, n *Node) error {
-		_, err := n.Exec(ctx, "/usr/local/sbin/kupgrade-real-install", "kubeadm", l.real.build.To)
-		return err
-	}); err != nil {
-		return fmt.Errorf("install kubeadm %s: %w", l.real.build.To, err)
+	if !opts.Pristine {
+		if err := l.eachNode(func(_ int, n *Node) error {
+			_, err := n.Exec(ctx, RealInstallCommand, "kubeadm", l.real.build.To)
+			return err
+		}); err != nil {
+			return fmt.Errorf("install kubeadm %s: %w", l.real.build.To, err)
+		}
 	}
 	if err := l.writeKubeconfig(ctx); err != nil {
 		return err

@@ -21,7 +21,7 @@ func TestRealInventory(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := &Lab{Name: "kupgrade-lab-real-test", Dir: dir, keys: keys,
-		real:  &realLab{build: RealBuildOf(RealFromVersion, RealToVersion)},
+		real:  &realLab{build: RealBuildOf(RealVersions...)},
 		nodes: []*Node{{Name: "controller-0", Role: "controller", Port: 2201, HostKey: keys.signer.PublicKey()}}}
 	if err := l.writeFiles(); err != nil {
 		t.Fatal(err)
@@ -36,6 +36,9 @@ func TestRealInventory(t *testing.T) {
 	}
 	if got := h.Vars["kupgrade_lab_next_version"]; got != RealToVersion {
 		t.Errorf("kupgrade_lab_next_version = %v, want %s", got, RealToVersion)
+	}
+	if got, _ := h.Vars["kupgrade_lab_versions"].([]any); len(got) != len(RealVersions) || got[0] != RealFromVersion || got[len(got)-1] != RealLastVersion {
+		t.Errorf("kupgrade_lab_versions = %v, want %v", got, RealVersions)
 	}
 	if got, _ := h.Vars["kupgrade_kubelet_install"].(string); !strings.HasPrefix(got, RealInstallCommand+" kubelet ") {
 		t.Errorf("kupgrade_kubelet_install = %q, want the real installer", got)
@@ -53,16 +56,23 @@ func TestRealInventory(t *testing.T) {
 	}
 }
 
-// The recipe's parts are keyed separately: the binaries by build.sh alone, so that changing
-// the node's scripts rebuilds neither Kubernetes nor the image archives.
+// The recipe's parts are keyed separately: the binaries by build.sh alone, the image archives
+// and packages (one file per version) by their recipes, so that changing the node's scripts or
+// the versions rebuilds neither Kubernetes nor the archives and packages of a version built.
 func TestRealBuildKeys(t *testing.T) {
-	a := RealBuildOf(RealFromVersion, RealToVersion)
+	a := RealBuildOf(RealVersions...)
 	b := RealBuildOf(RealFromVersion, "v1.31.0")
-	if a.BinDir != b.BinDir {
-		t.Errorf("binaries keyed by the version pair: %s vs %s", a.BinDir, b.BinDir)
+	if a.BinDir != b.BinDir || a.ImageDir != b.ImageDir || a.PkgDir != b.PkgDir {
+		t.Errorf("binaries, archives or packages keyed by the versions: %+v vs %+v", a, b)
 	}
-	if a.ImageDir == b.ImageDir || a.NodeImage == b.NodeImage {
-		t.Errorf("images of two version pairs share a key: %s, %s", a.ImageDir, a.NodeImage)
+	if a.NodeImage == b.NodeImage {
+		t.Errorf("node images of two version lists share a key: %s", a.NodeImage)
+	}
+	if a.From != RealFromVersion || a.To != RealToVersion {
+		t.Errorf("RealBuildOf(%v): from %s, next %s", RealVersions, a.From, a.To)
+	}
+	if got := a.packageFile("kubectl", "v1.32.2"); !strings.HasSuffix(got, "/repo/core:/stable:/v1.32/deb/kubectl_1.32.2-1.1_"+debArch()+".deb") {
+		t.Errorf("kubectl v1.32.2's package is looked for at %s", got)
 	}
 	if !strings.HasPrefix(a.NodeImage, RealNodeRepository+":") {
 		t.Errorf("node image %s not in %s", a.NodeImage, RealNodeRepository)

@@ -3,8 +3,9 @@
 //	kupgrade-lab image                                   build the lab image (once per recipe)
 //	kupgrade-lab image --real [--check]                  build (or check) the real lab
 //	kupgrade-lab up [--controllers 2] [--workers 1] [--from-version v1.29.4] [--dir lab]
-//	kupgrade-lab up --real [--controllers 2] [--workers 1] [--dir lab]
-//	                                                     a real kubeadm cluster built from source
+//	kupgrade-lab up --real [--pristine] [--controllers 2] [--workers 1] [--dir lab]
+//	                                                     a real kubeadm cluster built from source,
+//	                                                     installed from the lab's Debian packages
 //	kupgrade-lab down [--dir lab]
 //	kupgrade-lab fault NODE (--after PHASE | --in PHASE) (--exit N | --hang | --drop) [--once]
 //	kupgrade-lab fault NODE --clear
@@ -45,7 +46,8 @@ func main() {
 	kctx := kong.Parse(&c, kong.Name("kupgrade-lab"),
 		kong.Description("Labs for kupgrade: OpenSSH nodes with a simulated kubeadm."),
 		kong.Vars{"version": lab.DefaultVersion, "phases": strings.Join(lab.Phases, ", "),
-			"realfrom": lab.RealFromVersion, "realto": lab.RealToVersion})
+			"realfrom": lab.RealFromVersion, "realto": lab.RealToVersion,
+			"realversions": strings.Join(lab.RealVersions, ", ")})
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	kctx.BindTo(ctx, (*context.Context)(nil))
@@ -60,20 +62,20 @@ func main() {
 }
 
 type imageCmd struct {
-	Real  bool `help:"Build the real lab (${realfrom} and ${realto} from source, their images, the node image) unless it is built; print the node image."`
+	Real  bool `help:"Build the real lab (${realversions} from source, their images and Debian packages, the node image) unless it is built; print the node image."`
 	Check bool `help:"With --real: build nothing; exit 0 if the real lab is built, else 1."`
 }
 
 func (i imageCmd) Run(ctx context.Context) error {
 	if i.Real && i.Check {
-		if !lab.RealCached(lab.RealFromVersion, lab.RealToVersion) {
-			return &lab.ExitError{Status: 1, Stderr: fmt.Sprintf("the real lab %s -> %s is not built (kupgrade-lab image --real builds it)", lab.RealFromVersion, lab.RealToVersion)}
+		if !lab.RealCached(lab.RealVersions...) {
+			return &lab.ExitError{Status: 1, Stderr: fmt.Sprintf("the real lab %s is not built (kupgrade-lab image --real builds it)", strings.Join(lab.RealVersions, " -> "))}
 		}
-		fmt.Println(lab.RealBuildOf(lab.RealFromVersion, lab.RealToVersion).NodeImage)
+		fmt.Println(lab.RealBuildOf(lab.RealVersions...).NodeImage)
 		return nil
 	}
 	if i.Real {
-		b, err := lab.EnsureReal(ctx, lab.RealFromVersion, lab.RealToVersion, os.Stderr)
+		b, err := lab.EnsureReal(ctx, lab.RealVersions, os.Stderr)
 		if err != nil {
 			return err
 		}
@@ -92,7 +94,8 @@ type upCmd struct {
 	Controllers int    `help:"Number of controllers." default:"2"`
 	Workers     int    `help:"Number of workers." default:"1"`
 	FromVersion string `help:"Kubernetes version the nodes start at (simulated lab)." default:"${version}"`
-	Real        bool   `help:"A real Kubernetes (kubeadm, kubelet, containerd, external etcd) built from source at ${realfrom}, upgradable to ${realto}; the first build takes tens of minutes."`
+	Real        bool   `help:"A real Kubernetes (kubeadm, kubelet, containerd, external etcd) built from source at ${realfrom}, upgradable to ${realversions}, installed from Debian packages; the first build takes tens of minutes."`
+	Pristine    bool   `help:"With --real: leave the packages as kubeadm init had them (no next kubeadm installed; the apt source at ${realfrom}'s minor)."`
 }
 
 func (u upCmd) Run(ctx context.Context, c *cli) error {
@@ -100,7 +103,7 @@ func (u upCmd) Run(ctx context.Context, c *cli) error {
 		return fmt.Errorf("a lab already lives in %s: run kupgrade-lab down --dir %s first", c.Dir, c.Dir)
 	}
 	if u.Real {
-		l, err := lab.UpReal(ctx, lab.RealOptions{Controllers: u.Controllers, Workers: u.Workers, Log: os.Stderr}, c.Dir)
+		l, err := lab.UpReal(ctx, lab.RealOptions{Controllers: u.Controllers, Workers: u.Workers, Pristine: u.Pristine, Log: os.Stderr}, c.Dir)
 		if err != nil {
 			return err
 		}
@@ -123,9 +126,10 @@ func printTryReal(l *lab.Lab, dir string) {
 Try:
   %s --kubeconfig %s get nodes -o wide
   kupgrade -i %s upgrade start %s && kupgrade -i %s upgrade run
+  kupgrade-lab exec controller-0 --dir %s -- sh -c 'apt-mark showhold; cat /etc/apt/sources.list.d/kubernetes.list'
   kupgrade-lab fault controller-1 --after kubelet-config --exit 1 --once --dir %s
   kupgrade-lab down --dir %s
-`, l.Name, lab.RealFromVersion, dir, l.Kubectl(), l.Kubeconfig(), l.Inventory(), lab.RealToVersion, l.Inventory(), dir, dir)
+`, l.Name, lab.RealFromVersion, dir, l.Kubectl(), l.Kubeconfig(), l.Inventory(), lab.RealToVersion, l.Inventory(), dir, dir, dir)
 }
 
 func printTry(l *lab.Lab, dir string) {

@@ -1,18 +1,21 @@
 #!/bin/bash
-# build-all.sh RECIPE BIN OUT FROM TO NODETAG MIRROR DEBS: everything a real lab needs.
+# build-all.sh RECIPE BIN OUT PKGS NODETAG MIRROR DEBS VERSION...: everything a real lab needs.
 #   RECIPE   this folder (extracted by the lab package)
 #   BIN      binaries cache, one folder per version (kept across recipe changes of the images)
 #   OUT      the image archives' folder: images-<version>.tar
-#   FROM TO  the Kubernetes versions the lab starts at and upgrades to
+#   PKGS     the Debian packages: PKGS/repo/core:/stable:/v1.Y/deb/ per minor, PKGS/bin/serve
 #   NODETAG  the node image to build
 #   MIRROR   the Debian archive; DEBS the debootstrap package cache
+#   VERSION  the Kubernetes versions of the lab, in order (it starts at the first)
 # Every step is skipped when its result exists, so a warm run is seconds.
 set -euo pipefail
-recipe=$1 bin=$2 out=$3 from=$4 to=$5 nodetag=$6 mirror=$7 debs=$8
+recipe=$1 bin=$2 out=$3 pkgs=$4 nodetag=$5 mirror=$6 debs=$7
+shift 7
+versions=("$@")
 hash=$(basename "$out")
 step() { printf '%s build-all: %s\n' "$(date -u +%T)" "$*"; }
 
-for v in "$from" "$to"; do
+for v in "${versions[@]}"; do
     if [ ! -x "$bin/$v/kube-proxy" ]; then
         step "Kubernetes $v from source"
         nice -n 10 "$recipe/build.sh" "$bin/$v.tmp" "$v" && rm -rf "$bin/$v" && mv "$bin/$v.tmp" "$bin/$v"
@@ -38,9 +41,22 @@ if ! docker image inspect "$base" >/dev/null 2>&1; then
     rm -rf "$root"
 fi
 
-for v in "$from" "$to"; do
+for v in "${versions[@]}"; do
     [ -s "$out/images-$v.tar" ] || "$recipe/images/build.sh" "$recipe/images" "$bin/$v" "$bin/tools" "$base" "$v" "$out/images-$v.tar" "$hash"
 done
+
+# The packages: one repository per minor, served to the nodes by PKGS/bin/serve.
+for v in "${versions[@]}"; do
+    index=$pkgs/repo/core:/stable:/${v%.*}/deb/Packages
+    if ! grep -qs "^Filename: ./kubectl_${v#v}-1.1_" "$index"; then
+        step "packages of $v (dpkg-deb)"
+        "$recipe/pkgs/build.sh" "$bin/$v" "$pkgs/repo" "$v"
+    fi
+done
+if [ ! -x "$pkgs/bin/serve" ]; then
+    mkdir -p "$pkgs/bin"
+    (cd "$recipe/pkgs" && CGO_ENABLED=0 GO111MODULE=off nice -n 10 go build -trimpath -ldflags '-s -w' -o "$pkgs/bin/serve" serve.go)
+fi
 
 if ! docker image inspect "$nodetag" >/dev/null 2>&1; then
     step "node image $nodetag"
