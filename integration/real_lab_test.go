@@ -23,7 +23,7 @@ func TestRealLab(t *testing.T) {
 	from, last := lab.RealFromVersion, lab.RealLastVersion
 	requireInventoryVersions(t, l)
 	for _, n := range l.Nodes() {
-		requirePackages(t, n, from, "kubeadm", "kubelet", "kubectl")
+		requireRealPackages(t, n, from, "kubeadm", "kubelet", "kubectl")
 	}
 	if blocking, err := l.BlockingBudgets(ctx); err != nil || len(blocking) > 0 {
 		t.Errorf("a real lab that comes up has budgets blocking a drain: %v (%v)", blocking, err)
@@ -33,8 +33,8 @@ func TestRealLab(t *testing.T) {
 	if out, err := w.Exec(ctx, lab.RealInstallCommand, "kubeadm", last); err != nil {
 		t.Fatalf("install kubeadm %s the packages' way on worker-0: %v\n%s", last, err, out)
 	}
-	requirePackages(t, w, last, "kubeadm")
-	requirePackages(t, w, from, "kubelet", "kubectl")
+	requireRealPackages(t, w, last, "kubeadm")
+	requireRealPackages(t, w, from, "kubelet", "kubectl")
 	requests, err := l.PackageRequests(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -66,9 +66,9 @@ func requireInventoryVersions(t *testing.T, l *lab.Lab) {
 	}
 }
 
-// requirePackages: on n, each package is installed at version from the lab's repository, held,
+// requireRealPackages: on n, each package is installed at version from the lab's repository, held,
 // and the apt source names version's minor when it is kubeadm's.
-func requirePackages(t *testing.T, n *lab.Node, version string, pkgs ...string) {
+func requireRealPackages(t *testing.T, n *lab.Node, version string, pkgs ...string) {
 	t.Helper()
 	ctx := t.Context()
 	deb := strings.TrimPrefix(version, "v") + "-1.1"
@@ -119,7 +119,7 @@ func requireBudgetDrain(t *testing.T, l *lab.Lab) {
 	if _, err := l.KubectlRun(ctx, "uncordon", "worker-0"); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.SetBudget(ctx, "protected", n); err != nil {
+	if err := l.SetRealBudget(ctx, "protected", n); err != nil {
 		t.Fatal(err)
 	}
 	if blocking, err := l.BlockingBudgets(ctx); err != nil || !slices.Contains(blocking, "default/protected") {

@@ -56,9 +56,9 @@ func (l *Lab) DeployProtected(ctx context.Context, name string, minAvailable int
 	return l.waitBudgetCounted(ctx, name, replicas)
 }
 
-// SetBudget changes the budget of the protected workload name to minAvailable (to fix a budget
+// SetRealBudget changes the budget of the protected workload name to minAvailable (to fix a budget
 // that blocks, or to make one block).
-func (l *Lab) SetBudget(ctx context.Context, name string, minAvailable int) error {
+func (l *Lab) SetRealBudget(ctx context.Context, name string, minAvailable int) error {
 	patch := fmt.Sprintf(`{"spec":{"minAvailable":%d}}`, minAvailable)
 	if _, err := l.KubectlRun(ctx, "patch", "pdb", name, "--type=merge", "-p", patch); err != nil {
 		return fmt.Errorf("set the budget of %s: %w", name, err)
