@@ -2,6 +2,7 @@ package playbooks
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -19,6 +20,23 @@ func (d *decoder) moduleArgs(t *Task, mod, argsPair *pair, label string) error {
 	}
 	args := map[string]any{}
 	nodes := map[string]*yaml.Node{}
+	if err := d.decodeArgs(t, m, mod, label, args, nodes); err != nil {
+		return err
+	}
+	if argsPair != nil {
+		if err := d.mergeArgsKeyword(argsPair, label, args, nodes); err != nil {
+			return err
+		}
+	}
+	if err := d.validateArgs(t, m, mod, label, args, nodes); err != nil {
+		return err
+	}
+	t.Args = args
+	return nil
+}
+
+// decodeArgs reads the value of the module's key into args, remembering each argument's node.
+func (d *decoder) decodeArgs(t *Task, m *module, mod *pair, label string, args map[string]any, nodes map[string]*yaml.Node) error {
 	v, err := d.deref(mod.v)
 	if err != nil {
 		return err
@@ -43,44 +61,44 @@ func (d *decoder) moduleArgs(t *Task, mod, argsPair *pair, label string) error {
 		if t.Module == "set_fact" {
 			yaml11Bools(v, 0)
 		}
-		if err := d.argMap(v, mod.key+" of "+label, args, nodes); err != nil {
-			return err
+		return d.argMap(v, mod.key+" of "+label, args, nodes)
+	}
+	return nil
+}
+
+// mergeArgsKeyword adds the task's `args:` under the module's own arguments.
+func (d *decoder) mergeArgsKeyword(argsPair *pair, label string, args map[string]any, nodes map[string]*yaml.Node) error {
+	extra, extraNodes := map[string]any{}, map[string]*yaml.Node{}
+	if err := d.argMap(argsPair.v, "args of "+label, extra, extraNodes); err != nil {
+		return err
+	}
+	for k, v := range extra {
+		if _, ok := args[k]; !ok {
+			args[k], nodes[k] = v, extraNodes[k]
 		}
 	}
-	if argsPair != nil {
-		extra, extraNodes := map[string]any{}, map[string]*yaml.Node{}
-		if err := d.argMap(argsPair.v, "args of "+label, extra, extraNodes); err != nil {
-			return err
+	return nil
+}
+
+// validateArgs checks the arguments against the module's table and each argument's templates,
+// naming the node of the first one that fails.
+func (d *decoder) validateArgs(t *Task, m *module, mod *pair, label string, args map[string]any, nodes map[string]*yaml.Node) error {
+	nodeOf := func(key string) *yaml.Node {
+		if at := nodes[key]; at != nil {
+			return at
 		}
-		for k, v := range extra {
-			if _, ok := args[k]; !ok {
-				args[k], nodes[k] = v, extraNodes[k]
-			}
-		}
+		return mod.k
 	}
 	if key, msg := m.checkArgs(t.Module, args); t.ModuleSource == "" && msg != "" {
-		at := nodes[key]
-		if at == nil {
-			at = mod.k
-		}
-		return d.errAt(at, "%s in %s", msg, label)
+		return d.errAt(nodeOf(key), "%s in %s", msg, label)
 	}
 	if m.freeForm {
 		if s, ok := args["_raw_params"].(string); ok && strings.TrimSpace(s) == "" {
 			return d.errAt(mod.v, "%s in %s has an empty command", t.Module, label)
 		}
 	}
-	for _, k := range slices.Sorted(func(yield func(string) bool) {
-		for k := range args {
-			if !yield(k) {
-				return
-			}
-		}
-	}) {
-		at := nodes[k]
-		if at == nil {
-			at = mod.k
-		}
+	for _, k := range slices.Sorted(maps.Keys(args)) {
+		at := nodeOf(k)
 		if err := d.checkArgTemplates(at, args[k], fmt.Sprintf("%s %q of %s", t.Module, k, label)); err != nil {
 			return err
 		}
@@ -90,7 +108,6 @@ func (d *decoder) moduleArgs(t *Task, mod, argsPair *pair, label string) error {
 			}
 		}
 	}
-	t.Args = args
 	return nil
 }
 
