@@ -27,10 +27,18 @@ func configMissing(c classCase, f *Finding) bool {
 	}
 	f.Class = FindingConfigMissing
 	f.Summary = fmt.Sprintf("%s is missing (%s): the kubelet's configuration was lost.", configPath, c.cp.text)
-	if b, ok := newestConfigBackup(c.after); ok {
-		f.Next = fmt.Sprintf("restore it from the newest backup before retrying, as root on the host: cp -p %s/config.yaml %s", b, configPath)
-	} else {
-		f.Next = "no kubeadm-kubelet-config* backup holds a config.yaml: regenerate it with `kubeadm upgrade node phase kubelet-config` before retrying"
+	regenerate := "regenerate it with `kubeadm upgrade node phase kubelet-config` before retrying"
+	b, older := newConfigBackup(c.before, c.after), ""
+	if b == "" {
+		older, _ = newestConfigBackup(c.after)
+	}
+	switch {
+	case b != "":
+		f.Next = fmt.Sprintf("restore the copy kubeadm kept during this step before retrying, as root on the host: cp -p %s/config.yaml %s", b, configPath)
+	case older != "":
+		f.Next = fmt.Sprintf("no backup made during this step holds a config.yaml; the folders on the host (newest %s) are from earlier runs and may hold another version's configuration: %s", older, regenerate)
+	default:
+		f.Next = "no kubeadm-kubelet-config* backup holds a config.yaml: " + regenerate
 	}
 	return true
 }

@@ -69,6 +69,8 @@ func TestClassify(t *testing.T) {
 		{"missing, backup holds it", before, snap("", allNew, withEmptyKubeletBackup, withKubeletBackup), FindingConfigMissing,
 			"/var/lib/kubelet/config.yaml is missing", "cp -p /etc/kubernetes/tmp/kubeadm-kubelet-config7/config.yaml /var/lib/kubelet/config.yaml"},
 		{"missing, no backup", before, snap("", allNew), FindingConfigMissing, "is missing", "kubeadm upgrade node phase kubelet-config"},
+		{"missing, only an earlier run's backup", snap(sha1, allOld, withKubeletBackup), snap("", allNew, withKubeletBackup), FindingConfigMissing,
+			"is missing", "from earlier runs and may hold another version's configuration: regenerate it"},
 		{"rolled back", before, snap(sha1, allOld, withBackup, withUpgraded), FindingRolledBack, "made the backup /etc/kubernetes/tmp/kubeadm-backup-manifests-2024", "journalctl"},
 		{"moved elsewhere", before, snap(sha1, [3]string{"v1.31.0", oldTag, oldTag}), FindingUnknown, "tags other than v1.30.2", "look at"},
 		{"no before snapshot", Snapshot{}, snap(sha2, allNew, withKubeletBackup), FindingUnknown, "No snapshot from before", "redo is safe"},
