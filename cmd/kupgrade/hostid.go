@@ -7,6 +7,7 @@ import (
 
 	"github.com/kupgrade/kupgrade/internal/typo"
 	"github.com/kupgrade/kupgrade/state"
+	"github.com/kupgrade/kupgrade/upgrade"
 )
 
 // errStartForce refuses `upgrade start --force`: the flag used to allow version jumps, while
@@ -29,7 +30,7 @@ func (a *app) hostArg(ctx context.Context, arg string) (string, error) {
 	if err != nil {
 		if invErr == nil {
 			if near := typo.Closest(arg, inventoryHosts(a.g.Inventory)); near != "" {
-				return "", fmt.Errorf("host %q is not in the inventory (did you mean %s?): %w", arg, near, state.ErrBadInput)
+				return "", upgrade.UnknownHost(arg, inv)
 			}
 		}
 		return arg, nil

@@ -65,7 +65,7 @@ func TestHostDidYouMean(t *testing.T) {
 	}
 	a := newApp(&Globals{Inventory: []string{inv}, LogLevel: "info"}, strings.NewReader(""), io.Discard, io.Discard)
 	_, err := a.hostArg(t.Context(), "controler-1")
-	if !errors.Is(err, state.ErrBadInput) || !strings.Contains(err.Error(), "did you mean controller-1?") {
+	if !errors.Is(err, state.ErrBadInput) || !strings.Contains(err.Error(), `did you mean "controller-1"?`) {
 		t.Errorf("hostArg(controler-1) = %v", err)
 	}
 	if h, err := a.hostArg(t.Context(), "controller-1"); h != "controller-1" || err != nil {
