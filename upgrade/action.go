@@ -3,6 +3,7 @@ package upgrade
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/kupgrade/kupgrade/state"
@@ -33,6 +34,19 @@ type view struct {
 	hosts []state.Host
 	lease *state.Lease
 	now   time.Time
+}
+
+// done is the view after step succeeded on the action's hosts: the step's done state, and set
+// applied to a copy of each of those hosts with the running hop's target.
+func (in view) done(step state.Step, act Action, set func(h *state.Host, target string)) view {
+	in.u.State = step.Done
+	in.hosts = slices.Clone(in.hosts)
+	for i := range in.hosts {
+		if h := &in.hosts[i]; slices.Contains(act.Hosts, h.Hostname) {
+			set(h, in.u.Target())
+		}
+	}
+	return in
 }
 
 // verdict is what an executor's pre-checks decided: each check in order, and what the step then

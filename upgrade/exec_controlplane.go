@@ -3,7 +3,6 @@ package upgrade
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/kupgrade/kupgrade/inventory"
 	"github.com/kupgrade/kupgrade/kubeadm"
@@ -92,14 +91,9 @@ func (controlPlaneExec) verify(ctx context.Context, w *Workflow, h *inventory.Ho
 }
 
 func (controlPlaneExec) after(step state.Step, act Action, in view) view {
-	in.u.State = step.Done
-	in.hosts = slices.Clone(in.hosts)
-	for i := range in.hosts {
-		if h := &in.hosts[i]; slices.Contains(act.Hosts, h.Hostname) {
-			h.TargetVersion, h.ControlPlaneVersion, h.Status = in.u.Target(), in.u.Target(), state.HostIdle
-		}
-	}
-	return in
+	return in.done(step, act, func(h *state.Host, target string) {
+		h.TargetVersion, h.ControlPlaneVersion, h.Status = target, target, state.HostIdle
+	})
 }
 
 func statuses(hosts []state.Host) map[string]state.HostStatus {

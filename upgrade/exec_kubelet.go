@@ -3,7 +3,6 @@ package upgrade
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/kupgrade/kupgrade/inventory"
 	"github.com/kupgrade/kupgrade/kubeadm"
@@ -119,12 +118,7 @@ func (kubeletExec) verify(ctx context.Context, w *Workflow, h *inventory.Host, t
 }
 
 func (kubeletExec) after(step state.Step, act Action, in view) view {
-	in.u.State = step.Done
-	in.hosts = slices.Clone(in.hosts)
-	for i := range in.hosts {
-		if h := &in.hosts[i]; slices.Contains(act.Hosts, h.Hostname) {
-			h.TargetVersion, h.KubeletVersion, h.Status = in.u.Target(), in.u.Target(), state.UpgradedKubelet
-		}
-	}
-	return in
+	return in.done(step, act, func(h *state.Host, target string) {
+		h.TargetVersion, h.KubeletVersion, h.Status = target, target, state.UpgradedKubelet
+	})
 }
