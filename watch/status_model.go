@@ -69,7 +69,9 @@ type ClusterStatus struct {
 	LastFailure    string    `json:"last_failure,omitempty"`
 	Finding        string    `json:"finding,omitempty"` // the probe's classified finding
 	Next           string    `json:"next,omitempty"`
-	Error          string    `json:"error,omitempty"` // why its rows cannot be read, and the fix
+	Error          string    `json:"error,omitempty"`    // why its rows cannot be read, and the fix
+	Timeline       *Timeline `json:"timeline,omitempty"` // its steps and hosts (the first maxTimelines rows)
+	TimelineError  string    `json:"timeline_error,omitempty"`
 }
 
 // Status reads the status of every cluster now.
@@ -110,6 +112,11 @@ func (w *Watcher) Status(ctx context.Context) (Status, error) {
 	}
 	st.Clusters, st.More = w.clusterRows(ups, ops, unreadable(listErr, bad), st.Now, next)
 	w.addFailures(ctx, st.Clusters, next)
+	uuids := make(map[string]string, len(ups))
+	for _, u := range ups {
+		uuids[u.Cluster] = u.UUID
+	}
+	w.addTimelines(ctx, st.Clusters, uuids, st.Now)
 	return st, nil
 }
 
