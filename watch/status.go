@@ -68,7 +68,14 @@ var statusPage = template.Must(template.New("status").Parse(`<!doctype html>
 <style>body{font-family:sans-serif;margin:1.5em}table{border-collapse:collapse;margin-bottom:1.5em}
 td,th{border:1px solid #ccc;padding:.25em .6em;text-align:left;vertical-align:top}
 .failed{color:#b00}.inflight{color:#a60}.mark{background:#b00;color:#fff;font-weight:bold;padding:0 .4em;border-radius:3px;white-space:nowrap}
-code{background:#f4f4f4;padding:0 .3em}#updated{color:#777}</style>
+code{background:#f4f4f4;padding:0 .3em}#updated{color:#777}
+.timeline{margin-bottom:1.2em;max-width:70em}.timeline h3{font-size:1em;margin:.6em 0 .3em}
+.tl-row{display:flex;align-items:center;gap:.6em;font-size:.9em;line-height:1.5}
+.tl-label{flex:0 0 22em;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+.tl-track{flex:1 1 auto;position:relative;height:1em;background:#f2f2f2}
+.tl-bar{position:absolute;top:0;bottom:0;border-radius:2px}.tl-bar.done{background:#3a3}
+.tl-bar.failed{background:#c22}.tl-bar.running{background:#e90}
+.tl-time{flex:0 0 30em}.tl-row.failed .tl-time{color:#b00}</style>
 </head><body>
 <h1>kupgrade watch</h1>
 <p id="summary"></p>
@@ -80,6 +87,8 @@ code{background:#f4f4f4;padding:0 .3em}#updated{color:#777}</style>
 <h2 id="clusters-title">Clusters</h2>
 <table id="clusters"><thead><tr><th>cluster</th><th>state</th><th>in state for</th><th>to version</th><th>host in flight</th><th>lease</th><th>last failure</th><th>next</th></tr></thead><tbody></tbody></table>
 <p id="more"></p>
+<h2>Timelines</h2>
+<div id="timelines"></div>
 <h2>Audit actions</h2>
 <table id="actions"><thead><tr><th>time</th><th>cluster</th><th>host</th><th>from</th><th>to</th><th>outcome</th><th>why</th></tr></thead><tbody></tbody></table>
 <h2>Last events</h2>

@@ -98,6 +98,47 @@ function renderFleets(fleets) {
   });
 }
 
+function el(tag, cls, text) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+// timeline draws one cluster's steps as bars on a shared time axis: where each started, how
+// long it took (or has run), and the reason of a failure beside its bar.
+function timeline(c) {
+  const t = c.timeline, box = el("div", "timeline");
+  box.dataset.cluster = c.cluster;
+  box.append(el("h3", "", c.cluster + ": " + c.state + ", started " + utc(t.start) + ", " + age(t.seconds) +
+    (t.partial ? " (older steps not read)" : "")));
+  const span = Math.max(t.seconds, 1);
+  for (const b of t.bars) {
+    const row = el("div", "tl-row " + b.outcome);
+    Object.assign(row.dataset, { step: b.step, host: b.host || "", outcome: b.outcome });
+    row.append(el("span", "tl-label", (b.hop ? "hop " + b.hop + " " : "") + b.step + (b.host ? " " + b.host : "")));
+    const track = el("div", "tl-track"), bar = el("div", "tl-bar " + b.outcome);
+    bar.style.left = (100 * b.offset_seconds / span) + "%";
+    bar.style.width = Math.max(100 * b.seconds / span, 0.5) + "%";
+    bar.title = utc(b.start) + ", " + age(b.seconds);
+    track.append(bar);
+    const what = b.outcome === "running" ? "running for " + age(b.seconds) : age(b.seconds) + (b.outcome === "failed" ? ", FAILED" : "");
+    row.append(track, el("span", "tl-time", what + (b.reason ? ": " + b.reason : "")));
+    box.append(row);
+  }
+  if (!t.bars.length) box.append(el("p", "tl-none", "No step recorded yet."));
+  return box;
+}
+
+function renderTimelines(clusters) {
+  const boxes = [];
+  for (const c of clusters) {
+    if (c.timeline) boxes.push(timeline(c));
+    else if (c.timeline_error) boxes.push(el("p", "failed", c.cluster + ": " + c.timeline_error));
+  }
+  document.getElementById("timelines").replaceChildren(...boxes);
+}
+
 function render(s) {
   renderFleets(s.fleets || []);
   const last = s.last_pass;
@@ -110,6 +151,7 @@ function render(s) {
   document.getElementById("clusters-title").textContent = "Clusters (" + s.total + ")";
   document.getElementById("more").textContent = s.more ? "and " + s.more + " more clusters." : "";
   fill("clusters", s.clusters || [], clusterRow);
+  renderTimelines(s.clusters || []);
   fill("actions", s.audit_actions || [], (tr, a) => {
     [utc(a.time), a.cluster, a.host, a.from_state, a.to_state, a.outcome, a.msg].forEach(v => cell(tr, v));
   });

@@ -71,7 +71,7 @@ func LastFailure(evs []state.Event) (Failure, bool) {
 			}
 			continue
 		}
-		f := Failure{At: e.CreatedAt, Host: e.Hostname, Reason: e.Reason, Finding: findingText(ev)}
+		f := Failure{At: e.CreatedAt, Host: e.Hostname, Reason: clean(e.Reason), Finding: findingText(ev)}
 		if f.Finding == "" {
 			f.Finding = probed[e.Hostname]
 		}

@@ -88,6 +88,9 @@ func (w *Watcher) Status(ctx context.Context) (Status, error) {
 	if err != nil {
 		return Status{}, fmt.Errorf("read events: %w", err)
 	}
+	for i := range evs {
+		evs[i].Reason = clean(evs[i].Reason) // a host's output: no terminal escapes on the page
+	}
 	s := w.snapshot()
 	st := Status{Now: w.Store.Now(), Holding: s.Holding, Total: len(ups), Actions: s.Recent, Events: evs}
 	if s.LastErr != nil {
