@@ -2,11 +2,10 @@ package watch
 
 import (
 	"context"
-	"regexp"
 	"slices"
-	"strings"
 	"time"
 
+	"github.com/kupgrade/kupgrade/internal/termsafe"
 	"github.com/kupgrade/kupgrade/state"
 )
 
@@ -144,23 +143,9 @@ func (b *timelineBuilder) finish(now time.Time) Timeline {
 
 func seconds(d time.Duration) int64 { return max(int64(d.Round(time.Second)/time.Second), 0) }
 
-// escapes matches terminal escape sequences (CSI, OSC) in text a host wrote.
-var escapes = regexp.MustCompile(`\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)?|.)`)
-
-// clean removes terminal escapes and control characters from host-provided text; the page
-// escapes what is left by setting it as text, never as markup.
-func clean(s string) string {
-	s = escapes.ReplaceAllString(s, "")
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r == '\n' || r == '\t':
-			return ' '
-		case r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0:
-			return -1
-		}
-		return r
-	}, s)
-}
+// clean shows the control characters of host-provided text (terminal escapes) as escapes; the
+// page sets what is left as text, never as markup.
+func clean(s string) string { return termsafe.Text(s) }
 
 // addTimelines reads the events of the first maxTimelines rows that have an upgrade and
 // computes their timelines.

@@ -18,7 +18,7 @@ import (
 
 // The timelines of a completed and a failed upgrade, as headless Chromium renders the status
 // page: a bar per step and per kubelet, green, red where it failed with the reason beside it
-// (its markup shown as text, its terminal escapes gone). Screenshots go to KUPGRADE_ARTIFACTS
+// (its markup and its terminal escapes shown as text). Screenshots go to KUPGRADE_ARTIFACTS
 // (docs/img holds the ones of the operator's guide), else to a temporary folder.
 func TestTimelineInChromium(t *testing.T) {
 	browser := chromiumPath(t)
@@ -70,7 +70,7 @@ func TestTimelineInChromium(t *testing.T) {
 			t.Errorf("the bars of %s in the page:\n got %q\nwant %q", cluster, got, bars)
 		}
 	}
-	for _, w := range []string{"6m, FAILED: kubeadm upgrade apply exited 1: &lt;img src=x onerror=document.title='owned'&gt;static pods not ready",
+	for _, w := range []string{"6m, FAILED: kubeadm upgrade apply exited 1: \\u001b[31m&lt;img src=x onerror=document.title='owned'&gt;static pods not ready\\u001b[0m",
 		"done: upgrade-complete, started "} {
 		if !strings.Contains(dom, w) {
 			t.Errorf("the page lacks %q:\n%s", w, dom)

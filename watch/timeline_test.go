@@ -30,7 +30,7 @@ func history(t0 time.Time, uuid string, in ...ev) []state.Event {
 	return out
 }
 
-// A failed step shows where it failed (host, reason with its terminal escapes removed), its
+// A failed step shows where it failed (host, reason with its terminal escapes shown escaped), its
 // retry runs with the time elapsed so far, and a kubelet per host shows done or failed.
 func TestTimelineFromEvents(t *testing.T) {
 	t0 := time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC)
@@ -51,7 +51,7 @@ func TestTimelineFromEvents(t *testing.T) {
 		{Step: "upgrading-networking", Start: t0, Offset: 0, Seconds: 120, Outcome: watch.BarDone},
 		{Step: "upgrading-first-master", Host: "controller-0", Start: t0.Add(3 * m), Offset: 180, Seconds: 420, Outcome: watch.BarDone},
 		{Step: "upgrading-second-master", Host: "controller-1", Start: t0.Add(11 * m), Offset: 660, Seconds: 240, Outcome: watch.BarFailed,
-			Reason: "kubeadm upgrade node exited 1: <b>timed out</b>"},
+			Reason: `kubeadm upgrade node exited 1: \u001b[31m<b>timed out</b>\u001b[0m`},
 		{Step: "upgrading-second-master", Host: "controller-1", Start: t0.Add(20 * m), Offset: 1200, Seconds: 210, Outcome: watch.BarRunning},
 	}
 	if !slices.Equal(tl.Bars, want) {
