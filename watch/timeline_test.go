@@ -98,3 +98,19 @@ func TestTimelineKubeletsAndHops(t *testing.T) {
 		t.Errorf("bars:\n got %+v\nwant %+v", g, want)
 	}
 }
+
+// A step entered again with no end recorded (a hand edit of the state, which writes no event):
+// the first run ends failed where the second starts, saying so, and the second runs on.
+func TestTimelineStepStartedAgainWithoutEnd(t *testing.T) {
+	t0 := time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC)
+	evs := history(t0, "u1",
+		ev{at: 0, from: state.UpgradeStarted, to: state.UpgradingNetworking},
+		ev{at: 5 * time.Minute, from: state.UpgradedNetworking, to: state.UpgradingNetworking},
+	)
+	tl := watch.BuildTimeline(evs, "u1", t0.Add(6*time.Minute))
+	if len(tl.Bars) != 2 || tl.Bars[0].Outcome != watch.BarFailed || tl.Bars[0].Seconds != 300 ||
+		tl.Bars[0].Reason != "no end recorded: the step was started again" ||
+		tl.Bars[1].Outcome != watch.BarRunning || tl.Bars[1].Seconds != 60 {
+		t.Errorf("bars: %+v", tl.Bars)
+	}
+}
