@@ -155,9 +155,13 @@ all:
   vars:
     ansible_become_password: !vault |
       $ANSIBLE_VAULT;1.1;AES256
-      6231
+      31373834386361353661343163353662366237323466333463353161336262383463613165653261
+      6263323964396363643331616232353562623033633830650a373834633134343463653466656235
+      35633261363737626561383364356135653863346435313030653462653061396530386537626536
+      6634383536313566610a316530313937636130616565626435366638356365373231633963363234
+      6666
   hosts: {h1: }
-`}, `inventory.yml:4:30: ansible-vault encrypted values are not supported; decrypt the value or set it with -e at run time`},
+`}, `inventory.yml:4:30: decrypt !vault value: no vault password was given; give the password with --vault-password-file FILE, --vault-id [label@]FILE, --ask-vault-pass or ANSIBLE_VAULT_PASSWORD_FILE`},
 		{"inventory plugin", map[string]string{"inventory.yml": "plugin: aws_ec2\n"},
 			`inventory.yml:1:1: inventory plugins are not supported; write a static YAML inventory (ansible-inventory -y --list prints one)`},
 	}

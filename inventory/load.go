@@ -1,7 +1,6 @@
 package inventory
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -176,9 +175,8 @@ func readVarsFile(path string) (map[string]varDef, error) {
 		return nil, &Error{File: path, Msg: fmt.Sprintf("read variables: %v", unwrapPath(err)), Err: err}
 	}
 	p := newParser(path)
-	if bytes.HasPrefix(data, []byte("$ANSIBLE_VAULT")) {
-		return nil, &Error{File: path, Line: 1, Column: 1, Msg: "ansible-vault encrypted files are not supported",
-			Fix: "decrypt it with ansible-vault decrypt"}
+	if data, err = unvault(path, data); err != nil {
+		return nil, err
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {

@@ -77,9 +77,8 @@ func scalarKey(file string, k *yaml.Node, what string) (string, error) {
 // decodeValue turns a variable's YAML into plain Go values: maps keyed by strings (so that JSON
 // can encode them), slices, strings, numbers, booleans and nil.
 func decodeValue(file string, n *yaml.Node) (any, error) {
-	if hasVaultTag(n, 0) {
-		return nil, at(file, n).errorf("decrypt the value or set it with -e at run time",
-			"ansible-vault encrypted values are not supported")
+	if err := unvaultValue(file, n); err != nil {
+		return nil, err
 	}
 	var v any
 	if err := n.Decode(&v); err != nil {
@@ -88,21 +87,6 @@ func decodeValue(file string, n *yaml.Node) (any, error) {
 	v = normalize(v)
 	jinja.OrderYAML(n, v)
 	return v, nil
-}
-
-func hasVaultTag(n *yaml.Node, depth int) bool {
-	if n == nil || depth > 100 {
-		return false
-	}
-	if n.Tag == "!vault" {
-		return true
-	}
-	for _, c := range n.Content {
-		if hasVaultTag(c, depth+1) {
-			return true
-		}
-	}
-	return false
 }
 
 func normalize(v any) any {

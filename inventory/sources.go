@@ -65,6 +65,9 @@ func (p *parser) readFile(path string, explicit bool) error {
 	if p.source, err = filepath.Abs(path); err != nil {
 		return &Error{File: path, Msg: fmt.Sprintf("resolve path: %v", err), Err: err}
 	}
+	if data, err = unvault(path, data); err != nil {
+		return err
+	}
 	if err := refuseFormat(path, data); err != nil {
 		return err
 	}
@@ -97,10 +100,6 @@ func (p *parser) readFile(path string, explicit bool) error {
 
 // refuseFormat refuses what kupgrade cannot read, naming it, instead of a misleading parse error.
 func refuseFormat(path string, data []byte) error {
-	if bytes.HasPrefix(data, []byte("$ANSIBLE_VAULT")) {
-		return &Error{File: path, Line: 1, Column: 1, Msg: "ansible-vault encrypted files are not supported",
-			Fix: "decrypt it with ansible-vault decrypt"}
-	}
 	if fi, err := os.Stat(path); err == nil && fi.Mode()&0o111 != 0 && bytes.HasPrefix(data, []byte("#!")) {
 		return &Error{File: path, Line: 1, Column: 1, Msg: "dynamic inventory scripts are not supported",
 			Fix: "save its output as a static inventory: ansible-inventory -i SCRIPT -y --list > inventory.yml"}

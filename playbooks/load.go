@@ -84,6 +84,9 @@ func parseYAML(file string, data []byte) (root *yaml.Node, err error) {
 			root, err = nil, &Error{File: file, Msg: fmt.Sprintf("invalid YAML: %v", r)}
 		}
 	}()
+	if data, err = unvault(file, data); err != nil {
+		return nil, err
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
@@ -108,6 +111,9 @@ func parseYAML(file string, data []byte) (root *yaml.Node, err error) {
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
 		return nil, &Error{File: file, Msg: "the playbook is empty"}
+	}
+	if err := unvaultValues(file, doc.Content[0]); err != nil {
+		return nil, err
 	}
 	return doc.Content[0], nil
 }

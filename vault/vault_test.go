@@ -16,6 +16,8 @@ import (
 //	ansible-vault encrypt --vault-password-file pw.txt vars11.yml
 //	ansible-vault encrypt --vault-id prod@pw.txt vars12.yml
 //	ansible-vault encrypt_string --vault-password-file pw.txt hunter2 --name api_token > string.yml
+//
+// inventory11.yml is "all:\n  hosts:\n    h1:\n      ansible_host: 10.0.0.7\n", encrypted as vars11.yml.
 const plain = "db_password: s3cret\nport: 5432\n"
 
 func fixture(t *testing.T, name string) []byte {

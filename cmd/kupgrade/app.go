@@ -33,6 +33,7 @@ type Globals struct {
 	KubeadmTimeout    time.Duration `name:"kubeadm-timeout" default:"15m" help:"Time one kubeadm command may take before it is stopped and the step failed."`
 	DrainTimeout      time.Duration `name:"drain-timeout" default:"5m" help:"Time the drain of one node may wait on evictions (a PodDisruptionBudget that blocks) before the kubelet step fails, naming the pods and budgets."`
 	NotifyURL         string        `name:"notify-url" env:"KUPGRADE_NOTIFY_URL" help:"POST a JSON document to this webhook when an upgrade fails, is stuck (watch) or completes: cluster, state, host, finding, next command; retried, never blocking the run."`
+	Vault             `embed:""`
 	FenceWait         time.Duration `name:"fence-wait" env:"KUPGRADE_FENCE_WAIT" default:"2m" help:"Time a step's command waits on a host for another kupgrade's command to end before the step fails."`
 }
 

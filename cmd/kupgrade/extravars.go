@@ -9,6 +9,7 @@ import (
 
 	"github.com/kupgrade/kupgrade/internal/shellword"
 	"github.com/kupgrade/kupgrade/state"
+	"github.com/kupgrade/kupgrade/vault"
 	"gopkg.in/yaml.v3"
 )
 
@@ -41,6 +42,9 @@ func extraVarsFile(path string) (map[string]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("-e @%s: %v: %w", path, pathError(err), state.ErrBadInput)
 	}
+	if data, err = vault.Open(data); err != nil {
+		return nil, fmt.Errorf("-e @%s: %v; %s: %w", path, err, vault.Fix(err), state.ErrBadInput)
+	}
 	return extraVarsMap("@"+path, data)
 }
 
@@ -56,6 +60,9 @@ func extraVarsMap(what string, data []byte) (map[string]any, error) {
 	var vals map[string]any
 	var n yaml.Node
 	err := yaml.Unmarshal(data, &n)
+	if err == nil {
+		err = vault.DecryptNodes(&n)
+	}
 	if err == nil && n.Kind != 0 {
 		err = n.Decode(&vals)
 	}

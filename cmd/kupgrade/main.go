@@ -34,7 +34,10 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer a.close()
 	a.given = flagsGiven(kctx)
 	kctx.BindTo(ctx, (*context.Context)(nil))
-	err := a.explicitInventory(kctx.Command())
+	err := a.useVault()
+	if err == nil {
+		err = a.explicitInventory(kctx.Command())
+	}
 	if err == nil {
 		err = a.openNotifier()
 	}
