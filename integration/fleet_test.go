@@ -4,6 +4,7 @@ package integration_test
 
 import (
 	"bytes"
+	"context"
 	"database/sql"
 	"fmt"
 	"os"
@@ -224,5 +225,29 @@ func TestFleetStatusPageInBrowser(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("the failed cluster's row lacks %q:\n%s", want, got)
 		}
+	}
+	timelinesOfTheFleet(t, ctx)
+}
+
+// timelinesOfTheFleet checks the timelines the runs' own events draw: the failed cluster's ends
+// with its second master's step, red, on a controller; a completed one has every step done and
+// one kubelet bar per host.
+func timelinesOfTheFleet(t *testing.T, ctx context.Context) {
+	t.Helper()
+	count := func(sel string) int {
+		n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('`+sel+`').length`))
+		if err != nil {
+			t.Fatalf("count %s: %v", sel, err)
+		}
+		return n
+	}
+	failed := `.timeline[data-cluster="c0002"] .tl-row[data-step="upgrading-second-master"][data-outcome="failed"][data-host^="controller"]`
+	if count(failed) != 1 || count(`.timeline[data-cluster="c0002"] .tl-row[data-outcome="failed"]`) != 1 {
+		t.Errorf("the failed cluster's timeline does not show one failed second-master bar:\n%s", text(t, ctx, `.timeline[data-cluster="c0002"]`))
+	}
+	done := `.timeline[data-cluster="c0000"]`
+	if count(done+` .tl-row[data-outcome="done"][data-step="upgrading-first-master"]`) != 1 ||
+		count(done+` .tl-row[data-step="kubelet"][data-outcome="done"]`) != 3 || count(done+` .tl-row:not([data-outcome="done"])`) != 0 {
+		t.Errorf("the completed cluster's timeline:\n%s", text(t, ctx, done))
 	}
 }
