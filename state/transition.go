@@ -94,11 +94,12 @@ func Complete(cluster string, actor Actor, from State, opts ...ChangeOption) Cha
 		c.noLeaseOpt())
 }
 
-// MarkKubelet records host, whose kubelet already runs target, as upgraded-kubelet without
-// running anything (moving the cluster into upgrading-kubelets if it is not there yet); no live
-// lease may be held.
-func MarkKubelet(cluster string, actor Actor, from State, host string, cur HostStatus, target string, opts ...ChangeOption) Change {
-	c := build(cluster, actor, from, UpgradingKubelets, append(opts[:len(opts):len(opts)], OnHost(host, cur, UpgradedKubelet), WithTarget(target)))
+// MarkKubelet records host, whose kubelet already runs target (the version of hop hop), as
+// upgraded-kubelet without running anything (moving the cluster into upgrading-kubelets if it is
+// not there yet); no live lease may be held. The hop is compared as the state is: a runner that
+// read an older hop, whose target that was, is refused (state/model/hops.pml, -DNOMARKHOP).
+func MarkKubelet(cluster string, actor Actor, from State, host string, cur HostStatus, target string, hop int, opts ...ChangeOption) Change {
+	c := build(cluster, actor, from, UpgradingKubelets, append(opts[:len(opts):len(opts)], OnHost(host, cur, UpgradedKubelet), WithTarget(target), AtHop(hop)))
 	c.leaseNotLive = true
 	st, _ := StepNamed(StepKubelets)
 	return c.check("mark kubelet",

@@ -88,7 +88,7 @@ func (kubeletExec) skip(ctx context.Context, w *Workflow, in view, hs []*invento
 			run = append(run, h)
 			continue
 		}
-		after, err := w.Store.Apply(ctx, state.MarkKubelet(w.Cluster, state.ActorRunner, u.State, h.Name, statuses(in.hosts)[h.Name], u.Target(),
+		after, err := w.Store.Apply(ctx, state.MarkKubelet(w.Cluster, state.ActorRunner, u.State, h.Name, statuses(in.hosts)[h.Name], u.Target(), u.Hop,
 			state.Because(fmt.Sprintf("kubelet on %s already reports %s: nothing to run", h.Name, u.Target()))))
 		if err != nil {
 			return nil, err

@@ -16,5 +16,13 @@
 // only because the model cannot reach the case. lease.pml's header says what is abstracted (time,
 // SQL, SSH, the number of processes, what a kill is) and why that is sound.
 //
+// hops.pml models an upgrade across several minors on top of that protocol (docs/states.md
+// "Several minors: hops"): two runners walk two hops with views that may be stale, next-hop and
+// each step's start compare the hop, and kills, expiring leases, the audit and a forced fail come
+// at any moment. It checks that every hop change is h -> h+1 (H1), that a stale runner's step of
+// an older hop is refused at its start or its mark (H2), that commands on the host never go back
+// a hop (H3), and that the run completes only at the last hop with the host at its version (H4);
+// its broken variants (-DNONEXTHOP, -DNOSTARTHOP, -DNOMARKHOP, -DNOLAST, -DNOSTAMP) must fail.
+//
 // The test needs spin and gcc (`make deps` installs them); KUPGRADE_NO_SPIN=1 skips it.
 package model

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"cmp"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,8 +11,9 @@ import (
 	"testing"
 )
 
-// check is one Spin verification run of lease.pml.
+// check is one Spin verification run of lease.pml or hops.pml.
 type check struct {
+	model  string // the .pml file: "" is lease.pml
 	define string // a -D flag for spin selecting a variant, "" for the real model
 	live   bool   // L1 with acceptance cycles under weak fairness, else the safety assertions
 }
@@ -55,11 +57,12 @@ func verify(t *testing.T, c check) report {
 	t.Helper()
 	needSpin(t)
 	dir := t.TempDir()
-	src, err := os.ReadFile("lease.pml")
+	model := cmp.Or(c.model, "lease.pml")
+	src, err := os.ReadFile(model)
 	if err != nil {
 		t.Fatalf("read model: %v", err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "lease.pml"), src, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, model), src, 0o644); err != nil {
 		t.Fatalf("copy model: %v", err)
 	}
 	var defs []string // the same for generating and for replaying, so both follow the variant
@@ -79,7 +82,7 @@ func verify(t *testing.T, c check) report {
 		gccArgs = []string{opt, "-DNFAIR=4", "-o", "pan", "pan.c"}
 		panArgs = []string{"-a", "-f"}
 	}
-	mustRun(t, dir, "spin", append(defs, "-a", "lease.pml")...)
+	mustRun(t, dir, "spin", append(defs, "-a", model)...)
 	mustRun(t, dir, "gcc", gccArgs...)
 	// pan's exit status says nothing reliable about errors: its report does.
 	out, _ := output(t, dir, "./pan", panArgs...)
@@ -94,7 +97,7 @@ func verify(t *testing.T, c check) report {
 		t.Fatalf("the search was cut short (raise -m):\n%s", out)
 	}
 	if r.errors > 0 {
-		trail, _ := output(t, dir, "spin", append(defs, "-t", "-p", "-g", "lease.pml")...)
+		trail, _ := output(t, dir, "spin", append(defs, "-t", "-p", "-g", model)...)
 		r.out += "\ncounterexample (spin -t -p -g):\n" + trail
 	}
 	return r

@@ -83,7 +83,7 @@ func testInFlight(t *testing.T, b Backend) {
 	walk(t, s, "c-kubelets-done", state.UpgradingKubelets)
 	for _, h := range twoControllers {
 		if _, err := s.Apply(ctx, state.MarkKubelet("c-kubelets-done", state.ActorRunner, state.UpgradingKubelets,
-			h.Hostname, state.HostIdle, "v1.30.2")); err != nil {
+			h.Hostname, state.HostIdle, "v1.30.2", 0)); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -288,5 +289,26 @@ func testNextHop(t *testing.T, s state.Store, cluster string, from state.State) 
 	}
 	if u := mustUpgrade(t, s, cluster); u.Hop != 1 || u.State != from {
 		t.Errorf("a refused next-hop wrote: %+v", u)
+	}
+	testStaleMark(t, s, cluster, from)
+}
+
+// testStaleMark: a runner that read the first hop marks a kubelet already at that hop's version,
+// after the upgrade moved to the second hop and back to from: a conflict that writes nothing (the
+// host would be recorded upgraded at a version it left behind); the same mark at the second hop
+// is written.
+func testStaleMark(t *testing.T, s state.Store, cluster string, from state.State) {
+	ctx := t.Context()
+	name := twoControllers[len(twoControllers)-1].Hostname
+	before := mustHost(t, s, cluster, name)
+	_, err := s.Apply(ctx, state.MarkKubelet(cluster, state.ActorRunner, from, name, before.Status, hopsTo[0], 0))
+	if !errors.Is(err, state.ErrConflict) || !strings.Contains(err.Error(), "hop") {
+		t.Fatalf("mark %s at the first hop while the upgrade is at the second: %v, want a conflict naming the hop", name, err)
+	}
+	if h := mustHost(t, s, cluster, name); h.Status != before.Status || h.TargetVersion != before.TargetVersion {
+		t.Errorf("a refused mark wrote %s: %+v, was %+v", name, h, before)
+	}
+	if _, err := s.Apply(ctx, state.MarkKubelet(cluster, state.ActorRunner, from, name, before.Status, hopsTo[1], 1)); err != nil {
+		t.Errorf("mark %s at the second hop: %v", name, err)
 	}
 }
