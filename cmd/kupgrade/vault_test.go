@@ -1,10 +1,14 @@
 package main
 
 import (
+	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/creack/pty"
 )
 
 // vaultPlay reads a vaulted vars file and a `!vault` value, both written by ansible-vault with
@@ -105,5 +109,50 @@ func TestExtraVarsFileMayBeVaulted(t *testing.T) {
 	code, out, errOut = run(t, "-i", inv, "play", play, "-e", vars)
 	if code != exitBadInput || !strings.Contains(errOut, "vars11.yml: decrypt vaulted data: no vault password was given") {
 		t.Errorf("no password for -e @FILE: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// --ask-vault-pass and --vault-id LABEL@prompt ask on the terminal, without echoing the password.
+func TestAskVaultPassOnTheTerminal(t *testing.T) {
+	dir := writeVaultPlay(t)
+	inv, play := filepath.Join(dir, "hosts.ini"), filepath.Join(dir, "play.yml")
+	for _, flag := range []string{"--ask-vault-pass", "--vault-id=prod@prompt"} {
+		ptmx, tty, err := pty.Open()
+		if err != nil {
+			t.Skipf("no pseudo-terminal: %v", err)
+		}
+		vaultTTY = tty.Name()
+		var screen bytes.Buffer
+		done := make(chan struct{})
+		go answerPrompt(ptmx, &screen, done)
+		code, out, errOut := run(t, "-i", inv, flag, "play", play)
+		tty.Close()
+		ptmx.Close()
+		<-done
+		if code != 0 || !strings.Contains(out, "token=hunter2") {
+			t.Errorf("%s: exit %d\n%s%s", flag, code, out, errOut)
+		}
+		if !strings.Contains(screen.String(), "Vault password") || strings.Contains(screen.String(), "correct horse") {
+			t.Errorf("%s: the terminal showed %q (want the prompt, not the password)", flag, screen.String())
+		}
+	}
+	vaultTTY = "/dev/tty"
+}
+
+// answerPrompt copies the terminal's output to screen and types the password once the prompt
+// shows (echo is off by then).
+func answerPrompt(ptmx io.ReadWriter, screen *bytes.Buffer, done chan<- struct{}) {
+	defer close(done)
+	buf, typed := make([]byte, 256), false
+	for {
+		n, err := ptmx.Read(buf)
+		screen.Write(buf[:n])
+		if !typed && strings.Contains(screen.String(), "Vault password") {
+			ptmx.Write([]byte("correct horse\n"))
+			typed = true
+		}
+		if err != nil {
+			return
+		}
 	}
 }

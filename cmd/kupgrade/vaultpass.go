@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
-	"golang.org/x/term"
+	"golang.org/x/sys/unix"
 
 	"github.com/kupgrade/kupgrade/state"
 	"github.com/kupgrade/kupgrade/vault"
@@ -49,21 +51,49 @@ func (a *app) useVault() error {
 	return nil
 }
 
-// promptVault asks on the controlling terminal, never echoing.
+// vaultTTY is the terminal --ask-vault-pass and --vault-id LABEL@prompt ask on (tests use a
+// pseudo-terminal's).
+var vaultTTY = "/dev/tty"
+
+// promptVault asks on the terminal. Echo is off before the prompt shows, so that nothing typed
+// after it (or ahead of it) is echoed.
 func promptVault(prompt string) ([]byte, error) {
-	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	tty, err := os.OpenFile(vaultTTY, os.O_RDWR, 0)
 	if err != nil {
 		return nil, fmt.Errorf("open terminal: %w (use --vault-password-file instead)", err)
 	}
 	defer tty.Close()
-	fmt.Fprint(tty, prompt)
-	pass, err := term.ReadPassword(int(tty.Fd()))
-	fmt.Fprintln(tty)
+	restore, err := echoOff(int(tty.Fd()))
 	if err != nil {
+		return nil, fmt.Errorf("turn terminal echo off: %w", err)
+	}
+	fmt.Fprint(tty, prompt)
+	line, err := bufio.NewReader(tty).ReadString('\n')
+	restore()
+	fmt.Fprintln(tty)
+	pass := []byte(strings.TrimRight(line, "\r\n"))
+	if err != nil && len(pass) == 0 {
 		return nil, fmt.Errorf("read vault password: %w", err)
 	}
 	if len(pass) == 0 {
 		return nil, errors.New("empty vault password")
 	}
 	return pass, nil
+}
+
+// echoOff turns the terminal's echo off (lines still end at Enter, Ctrl-C still interrupts) and
+// returns what restores it.
+func echoOff(fd int) (func(), error) {
+	old, err := unix.IoctlGetTermios(fd, unix.TCGETS)
+	if err != nil {
+		return nil, err
+	}
+	quiet := *old
+	quiet.Lflag &^= unix.ECHO
+	quiet.Lflag |= unix.ICANON | unix.ISIG
+	quiet.Iflag |= unix.ICRNL
+	if err := unix.IoctlSetTermios(fd, unix.TCSETS, &quiet); err != nil {
+		return nil, err
+	}
+	return func() { _ = unix.IoctlSetTermios(fd, unix.TCSETS, old) }, nil
 }
