@@ -46,13 +46,9 @@ func TestTimelineInChromium(t *testing.T) {
 		{"broken", "controller-1", 9 * m, state.UpgradingFirstMaster, state.UpgradingFirstMasterFailed, state.UpgradingControlPlane, "",
 			"kubeadm upgrade apply exited 1: \x1b[31m<img src=x onerror=document.title='owned'>static pods not ready\x1b[0m"},
 	}
-	t0 := f.Clk.Now().UTC()
+	t0 := f.Clk.Now()
 	for _, s := range steps {
-		f.SQL(t, `INSERT INTO kube_upgrade_event (cluster, upgrade_uuid, hostname, actor, from_state, to_state,
-			from_host_status, to_host_status, reason, created_at) SELECT cluster, uuid, NULLIF(?, ''), 'runner', ?, ?,
-			NULLIF(?, ''), NULLIF(?, ''), ?, ? FROM kube_upgrade WHERE cluster = ?`,
-			s.host, string(s.from), string(s.to), string(s.fromH), string(s.toH), s.reason,
-			t0.Add(s.at).Format("2006-01-02 15:04:05.000000"), s.cluster)
+		addEvent(t, f, s.cluster, ev{at: s.at, host: s.host, from: s.from, to: s.to, fromH: s.fromH, toH: s.toH, reason: s.reason}, t0)
 	}
 	f.Move(t, "done", state.UpgradeComplete, "", "", "", 0)
 	f.Move(t, "broken", state.UpgradingFirstMasterFailed, "", "", "", 0)
@@ -127,4 +123,14 @@ func chromiumPath(t *testing.T) string {
 	}
 	t.Skip("chromium is missing: `make deps` installs Debian's chromium to render the status page")
 	return ""
+}
+
+// addEvent writes e of cluster's upgrade into the database as a runner would have, at t0+e.at.
+func addEvent(t *testing.T, f *recoverytest.Fixture, cluster string, e ev, t0 time.Time) {
+	t.Helper()
+	f.SQL(t, `INSERT INTO kube_upgrade_event (cluster, upgrade_uuid, hostname, actor, from_state, to_state,
+		from_host_status, to_host_status, reason, created_at) SELECT cluster, uuid, NULLIF(?, ''), 'runner', ?, ?,
+		NULLIF(?, ''), NULLIF(?, ''), ?, ? FROM kube_upgrade WHERE cluster = ?`,
+		e.host, string(e.from), string(e.to), string(e.fromH), string(e.toH), e.reason,
+		t0.Add(e.at).UTC().Format("2006-01-02 15:04:05.000000"), cluster)
 }
