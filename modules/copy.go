@@ -48,7 +48,7 @@ func modCopy(ctx context.Context, m *Task, args map[string]any) (map[string]any,
 		if err != nil {
 			return Failure("copy: " + err.Error()), nil
 		}
-		if data, err = os.ReadFile(p); err != nil {
+		if data, err = readDecrypted(p); err != nil {
 			return Failure("copy: " + err.Error()), nil
 		}
 		base = filepath.Base(p)
@@ -75,7 +75,7 @@ func modTemplate(ctx context.Context, m *Task, args map[string]any) (map[string]
 	if err != nil {
 		return Failure("template: " + err.Error()), nil
 	}
-	raw, err := os.ReadFile(p)
+	raw, err := readDecrypted(p)
 	if err != nil {
 		return Failure("template: " + err.Error()), nil
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/kupgrade/kupgrade/jinja"
+	"github.com/kupgrade/kupgrade/vault"
 )
 
 // lookups runs Ansible's lookup plugins for lookup(), query() and q() (jinja.Lookuper), on
@@ -93,7 +94,7 @@ func readLookupFile(f fileFinder, name, sub string) ([]byte, error) {
 	}
 	for _, p := range cands {
 		if b, err := os.ReadFile(p); err == nil {
-			return b, nil
+			return vaultOpen(p, b)
 		}
 	}
 	return nil, fmt.Errorf("could not locate file in lookup: %s (looked in %s)", name, strings.Join(cands, ", "))
@@ -167,6 +168,15 @@ func lookupHosts(l lookups, terms []any, _, _ map[string]any) ([]any, error) {
 	out := make([]any, len(hosts))
 	for i, h := range hosts {
 		out[i] = h.Name
+	}
+	return out, nil
+}
+
+// vaultOpen decrypts a vaulted file a lookup reads, as Ansible's file and template lookups do.
+func vaultOpen(path string, data []byte) ([]byte, error) {
+	out, err := vault.Open(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w; %s", path, err, vault.Fix(err))
 	}
 	return out, nil
 }
