@@ -108,12 +108,12 @@ function el(tag, cls, text) {
 // timeline draws one cluster's steps as bars on a shared time axis: where each started, how
 // long it took (or has run), and the reason of a failure beside its bar.
 function timeline(c) {
-  const t = c.timeline, box = el("div", "timeline");
+  const t = c.timeline, bars = t.bars || [], box = el("div", "timeline");
   box.dataset.cluster = c.cluster;
-  box.append(el("h3", "", c.cluster + ": " + c.state + ", started " + utc(t.start) + ", " + age(t.seconds) +
-    (t.partial ? " (older steps not read)" : "")));
+  box.append(el("h3", "", c.cluster + ": " + c.state + (bars.length ? ", started " + utc(t.start) + ", " +
+    age(t.seconds) : "") + (t.partial ? " (older steps not read)" : "")));
   const span = Math.max(t.seconds, 1);
-  for (const b of t.bars) {
+  for (const b of bars) {
     const row = el("div", "tl-row " + b.outcome);
     Object.assign(row.dataset, { step: b.step, host: b.host || "", outcome: b.outcome });
     row.append(el("span", "tl-label", (b.hop ? "hop " + b.hop + " " : "") + b.step + (b.host ? " " + b.host : "")));
@@ -126,7 +126,7 @@ function timeline(c) {
     row.append(track, el("span", "tl-time", what + (b.reason ? ": " + b.reason : "")));
     box.append(row);
   }
-  if (!t.bars.length) box.append(el("p", "tl-none", "No step recorded yet."));
+  if (!bars.length) box.append(el("p", "tl-none", "No step recorded yet."));
   return box;
 }
 
@@ -172,5 +172,8 @@ async function poll() {
   setTimeout(poll, refreshMS);
 }
 
-render(JSON.parse(document.getElementById("status-data").textContent));
-setTimeout(poll, refreshMS);
+try {
+  render(JSON.parse(document.getElementById("status-data").textContent));
+} finally {
+  setTimeout(poll, refreshMS); // a page that failed to draw still tries again
+}

@@ -117,7 +117,7 @@ func (b *timelineBuilder) end(step, key string, e state.Event, failed bool) {
 }
 
 func (b *timelineBuilder) finish(now time.Time) Timeline {
-	var t Timeline
+	t := Timeline{Bars: []Bar{}} // [] in JSON, not null: the page iterates it
 	if len(b.bars) == 0 {
 		return t
 	}

@@ -15,10 +15,12 @@ import (
 
 // The timeline follows the database without a reload: a step that ends turns its bar from
 // running to done, and the next step's bar appears, in headless Chromium polling every second.
+// Another cluster has no event yet: its empty timeline must not stop the page.
 func TestTimelineRedrawsItself(t *testing.T) {
 	browser := chromiumPath(t)
 	f := recoverytest.New(t)
 	f.Start(t, "c")
+	f.Start(t, "fresh")
 	t0 := f.Clk.Now()
 	addEvent(t, f, "c", ev{from: state.UpgradeStarted, to: state.DownloadingImages}, t0)
 	srv := httptest.NewServer((&watch.Watcher{Store: f.St}).StatusHandler())
