@@ -165,8 +165,13 @@ func TestUpgradeTwoControllers(t *testing.T) {
 	// the live kube-apiserver.yaml in the backup folder, the new one not yet in. `kubeadm upgrade
 	// node` then takes controller-1 for a worker and skips its control plane; the retry must put
 	// the manifest back first, or it fails verification forever.
+	// The cut is this upgrade's: a first attempt on controller-1 fails in preflight (so the step has
+	// recorded what the host held before), then the swap is cut; a folder from before the upgrade
+	// would be refused instead (TestAbortRestoresWhatTheUpgradeChanged).
 	t.Run("a swap cut between its two moves", func(t *testing.T) {
 		u.begin(t, "v1.30.4", "upgraded-first-master")
+		injectFault(t, u.lab.Node("controller-1"), lab.Fault{Phase: "preflight", Action: lab.Exit, Status: 1, Once: true})
+		u.k.wantExit(t, 1, "host", "upgrade", "controller-1", "control-plane")
 		cut := "d=/etc/kubernetes/tmp/kubeadm-backup-manifests-2026-12-03-13-38-45; mkdir -p $d && mv /etc/kubernetes/manifests/kube-apiserver.yaml $d/"
 		if out, err := u.lab.Node("controller-1").Exec(t.Context(), "sh", "-c", cut); err != nil {
 			t.Fatalf("cut the swap: %v: %s", err, out)
