@@ -71,6 +71,17 @@ func (v *verdict) add(name, host string, err error, note string) error {
 
 // executor runs the steps of one scope. Its check is the one set of pre-checks both the run and
 // the plan apply, and after is what the store records when the step succeeds.
+// checked reads the store's view and runs e's pre-checks of act against it: what every
+// executor's run does before it touches a host.
+func (w *Workflow) checked(ctx context.Context, e executor, step state.Step, act Action) (view, verdict, error) {
+	var v verdict
+	in, err := w.view(ctx)
+	if err != nil {
+		return in, v, err
+	}
+	return in, v, e.check(step, act, in, &v)
+}
+
 type executor interface {
 	// where returns the hosts act runs on, given the controllers in inventory order; an action
 	// whose hosts do not fit the scope is bad input.

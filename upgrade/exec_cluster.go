@@ -40,11 +40,8 @@ func (e clusterExec) run(ctx context.Context, w *Workflow, step state.Step, act 
 	if err != nil {
 		return err
 	}
-	in, err := w.view(ctx)
+	in, _, err := w.checked(ctx, e, step, act)
 	if err != nil {
-		return err
-	}
-	if err := e.check(step, act, in, &verdict{}); err != nil {
 		return err
 	}
 	pb, err := w.playbook(step)

@@ -39,12 +39,8 @@ func (e controlPlaneExec) run(ctx context.Context, w *Workflow, step state.Step,
 	if err != nil {
 		return err
 	}
-	in, err := w.view(ctx)
+	in, v, err := w.checked(ctx, e, step, act)
 	if err != nil {
-		return err
-	}
-	var v verdict
-	if err := e.check(step, act, in, &v); err != nil {
 		return err
 	}
 	if v.redo {

@@ -53,12 +53,8 @@ func (e kubeletExec) run(ctx context.Context, w *Workflow, step state.Step, act 
 	if err := w.refresh(ctx, hs, false); err != nil {
 		return err
 	}
-	in, err := w.view(ctx)
+	in, v, err := w.checked(ctx, e, step, act)
 	if err != nil {
-		return err
-	}
-	var v verdict
-	if err := e.check(step, act, in, &v); err != nil {
 		return err
 	}
 	run, err := e.skip(ctx, w, in, hs, v.skip)

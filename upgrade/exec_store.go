@@ -30,11 +30,8 @@ func (storeExec) check(step state.Step, _ Action, in view, v *verdict) error {
 
 // run writes the step's change once its checks pass; every host status is cleared.
 func (e storeExec) run(ctx context.Context, w *Workflow, step state.Step, act Action) error {
-	in, err := w.view(ctx)
+	in, _, err := w.checked(ctx, e, step, act)
 	if err != nil {
-		return err
-	}
-	if err := e.check(step, act, in, &verdict{}); err != nil {
 		return err
 	}
 	c, msg := state.Complete(w.Cluster, state.ActorCLI, in.u.State, state.Because("every kubelet is upgraded")), "upgrade complete"
