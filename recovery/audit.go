@@ -170,7 +170,7 @@ func auditOp(ctx context.Context, st AuditStore, op state.InFlightOp, why, msg s
 	expect := u.State
 	var out []Action
 	for _, h := range hosts {
-		pr := probe(ctx, st, u.Cluster, p, h.Hostname, u.Target(), opts.ProbeTimeout)
+		pr := probe(ctx, st, u.Cluster, p, h.Hostname, h.Status, u.Target(), opts.ProbeTimeout)
 		a := Action{Time: now, Cluster: u.Cluster, Host: h.Hostname, HostStatus: h.Status,
 			FromState: expect, Why: why, Msg: msg, Probe: pr}
 		ev := newEvidence(why, u, op.Lease, h, pr, now)

@@ -49,7 +49,7 @@ type Result struct {
 	FromState  state.State
 	ToState    state.State
 	Host       string
-	HostStatus state.HostStatus // the host status that was cleared
+	HostStatus state.HostStatus // the host status that was failed (it is now HostStatus.FailedTo())
 	Upgrade    state.Upgrade    // as written
 }
 
@@ -81,7 +81,7 @@ func Fail(ctx context.Context, st Store, req Request) (Result, error) {
 	to, inFlight := u.State.FailedTwin()
 	switch {
 	case inFlight:
-	case u.State == state.UpgradingKubelets && status == state.UpgradingKubelet:
+	case u.State == state.UpgradingKubelets && status.InFlight():
 		to = u.State // the cluster stays in upgrading-kubelets; only the host is failed
 	case status.InFlight():
 		to = u.State // a host status left behind by a settled or failed state (hand edit, older tool)
@@ -124,13 +124,13 @@ func notLive(ctx context.Context, st Store, u state.Upgrade, cluster string) err
 }
 
 // workedOn finds the host the in-flight operation is about: the named one, else the one whose
-// status is in flight. For upgrading-kubelets only upgrading-kubelet counts.
+// status is in flight. In upgrading-kubelets only a host in flight counts, even when named.
 func workedOn(hosts []state.Host, name string, s state.State) (string, state.HostStatus) {
 	for _, h := range hosts {
 		if name != "" && h.Hostname != name {
 			continue
 		}
-		if s == state.UpgradingKubelets && h.Status != state.UpgradingKubelet {
+		if s == state.UpgradingKubelets && !h.Status.InFlight() {
 			continue
 		}
 		if h.Status.InFlight() || name != "" {
@@ -141,7 +141,7 @@ func workedOn(hosts []state.Host, name string, s state.State) (string, state.Hos
 }
 
 // failChange is the Change that fails from into to under the lease condition req asks for,
-// clearing host (when there is one).
+// moving host (when there is one) to its status's failed twin (idle for most).
 func failChange(req Request, from, to state.State, host string, status state.HostStatus) (state.Change, error) {
 	opts := []state.ChangeOption{state.Because(req.Reason)}
 	if req.Evidence != nil {
@@ -152,7 +152,7 @@ func failChange(req Request, from, to state.State, host string, status state.Hos
 		opts = append(opts, state.WithEvidence(ev))
 	}
 	if host != state.WholeCluster {
-		opts = append(opts, state.OnHost(host, status, state.HostIdle))
+		opts = append(opts, state.OnHost(host, status, status.FailedTo()))
 	}
 	if req.KeepLease {
 		opts = append(opts, state.KeepLease())

@@ -37,3 +37,31 @@ func TestRecoverNoticesAGoneHolder(t *testing.T) {
 		t.Errorf("recover with a live holder on this machine: %v, want slow, not stuck", err)
 	}
 }
+
+// The one "what now" (upgrade show, plan, the page) agrees with recover: a live lease whose
+// holder is a gone process of this machine is recovered now with --force, not waited for;
+// a holder still running is waited for, and so is one on another machine (nobody here can tell).
+func TestNextForAGoneHolder(t *testing.T) {
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Skipf("no true(1) to start: %v", err)
+	}
+	host, _ := os.Hostname()
+	now := time.Now()
+	lease := func(owner string) *state.Lease {
+		return &state.Lease{Owner: owner, Operation: "second-master@controller-1", HeartbeatAt: now, ExpiresAt: now.Add(time.Minute)}
+	}
+	for _, tc := range []struct {
+		owner     string
+		cmd, wait string
+	}{
+		{fmt.Sprintf("%s:%d:abcd", host, dead.Process.Pid), recovery.RecoverForceCommand, ""},
+		{fmt.Sprintf("%s:%d:abcd", host, os.Getpid()), "", "wait for it"},
+		{fmt.Sprintf("%s-elsewhere:%d:abcd", host, dead.Process.Pid), "", "wait for it"},
+	} {
+		cmd, wait := recovery.Next(recovery.NextIn{State: state.UpgradingSecondMaster, Lease: lease(tc.owner), Now: now})
+		if cmd != tc.cmd || !strings.Contains(wait, tc.wait) || (tc.wait == "") != (wait == "") {
+			t.Errorf("holder %s: next = %q, wait %q; want %q, %q", tc.owner, cmd, wait, tc.cmd, tc.wait)
+		}
+	}
+}

@@ -11,6 +11,13 @@ import (
 // RecoverCommand is the next command for an operation in flight that no live lease covers.
 const RecoverCommand = "kupgrade recover"
 
+// RecoverForceCommand recovers an operation whose holder's lease is live though the holder is
+// gone (a process of this machine, killed): Next's answer then.
+const RecoverForceCommand = RecoverCommand + " --force"
+
+// IsRecover reports whether cmd is RecoverCommand, with or without --force.
+func IsRecover(cmd string) bool { return cmd == RecoverCommand || cmd == RecoverForceCommand }
+
 // NextIn is what the next command of a cluster depends on. Each view fills in what it knows:
 // `upgrade show` and `upgrade plan` know the inventory's plan, the status page only the rows.
 type NextIn struct {
@@ -26,12 +33,19 @@ type NextIn struct {
 
 // Next is the one answer to "what now" for a cluster, which the status page, `upgrade show`,
 // `upgrade plan`, the fleet and -o json all print: wait while a live lease holds the cluster
-// (wait says who), `kupgrade recover` for an operation in flight nobody holds, the retry of a
+// (wait says who), but `kupgrade recover --force` when its holder is a process of this machine
+// that is gone (GoneHolder: nothing renews that lease), `kupgrade recover` for an operation in
+// flight nobody holds, the retry of a
 // failed operation (on its host), `kupgrade upgrade run` to go on, `kupgrade upgrade delete` once
 // the upgrade has ended. cmd and wait are both "" when nothing is left to type.
 func Next(in NextIn) (cmd, wait string) {
 	live := in.Lease.Live(in.Now)
 	switch {
+	case live && (in.InFlight || in.State.InFlight()):
+		if _, gone := goneHolder(in.Lease); gone {
+			return RecoverForceCommand, ""
+		}
+		return "", in.Lease.Holder(in.Now) + "; wait for it"
 	case live:
 		return "", in.Lease.Holder(in.Now) + "; wait for it"
 	case in.InFlight || in.State.InFlight():

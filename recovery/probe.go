@@ -32,8 +32,13 @@ type ProbeResult struct {
 }
 
 // probe runs p on host with a timeout. A failed probe is a result, never an error: the host that
-// was being worked on is often the one that died, and the operation must still be failed.
-func probe(ctx context.Context, st Store, cluster string, p Prober, host, target string, timeout time.Duration) *ProbeResult {
+// was being worked on is often the one that died, and the operation must still be failed. A host
+// that died in a node phase (status draining-node, uncordoning-node) is not probed: kubeadm did
+// not run there, and the finding says what to do about the drain or the uncordon.
+func probe(ctx context.Context, st Store, cluster string, p Prober, host string, status state.HostStatus, target string, timeout time.Duration) *ProbeResult {
+	if f, ok := kubeadm.NodePhaseFinding(status, host, ""); ok && host != "" {
+		return &ProbeResult{Finding: &f}
+	}
 	if p == nil || host == "" {
 		return nil
 	}
@@ -64,7 +69,8 @@ func beforeSnapshot(ctx context.Context, st Store, cluster, host string) *kubead
 		return nil
 	}
 	for _, e := range evs { // newest first
-		if e.Hostname != host || !e.ToHostStatus.InFlight() {
+		// The event that put the host in flight, not a later move between the kubelet's phases.
+		if e.Hostname != host || !e.ToHostStatus.InFlight() || e.FromHostStatus.InFlight() {
 			continue
 		}
 		ev, err := ParseEvidence(e.Evidence)

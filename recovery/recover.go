@@ -92,7 +92,7 @@ func Recover(ctx context.Context, st Store, opts RecoverOptions) (Recovery, erro
 	}
 	var evs []Evidence
 	for _, h := range targets {
-		pr := probe(ctx, st, u.Cluster, opts.Prober, h.Hostname, u.Target(), opts.ProbeTimeout)
+		pr := probe(ctx, st, u.Cluster, opts.Prober, h.Hostname, h.Status, u.Target(), opts.ProbeTimeout)
 		rec.Hosts = append(rec.Hosts, HostRecovery{Host: h.Hostname, Status: h.Status, Probe: pr})
 		evs = append(evs, newEvidence(by, u, rec.Lease, h, pr, now))
 	}
@@ -129,14 +129,12 @@ func failAll(ctx context.Context, st Store, rec *Recovery, opts RecoverOptions, 
 }
 
 // stuckHosts says whether state s (with these hosts) has an operation in flight, and which hosts
-// it left in flight: the in-flight states; upgrading-kubelets with hosts upgrading-kubelet; and
+// it left in flight: the in-flight states; upgrading-kubelets with hosts in a kubelet phase
+// (draining-node, upgrading-kubelet, uncordoning-node); and
 // a failed state whose host status was left in flight (a hand edit or an older tool).
 func stuckHosts(s state.State, hosts []state.Host) (bool, []state.Host) {
 	var out []state.Host
 	for _, h := range hosts {
-		if s == state.UpgradingKubelets && h.Status != state.UpgradingKubelet {
-			continue
-		}
 		if h.Status.InFlight() {
 			out = append(out, h)
 		}
@@ -144,7 +142,7 @@ func stuckHosts(s state.State, hosts []state.Host) (bool, []state.Host) {
 	if s.InFlight() {
 		return true, out
 	}
-	// upgrading-kubelets with a host upgrading-kubelet, or a host status left behind by a settled
+	// upgrading-kubelets with a host in a kubelet phase, or a host status left behind by a settled
 	// or failed state (hand edit, older tool): it blocks the retry just the same.
 	return len(out) > 0, out
 }

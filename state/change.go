@@ -12,7 +12,7 @@ import (
 // written and ErrConflict is returned (wrapped, with what was found instead).
 //
 // A Change is built only by the constructors of this file, one per legal kind of transition
-// (Start, StartHost, Finish, Fail, TakeOver, Complete, MarkKubelet, HostOnly), which check it
+// (Start, StartHost, Finish, Fail, TakeOver, NextHop, MarkKubelet, HostOnly), which check it
 // against the step table; ChangeOptions add its optional parts. A constructor given an illegal
 // transition returns a Change that carries the reason, and Apply refuses it, like the zero
 // Change, with ErrBadInput before it reads the database. The store reads a Change through the
@@ -26,7 +26,7 @@ type Change struct {
 	hostFrom, hostTo HostStatus
 	target           string      // when not "", host's target_version := target
 	backups          *Backups    // the host's backups record, written only when it has none
-	allHostsTo       *HostStatus // every host of the upgrade (complete clears them all)
+	allHostsTo       *HostStatus // every host of the upgrade (next-hop and complete clear them all)
 
 	leaseOwner   string     // the lease must be held by this owner (live or expired), or absent
 	leaseNotLive bool       // there must be no live lease held by anyone
@@ -36,8 +36,9 @@ type Change struct {
 	incRecovery bool
 	evidence    json.RawMessage
 
-	atHop *int // the upgrade must be at this hop (compare-and-set, as the state)
-	hopTo *int // the upgrade moves to this hop (next-hop)
+	atHop *int   // the upgrade must be at this hop (compare-and-set, as the state)
+	atGen *int64 // the upgrade's lease generation must still be this one: no operation started since
+	hopTo *int   // the upgrade moves to this hop (next-hop)
 
 	leaseOpt leaseOpt // what the options asked of the lease, for the constructor to judge
 	err      error    // why the change is not legal; Apply refuses it
@@ -81,6 +82,12 @@ type ChangeOption func(*Change)
 // AtHop: the change applies only while the upgrade is at hop (Upgrade.Hop): an operation read in
 // one hop never starts in the next.
 func AtHop(hop int) ChangeOption { return func(c *Change) { c.atHop = &hop } }
+
+// AtGeneration: the change applies only while the upgrade's lease generation (Upgrade.Generation)
+// is gen, that is when no operation has started since the row was read at gen. A host's status
+// can come back to the one read (a kubelet step that failed back to idle) with its node changed
+// under it; the generation cannot.
+func AtGeneration(gen int64) ChangeOption { return func(c *Change) { c.atGen = &gen } }
 
 // Because records reason in the change's event.
 func Because(reason string) ChangeOption { return func(c *Change) { c.reason = reason } }

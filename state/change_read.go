@@ -44,6 +44,15 @@ func (c Change) HostFrom() HostStatus { return c.hostFrom }
 // HostTo is the status Host gets.
 func (c Change) HostTo() HostStatus { return c.hostTo }
 
+// AtGeneration is the lease generation the upgrade must still be at; ok is false when the change
+// names none.
+func (c Change) AtGeneration() (gen int64, ok bool) {
+	if c.atGen == nil {
+		return 0, false
+	}
+	return *c.atGen, true
+}
+
 // AtHop is the hop the upgrade must be at; ok is false when the change names none.
 func (c Change) AtHop() (hop int, ok bool) {
 	if c.atHop == nil {

@@ -41,8 +41,12 @@ func TestChangeConstructors(t *testing.T) {
 		{"recovery attempt of a start", Start("c", ActorRecover, UpgradeStarted, DownloadingImages, lease, CountRecovery()), false},
 		{"take over", TakeOver("c", ActorRunner, UpgradingFirstMaster, lease), true},
 		{"take over a settled state", TakeOver("c", ActorRunner, UpgradedNetworking, lease), false},
-		{"complete", Complete("c", ActorCLI, UncordonComplete), true},
-		{"complete too early", Complete("c", ActorCLI, UpgradedSecondMaster), false},
+		{"start completing", Start("c", ActorRunner, UncordonComplete, UpgradeCompleting, lease), true},
+		{"retry completing", Start("c", ActorRunner, UpgradeCompletingFailed, UpgradeCompleting, lease), true},
+		{"complete too early", Start("c", ActorRunner, UpgradedSecondMaster, UpgradeCompleting, lease), false},
+		{"complete", Finish("c", ActorRunner, UpgradeCompleting, UpgradeComplete, "o", ReleaseLease()), true},
+		{"complete unverified", Finish("c", ActorRunner, UncordonComplete, UpgradeComplete, "o", ReleaseLease()), false},
+		{"fail completing", Fail("c", ActorWatch, UpgradeCompleting, UpgradeCompletingFailed, NotLive()), true},
 		{"mark a kubelet", MarkKubelet("c", ActorRunner, UpgradedSecondMaster, "w", HostIdle, "v1.30.2", 0), true},
 		{"mark a kubelet too early", MarkKubelet("c", ActorRunner, UpgradedNetworking, "w", HostIdle, "v1.30.2", 0), false},
 		{"host only", HostOnly("c", ActorCLI, UpgradingKubelets, NotLive(), OnHost("w", HostIdle, UpgradingKubelet)), true},
@@ -88,7 +92,10 @@ func TestChangeReads(t *testing.T) {
 	if k := Fail("c", ActorRunner, UpgradingFirstMaster, UpgradingFirstMasterFailed, HeldBy("o"), KeepLease()); k.ReleasesLease() || k.LeaseOwner() != "o" {
 		t.Fatalf("KeepLease: %+v", k)
 	}
-	if s, ok := Complete("c", ActorCLI, UpgradingKubelets).AllHostsTo(); !ok || s != HostIdle {
+	if s, ok := Finish("c", ActorRunner, UpgradeCompleting, UpgradeComplete, "o").AllHostsTo(); !ok || s != HostIdle {
 		t.Fatalf("complete sets every host to %q, %v; want idle", s, ok)
+	}
+	if _, ok := Finish("c", ActorRunner, DownloadingImages, DownloadedImages, "o").AllHostsTo(); ok {
+		t.Fatal("a step other than complete clears every host's status")
 	}
 }

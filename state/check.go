@@ -115,7 +115,7 @@ func CheckLease(u Upgrade, lease *Lease, now time.Time) error {
 	if !lease.Live(now) {
 		return nil
 	}
-	return fmt.Errorf("%w: upgrade of cluster %q is in state %s and %s; wait for it, or if it is stuck, run `kupgrade recover` once the lease has expired",
+	return fmt.Errorf("%w: upgrade of cluster %q is in state %s and %s; wait for it, or if its process is gone run `kupgrade recover --force`, or if it is stuck `kupgrade recover` once the lease has expired",
 		ErrConflict, u.Cluster, u.State, lease.Holder(now))
 }
 

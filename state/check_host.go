@@ -82,7 +82,8 @@ func tried(u Upgrade, ctrls []Host) string {
 
 // CheckKubelet is the pre-check of `kupgrade host upgrade HOST kubelet`. skip is true when the
 // host's kubelet already reports the target version: the caller marks it upgraded-kubelet
-// without running anything (unless --force).
+// without running anything (unless --force). A host whose drain or uncordon failed is never
+// skipped: kupgrade cordoned it, and its retry starts where it stopped (an uncordon only).
 func CheckKubelet(u Upgrade, hosts []Host, hostname string, lease *Lease, now time.Time) (skip bool, err error) {
 	h, herr := checkHost(u, hosts, hostname)
 	if herr != nil && h.Hostname == "" {
@@ -115,5 +116,5 @@ func CheckKubelet(u Upgrade, hosts []Host, hostname string, lease *Lease, now ti
 			return false, refuse(u, "controllers' kubelets go before workers': upgrade %v first", pending)
 		}
 	}
-	return h.KubeletVersion == u.Target(), nil
+	return h.KubeletVersion == u.Target() && !h.Status.Failed(), nil
 }

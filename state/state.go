@@ -33,6 +33,8 @@ const (
 	UncordonStarted             State = "uncordon-started"
 	UncordonFailed              State = "uncordon-failed"
 	UncordonComplete            State = "uncordon-complete"
+	UpgradeCompleting           State = "upgrade-completing"
+	UpgradeCompletingFailed     State = "upgrade-completing-failed"
 	UpgradeComplete             State = "upgrade-complete"
 	PostUpdatingApps            State = "post-updating-apps"
 	PostUpdatingAppsFailed      State = "post-updating-apps-failed"
@@ -53,6 +55,7 @@ var failedTwin = map[State]State{
 	UpgradingFirstMaster:  UpgradingFirstMasterFailed,
 	UpgradingSecondMaster: UpgradingSecondMasterFailed,
 	UncordonStarted:       UncordonFailed,
+	UpgradeCompleting:     UpgradeCompletingFailed,
 	PostUpdatingApps:      PostUpdatingAppsFailed,
 	UpgradeAborting:       UpgradeAbortingFailed,
 }
@@ -76,7 +79,7 @@ var allStates = []State{
 	UpgradingSecondMaster, UpgradingSecondMasterFailed, UpgradedSecondMaster,
 	UpgradingKubelets,
 	UncordonStarted, UncordonFailed, UncordonComplete,
-	UpgradeComplete,
+	UpgradeCompleting, UpgradeCompletingFailed, UpgradeComplete,
 	PostUpdatingApps, PostUpdatingAppsFailed, PostUpdatedApps,
 	UpgradeAborting, UpgradeAbortingFailed, UpgradeAborted,
 }
@@ -99,28 +102,6 @@ func (s State) Failed() bool { _, ok := failedStates[s]; return ok }
 
 // RetryOf returns the in-flight state whose failure s records (the state a retry re-enters).
 func (s State) RetryOf() (State, bool) { f, ok := failedStates[s]; return f, ok }
-
-// HostStatus is kube_host_upgrade.status; HostIdle is SQL NULL.
-type HostStatus string
-
-// Host statuses of docs/states.md.
-const (
-	HostIdle              HostStatus = ""
-	UpgradingControlPlane HostStatus = "upgrading-control-plane"
-	UpgradingKubelet      HostStatus = "upgrading-kubelet"
-	UpgradedKubelet       HostStatus = "upgraded-kubelet"
-)
-
-// InFlight reports whether work on the host is running (or was running when it died).
-func (h HostStatus) InFlight() bool { return h == UpgradingControlPlane || h == UpgradingKubelet }
-
-// String prints NULL's meaning for people.
-func (h HostStatus) String() string {
-	if h == HostIdle {
-		return "-"
-	}
-	return string(h)
-}
 
 // Personality is a host's role in the cluster, as the inventory and the host table spell it.
 type Personality string

@@ -39,8 +39,11 @@ const (
 	ScopeControlPlane
 	// ScopeKubeletBatch runs on a batch of hosts, each upgrading-kubelet then upgraded-kubelet.
 	ScopeKubeletBatch
-	// ScopeStoreOnly runs nothing on the hosts: only the store changes (complete).
+	// ScopeStoreOnly runs nothing on the hosts: only the store changes (next-hop).
 	ScopeStoreOnly
+	// ScopeVerify runs no playbook: it asks the API server, from the first controller, whether
+	// the cluster reports what the upgrade did, under the lease (complete).
+	ScopeVerify
 )
 
 // Step names, as `upgrade run` and the events call them.
@@ -97,8 +100,10 @@ var steps = []Step{
 	{Name: StepNextHop, Scope: ScopeStoreOnly,
 		From: []State{UpgradedFirstMaster, UpgradedSecondMaster, UpgradingKubelets}, Done: UpgradeStarted,
 		Command: "kupgrade upgrade next-hop", Alias: "kube-upgrade-next-hop"},
-	{Name: StepComplete, Scope: ScopeStoreOnly,
-		From: []State{UpgradingKubelets, UncordonComplete}, Done: UpgradeComplete,
+	// complete verifies, in upgrade-completing, that the API server answers and every node and
+	// control-plane pod reports the target before it writes upgrade-complete.
+	{Name: StepComplete, Scope: ScopeVerify,
+		From: []State{UpgradingKubelets, UncordonComplete, UpgradeCompletingFailed}, Running: UpgradeCompleting, Done: UpgradeComplete,
 		Command: "kupgrade upgrade complete", Alias: "kube-upgrade-complete"},
 	{Name: StepPostAppUpdate, Scope: ScopeControllers, Playbook: "check-controllers",
 		From: []State{UpgradeComplete, PostUpdatingAppsFailed}, Running: PostUpdatingApps, Done: PostUpdatedApps,

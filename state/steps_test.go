@@ -42,8 +42,9 @@ func TestStepTable(t *testing.T) {
 		if perHost != strings.Contains(st.Command, "HOST") {
 			t.Errorf("%s: command %q names HOST, scope %d", st.Name, st.Command, st.Scope)
 		}
-		if (st.Playbook == "") != (st.Scope == state.ScopeStoreOnly) || (st.Running == "") != (st.Scope == state.ScopeStoreOnly) {
-			t.Errorf("%s: playbook %q, running %q, scope %d: only a store-only step runs nothing", st.Name, st.Playbook, st.Running, st.Scope)
+		noPlaybook := st.Scope == state.ScopeStoreOnly || st.Scope == state.ScopeVerify
+		if (st.Playbook == "") != noPlaybook || (st.Running == "") != (st.Scope == state.ScopeStoreOnly) {
+			t.Errorf("%s: playbook %q, running %q, scope %d: only a store-only step runs nothing, and only it and a verification run no playbook", st.Name, st.Playbook, st.Running, st.Scope)
 		}
 	}
 	for _, s := range state.AllStates() {

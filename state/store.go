@@ -22,8 +22,12 @@ type Upgrade struct {
 	State            State     `json:"state"`
 	StateEnteredAt   time.Time `json:"state_entered_at"`
 	RecoveryAttempts int       `json:"recovery_attempts"`
-	CreatedAt        time.Time `json:"created_at"`
-	UpdatedAt        time.Time `json:"updated_at"`
+	// Generation is kube_upgrade.lease_generation, the generation of the newest lease taken:
+	// every operation's start takes the next one, so a change read at Generation g that passes
+	// AtGeneration(g) is refused once any operation started since it was read.
+	Generation int64     `json:"-"`
+	CreatedAt  time.Time `json:"created_at"`
+	UpdatedAt  time.Time `json:"updated_at"`
 }
 
 // Host is a host row joined with its kube_host_upgrade row (when an upgrade exists).
@@ -85,6 +89,10 @@ type Event struct {
 	Reason         string          `json:"reason"`
 	Evidence       json.RawMessage `json:"evidence,omitempty"`
 	CreatedAt      time.Time       `json:"created_at"`
+	// Hop is the hop of an upgrade with hops the event belongs to, as Upgrade.HopLabel spells it
+	// ("hop 2 of 3 (v1.31.14)"): the hop running once the change is made; "" for a one-hop
+	// upgrade. The store fills it in.
+	Hop string `json:"hop,omitempty"`
 }
 
 // NewUpgrade is what `upgrade start` creates: the kube_upgrade row in upgrade-started, the host
@@ -167,6 +175,12 @@ type Store interface {
 	// out) to hostname's Backups, with compare-and-set; a host without a record is
 	// left alone. It returns the record as stored.
 	AddBackups(ctx context.Context, cluster, hostname string, dirs, kubeletDirs []string) (Backups, error)
+	// AddSnapshot records an etcd snapshot and its event in one transaction, with
+	// compare-and-set on the upgrade (its uuid and hop, in upgrading-first-master): ErrConflict
+	// when it moved on. It returns the snapshot as stored (its id and time).
+	AddSnapshot(ctx context.Context, snap EtcdSnapshot, actor Actor) (EtcdSnapshot, error)
+	// Snapshots returns the etcd snapshots recorded for cluster, newest first.
+	Snapshots(ctx context.Context, cluster string) ([]EtcdSnapshot, error)
 
 	// Lease returns the cluster's lease row, or nil when there is none (expired ones included).
 	Lease(ctx context.Context, cluster string) (*Lease, error)

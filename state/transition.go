@@ -30,11 +30,16 @@ func StartHost(cluster string, actor Actor, run State, owner string, opts ...Cha
 
 // Finish records a success under owner's lease: from the state a step runs in to the state it
 // ends in, or, for one host of a batch whose other hosts still run (OnHost), to the same state.
-// The lease stays with owner unless ReleaseLease (the operation's last write).
+// The lease stays with owner unless ReleaseLease (the operation's last write). Finishing into
+// upgrade-complete clears every host status.
 func Finish(cluster string, actor Actor, from, to State, owner string, opts ...ChangeOption) Change {
 	c := build(cluster, actor, from, to, opts)
 	c.leaseOwner = owner
 	c.release = c.leaseOpt == leaseRelease
+	if to == UpgradeComplete {
+		idle := HostIdle
+		c.allHostsTo = &idle
+	}
 	return c.check("finish",
 		rule(finishable(from, to) || (to == from && running(from) && c.host != WholeCluster), "no step ends there"),
 		rule(owner != "", "no lease owner"))
@@ -42,7 +47,8 @@ func Finish(cluster string, actor Actor, from, to State, owner string, opts ...C
 
 // Fail is the one failing path of docs/states.md: from an in-flight state to its failed twin, or, for
 // a host failed in a state that stays (upgrading-kubelets, a status left behind), to the same
-// state; the host (OnHost) goes back to idle. It releases the lease unless KeepLease, under
+// state; the host (OnHost) goes to its status's failed twin (HostStatus.FailedTo: idle, or
+// draining-node-failed, uncordoning-node-failed). It releases the lease unless KeepLease, under
 // cond; CountRecovery counts it as a recovery attempt.
 func Fail(cluster string, actor Actor, from, to State, cond LeaseCond, opts ...ChangeOption) Change {
 	c := build(cluster, actor, from, to, opts)
@@ -52,7 +58,7 @@ func Fail(cluster string, actor Actor, from, to State, cond LeaseCond, opts ...C
 	return c.check("fail",
 		rule(!inFlight || to == twin, "not the failed twin"),
 		rule(inFlight || (to == from && c.host != WholeCluster), "nothing in flight to fail"),
-		rule(c.host == WholeCluster || c.hostTo == HostIdle, "a failed host goes back to idle"),
+		rule(c.host == WholeCluster || c.hostTo == c.hostFrom.FailedTo(), "a failed host goes to its status's failed twin"),
 		rule(cond.set, "no lease condition"))
 }
 
@@ -69,28 +75,17 @@ func TakeOver(cluster string, actor Actor, s State, lease LeaseSpec, opts ...Cha
 
 // NextHop moves an upgrade whose hop hop is done (its control plane, and its kubelets when they
 // follow every hop) to the next hop, back at upgrade-started, and clears every host status; no
-// live lease may be held. The hop is compared as the state is.
+// live lease may be held, and an expired one is deleted (a hop begins with nobody's lease). The
+// hop is compared as the state is.
 func NextHop(cluster string, actor Actor, from State, hop int, opts ...ChangeOption) Change {
 	c := build(cluster, actor, from, UpgradeStarted, append(opts[:len(opts):len(opts)], AtHop(hop)))
 	idle, next := HostIdle, hop+1
-	c.allHostsTo, c.leaseNotLive, c.hopTo = &idle, true, &next
+	c.allHostsTo, c.leaseNotLive, c.hopTo, c.release = &idle, true, &next, true
 	st, _ := StepNamed(StepNextHop)
 	return c.check("next hop",
 		rule(st.Allows(from), "next-hop does not start there"),
 		rule(hop >= 0, "no hop"),
 		rule(c.host == WholeCluster, "the next hop is about every host"),
-		c.noLeaseOpt())
-}
-
-// Complete marks the upgrade complete and clears every host status; no live lease may be held.
-func Complete(cluster string, actor Actor, from State, opts ...ChangeOption) Change {
-	c := build(cluster, actor, from, UpgradeComplete, opts)
-	idle := HostIdle
-	c.allHostsTo, c.leaseNotLive = &idle, true
-	st, _ := StepNamed(StepComplete)
-	return c.check("complete",
-		rule(st.Allows(from), "complete does not start there"),
-		rule(c.host == WholeCluster, "complete is about every host"),
 		c.noLeaseOpt())
 }
 

@@ -34,6 +34,9 @@ var (
 		"The hop the cluster's upgrade runs, from 1 (an upgrade across several minors walks one hop per minor).", []string{"cluster"}, nil)
 	descHopsLeft = prometheus.NewDesc("kupgrade_upgrade_hops_left",
 		"How many hops follow the running one (0 on the last, and for a one-hop upgrade).", []string{"cluster"}, nil)
+	descHostsInFlight = prometheus.NewDesc("kupgrade_hosts_in_flight",
+		"How many of the cluster's hosts are in each in-flight status (upgrading-control-plane, draining-node, upgrading-kubelet, uncordoning-node); absent for none.",
+		[]string{"cluster", "status"}, nil)
 	descReadOK = prometheus.NewDesc("kupgrade_state_read_ok",
 		"1 when the scrape could read the upgrades from the database, 0 when it could not (the per-cluster series are then absent).", nil, nil)
 )
@@ -48,7 +51,7 @@ func (m *Metrics) ReadStates(st StateReader) {
 }
 
 func (c stateCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descState, descEntered, descInFlight, descLease, descHop, descHopsLeft, descReadOK} {
+	for _, d := range []*prometheus.Desc{descState, descEntered, descInFlight, descLease, descHop, descHopsLeft, descHostsInFlight, descReadOK} {
 		ch <- d
 	}
 }
@@ -70,6 +73,7 @@ func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
 	busy := map[string]*state.Lease{}
 	for _, op := range ops {
 		busy[op.Upgrade.Cluster] = op.Lease
+		collectHosts(ch, op)
 	}
 	for _, u := range ups {
 		ch <- prometheus.MustNewConstMetric(descState, prometheus.GaugeValue, 1, u.Cluster, string(u.State))
@@ -82,6 +86,19 @@ func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(descInFlight, prometheus.GaugeValue, boolValue(inFlight), u.Cluster)
 		if l != nil {
 			ch <- prometheus.MustNewConstMetric(descLease, prometheus.GaugeValue, unixSeconds(l.ExpiresAt), u.Cluster, l.Owner)
+		}
+	}
+}
+
+// collectHosts counts op's hosts in flight by status.
+func collectHosts(ch chan<- prometheus.Metric, op state.InFlightOp) {
+	n := map[state.HostStatus]int{}
+	for _, h := range op.Hosts {
+		n[h.Status]++
+	}
+	for _, s := range state.InFlightHostStatuses() {
+		if n[s] > 0 {
+			ch <- prometheus.MustNewConstMetric(descHostsInFlight, prometheus.GaugeValue, float64(n[s]), op.Upgrade.Cluster, string(s))
 		}
 	}
 }

@@ -22,6 +22,9 @@ func TestMetricsPerClusterState(t *testing.T) {
 	f.Start(t, "busy")
 	f.Move(t, "busy", state.UpgradingSecondMaster, "controller-2", state.UpgradingControlPlane, "alive", time.Hour)
 	expires := f.Lease(t, "busy").ExpiresAt
+	f.Start(t, "draining")
+	f.Move(t, "draining", state.UpgradingKubelets, "worker-1", state.DrainingNode, "", 0)
+	f.Move(t, "draining", state.UpgradingKubelets, "controller-1", state.UncordoningNode, "alive", time.Hour)
 
 	m := watch.NewMetrics()
 	m.ReadStates(f.St)
@@ -32,6 +35,10 @@ func TestMetricsPerClusterState(t *testing.T) {
 		`kupgrade_upgrade_state{cluster="busy",state="upgrading-second-master"} 1`,
 		`kupgrade_upgrade_in_flight{cluster="failed"} 0`,
 		`kupgrade_upgrade_in_flight{cluster="busy"} 1`,
+		`kupgrade_upgrade_in_flight{cluster="draining"} 1`,
+		`kupgrade_hosts_in_flight{cluster="busy",status="upgrading-control-plane"} 1`,
+		`kupgrade_hosts_in_flight{cluster="draining",status="draining-node"} 1`,
+		`kupgrade_hosts_in_flight{cluster="draining",status="uncordoning-node"} 1`,
 		"kupgrade_state_read_ok 1",
 		`kupgrade_build_info{commit="abc1234",goversion="go`,
 	} {

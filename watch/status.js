@@ -47,7 +47,7 @@ function clusterRow(tr, c) {
   }
   cell(tr, age(c.age_seconds) + " (since " + utc(c.state_entered_at) + ")");
   cell(tr, c.hop ? c.to_version + ' (' + c.hop + ')' : c.to_version);
-  cell(tr, c.host);
+  cell(tr, c.host_statuses || c.host);
   cell(tr, c.lease || (c.class === "inflight" ? "nobody" : "-"));
   const f = cell(tr, c.error || c.last_failure, "failed");
   if (c.finding) {

@@ -61,8 +61,9 @@ type ClusterStatus struct {
 	Hop            string    `json:"hop,omitempty"` // which hop runs and how many are left (several minors)
 	StateEnteredAt time.Time `json:"state_entered_at"`
 	AgeSeconds     int64     `json:"age_seconds"`
-	Host           string    `json:"host,omitempty"`  // the host(s) in flight
-	Lease          string    `json:"lease,omitempty"` // its holder, for people
+	Host           string    `json:"host,omitempty"`          // the host(s) in flight
+	HostStatuses   string    `json:"host_statuses,omitempty"` // each of them with its status: "worker-0 draining-node"
+	Lease          string    `json:"lease,omitempty"`         // its holder, for people
 	LeaseLive      bool      `json:"lease_live"`
 	Mark           string    `json:"mark,omitempty"` // MarkStuck, MarkUnretried
 	Class          string    `json:"class"`          // failed, inflight or ""
@@ -168,11 +169,12 @@ type nextFunc func(cmd, cluster string) string
 func clusterRow(u state.Upgrade, op state.InFlightOp, busy bool, now time.Time, next nextFunc) ClusterStatus {
 	r := ClusterStatus{Cluster: u.Cluster, State: string(u.State), ToVersion: u.ToVersion, Hop: u.HopsLine(),
 		StateEnteredAt: u.StateEnteredAt, AgeSeconds: int64(recovery.Age(now, u.StateEnteredAt).Seconds())}
-	var hosts []string
+	var hosts, statuses []string
 	for _, h := range op.Hosts {
 		hosts = append(hosts, h.Hostname)
+		statuses = append(statuses, h.Hostname+" "+h.Status.String())
 	}
-	r.Host = strings.Join(hosts, ", ")
+	r.Host, r.HostStatuses = strings.Join(hosts, ", "), strings.Join(statuses, ", ")
 	if l := op.Lease; l != nil {
 		r.LeaseLive = l.Live(now)
 		r.Lease = l.Owner + " (" + l.Operation + ")"

@@ -55,7 +55,7 @@ func TestStatusNeedsAPerson(t *testing.T) {
 		fl.Next != "kupgrade host upgrade controller-1 control-plane --db sqlite:/var/lib/kupgrade.db --cluster failed" {
 		t.Errorf("failed: %+v", fl)
 	}
-	if d := rows["dead"]; d.Mark != watch.MarkStuck || d.Host != "controller-2" || d.LeaseLive ||
+	if d := rows["dead"]; d.Mark != watch.MarkStuck || d.Host != "controller-2" || d.HostStatuses != "controller-2 upgrading-control-plane" || d.LeaseLive ||
 		!strings.Contains(d.Lease, "gone (control-plane@controller-2), expired 30s ago") ||
 		d.Next != "kupgrade recover --db sqlite:/var/lib/kupgrade.db --cluster dead" {
 		t.Errorf("dead: %+v", d)

@@ -51,7 +51,8 @@ const kubeletStep = "kubelet"
 // BuildTimeline computes the timeline of upgrade uuid ("" for any) from its events, newest
 // first as the store returns them, at now. A step starts with the event entering an in-flight
 // state and ends with the one leaving it (into its failed twin: failed); a host's kubelet starts
-// with its status upgrading-kubelet and ends upgraded-kubelet, or failed back to idle.
+// with its first phase (draining-node, or the phase a retry enters) and ends upgraded-kubelet, or
+// failed (back to idle, or to draining-node-failed or uncordoning-node-failed).
 func BuildTimeline(evs []state.Event, uuid string, now time.Time) Timeline {
 	b := timelineBuilder{open: map[string]int{}, hop: 1}
 	for _, e := range slices.Backward(evs) {
@@ -84,10 +85,15 @@ func (b *timelineBuilder) add(e state.Event) {
 	if e.Hostname == state.WholeCluster || e.FromHostStatus == e.ToHostStatus {
 		return
 	}
-	if e.FromHostStatus == state.UpgradingKubelet {
-		b.end(kubeletStep, e.Hostname, e, e.ToHostStatus != state.UpgradedKubelet)
+	// One bar a host's kubelet step (or its kubelet taken back by abort --kubelets), from its
+	// first phase to the status it leaves them for: upgraded-kubelet, or idle after an abort's
+	// uncordon, when it succeeded.
+	inFrom, inTo := e.FromHostStatus.KubeletPhase(), e.ToHostStatus.KubeletPhase()
+	if inFrom && !inTo {
+		back := e.FromHostStatus == state.UncordoningNode && e.ToHostStatus == state.HostIdle
+		b.end(kubeletStep, e.Hostname, e, e.ToHostStatus != state.UpgradedKubelet && !back)
 	}
-	if e.ToHostStatus == state.UpgradingKubelet {
+	if inTo && !inFrom {
 		b.begin(kubeletStep, e.Hostname, e)
 	}
 }

@@ -1,6 +1,7 @@
 package watch_test
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -112,5 +113,30 @@ func TestTimelineStepStartedAgainWithoutEnd(t *testing.T) {
 		tl.Bars[0].Reason != "no end recorded: the step was started again" ||
 		tl.Bars[1].Outcome != watch.BarRunning || tl.Bars[1].Seconds != 60 {
 		t.Errorf("bars: %+v", tl.Bars)
+	}
+}
+
+// A host's kubelet step through its phases is one bar: done once upgraded-kubelet, failed when
+// the drain ends draining-node-failed; a retry that enters the uncordon draws a bar of its own.
+func TestTimelineKubeletPhasesOneBar(t *testing.T) {
+	t0 := time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC)
+	m := time.Minute
+	ku := state.UpgradingKubelets
+	evs := history(t0, "u1",
+		ev{at: 0, host: "worker-0", from: ku, to: ku, toH: state.DrainingNode},
+		ev{at: m, host: "worker-0", from: ku, to: ku, fromH: state.DrainingNode, toH: state.UpgradingKubelet},
+		ev{at: 2 * m, host: "worker-0", from: ku, to: ku, fromH: state.UpgradingKubelet, toH: state.UncordoningNode},
+		ev{at: 3 * m, host: "worker-0", from: ku, to: ku, fromH: state.UncordoningNode, toH: state.UpgradedKubelet},
+		ev{at: 3 * m, host: "worker-1", from: ku, to: ku, toH: state.DrainingNode},
+		ev{at: 8 * m, host: "worker-1", from: ku, to: ku, fromH: state.DrainingNode, toH: state.DrainingNodeFailed, reason: "budget default/web"},
+	)
+	tl := watch.BuildTimeline(evs, "", t0.Add(10*m))
+	var g []string
+	for _, b := range tl.Bars {
+		g = append(g, fmt.Sprintf("%s %s %s %ds", b.Step, b.Host, b.Outcome, b.Seconds))
+	}
+	want := []string{"kubelet worker-0 " + watch.BarDone + " 180s", "kubelet worker-1 " + watch.BarFailed + " 300s"}
+	if !slices.Equal(g, want) {
+		t.Errorf("bars:\n got %q\nwant %q", g, want)
 	}
 }

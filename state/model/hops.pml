@@ -22,8 +22,12 @@
  *                 hop's is recorded done with no command, compare-and-set on the state and hop;
  *       next-hop  compare-and-set on the state and the hop read, writes hop := the hop read + 1,
  *                 only while hops are left and no live lease is held;
- *       complete  only when the view is at the last hop (state.CheckComplete), compare-and-set on
- *                 the state, no live lease held.
+ *       complete  only when the view is at the last hop (state.CheckComplete), or from its failed
+ *                 twin: compare-and-set on the state, no live lease held, takes the lease
+ *                 (gen++) into COMPLETING (upgrade-completing), asks the API server (no command
+ *                 on the host), then records COMPLETE or its failed twin CFAILED
+ *                 (upgrade-completing-failed) with compare-and-set on the state, owner and
+ *                 generation; the audit and a forced fail fail COMPLETING as any in-flight state.
  *   - The host's version (hv: 0 the starting one, h+1 once a command of hop h succeeded). A
  *     command is a process of its own: it ends by itself, succeeds or fails, and releases the fence.
  *   - Crash and expiry as in lease.pml: a SIGKILL of one runner at any moment (an `unless`
@@ -49,9 +53,10 @@
  *       hop: a stale runner is refused (assert where start and mark write).
  *   H3  commands on the host never go back a hop: a command of hop h never starts after a
  *       command of a later hop started there (assert where the fence lets a command in).
- *   H4  the run completes only at the last hop, with the host at the last hop's version (assert
- *       where complete writes).
- *   I   in flight <=> a lease row, whose generation is the cluster's.
+ *   H4  the run completes only at the last hop, with the host at the last hop's version, and only
+ *       by the owner of the completing operation's lease, that generation's (assert where
+ *       complete writes).
+ *   I   in flight (a step's or completing) <=> a lease row, whose generation is the cluster's.
  *
  * Broken variants, each must fail: -DNONEXTHOP (next-hop compares the state only: H1),
  * -DNOSTARTHOP (a step's start compares the state only: H2), -DNOMARKHOP (the mark compares the
@@ -65,7 +70,7 @@
 #define LAST   (NH - 1)
 #define MAXGEN 3 /* starts in all */
 
-mtype = { STARTED, INFLIGHT, FAILED, DONE, COMPLETE };
+mtype = { STARTED, INFLIGHT, FAILED, DONE, COMPLETING, CFAILED, COMPLETE };
 
 /* The database. */
 mtype st = STARTED;
@@ -87,7 +92,7 @@ bool killed[NR];
 
 byte maxkhop = 0;     /* ghost: highest hop whose command started on the host */
 
-#define INV ((st == INFLIGHT) == (lowner != 0) && (lowner == 0 || lgen == gen))
+#define INV ((st == INFLIGHT || st == COMPLETING) == (lowner != 0) && (lowner == 0 || lgen == gen))
 #define NOLIVE (lowner == 0 || !llive)
 
 #ifdef NOSTARTHOP
@@ -167,6 +172,32 @@ inline step() {
 	fi
 }
 
+/* complete starts completing from state rs (the view), then records what the API server said. */
+inline complete() {
+	if
+	:: atomic {
+		st == rs && NOLIVE && gen < MAXGEN ->
+		gen++; g = gen; st = COMPLETING; lowner = me + 1; lgen = g; llive = true;
+		assert(INV)
+	   };
+	   atomic {
+		if
+		:: st == COMPLETING && lowner == me + 1 && lgen == g ->
+			if
+			:: assert(hop == LAST && hv == NH);  /* H4 */
+#ifdef REACH
+			   assert(false);
+#endif
+			   release(COMPLETE)
+			:: release(CFAILED)  /* the cluster did not report it in time */
+			fi
+		:: else -> skip  /* failed meanwhile by the audit or by force */
+		fi
+	   }
+	:: else -> skip
+	fi
+}
+
 proctype Runner(byte me) {
 	mtype rs;
 	byte rh, rv, g;
@@ -186,22 +217,12 @@ end:		do
 				fi
 			}
 #ifdef NOLAST
-		   :: rs == DONE ->
+		   :: rs == DONE || rs == CFAILED ->
 #else
-		   :: rs == DONE && rh == LAST ->
+		   :: (rs == DONE && rh == LAST) || rs == CFAILED ->
 #endif
-			atomic {
-				if
-				:: st == rs && NOLIVE ->
-					assert(hop == LAST && hv == NH);  /* H4 */
-#ifdef REACH
-					assert(false);
-#endif
-					st = COMPLETE
-				:: else -> skip
-				fi
-			}
-		   :: rs == COMPLETE || rs == INFLIGHT -> break  /* done, or another's operation runs */
+			complete()
+		   :: rs == COMPLETE || rs == INFLIGHT || rs == COMPLETING -> break  /* done, or another's operation runs */
 		   fi;
 		   rs = 0; rh = 0; rv = 0; g = 0; ran = false  /* forget the last attempt (fewer states) */
 		od
@@ -234,6 +255,7 @@ active proctype Kill() {
 active proctype Watch() {
 end:	do
 	:: atomic { st == INFLIGHT && lowner != 0 && !llive -> release(FAILED) }
+	:: atomic { st == COMPLETING && lowner != 0 && !llive -> release(CFAILED) }
 	od
 }
 
@@ -241,6 +263,7 @@ end:	do
 active proctype Force() {
 	if
 	:: atomic { st == INFLIGHT -> release(FAILED) }
+	:: atomic { st == COMPLETING -> release(CFAILED) }
 	:: skip
 	fi
 }

@@ -9,14 +9,7 @@ import (
 // with stale views, kills, expiring leases, the audit and a forced fail, no assertion fails (H1-H4
 // and the invariant) and no process is left blocked.
 func TestHopsModelHolds(t *testing.T) {
-	r := verify(t, check{model: "hops.pml"})
-	if r.errors != 0 {
-		t.Fatalf("Spin found %d error(s) in the hops of an upgrade:\n%s", r.errors, r.out)
-	}
-	if r.stored == "?" || r.stored == "0" {
-		t.Fatalf("pan explored no states:\n%s", r.out)
-	}
-	t.Logf("hops: %s states stored, depth %s, %s s", r.stored, r.depth, r.time)
+	requireHolds(t, check{model: "hops.pml"}, "the hops of an upgrade", "hops")
 }
 
 // TestHopsBrokenVariantsFail takes one hop compare (or the fence's stamp) away at a time and

@@ -11,7 +11,7 @@ import (
 	"testing"
 )
 
-// check is one Spin verification run of lease.pml or hops.pml.
+// check is one Spin verification run of lease.pml, hops.pml or phases.pml.
 type check struct {
 	model  string // the .pml file: "" is lease.pml
 	define string // a -D flag for spin selecting a variant, "" for the real model
@@ -133,14 +133,7 @@ func TestModelHolds(t *testing.T) {
 	}{{"safety", false}, {"liveness", true}} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			r := verify(t, check{live: c.live})
-			if r.errors != 0 {
-				t.Fatalf("Spin found %d error(s) in the lease protocol:\n%s", r.errors, r.out)
-			}
-			if r.stored == "?" || r.stored == "0" {
-				t.Fatalf("pan explored no states:\n%s", r.out)
-			}
-			t.Logf("%s: %s states stored, depth %s, %s s", c.name, r.stored, r.depth, r.time)
+			requireHolds(t, check{live: c.live}, "the lease protocol", c.name)
 		})
 	}
 }
@@ -169,4 +162,18 @@ func TestBrokenVariantsFail(t *testing.T) {
 			t.Logf("-D%s fails as it must: %s", c.define, c.want)
 		})
 	}
+}
+
+// requireHolds has Spin verify c and fails the test on any error Spin finds in what, or when pan
+// explored no state at all; it logs the states, depth and time under name.
+func requireHolds(t *testing.T, c check, what, name string) {
+	t.Helper()
+	r := verify(t, c)
+	if r.errors != 0 {
+		t.Fatalf("Spin found %d error(s) in %s:\n%s", r.errors, what, r.out)
+	}
+	if r.stored == "?" || r.stored == "0" {
+		t.Fatalf("pan explored no states:\n%s", r.out)
+	}
+	t.Logf("%s: %s states stored, depth %s, %s s", name, r.stored, r.depth, r.time)
 }

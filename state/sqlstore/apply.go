@@ -46,6 +46,9 @@ func (s *Store) applyTx(ctx context.Context, tx *sql.Tx, c state.Change, written
 	if hop, ok := c.AtHop(); ok && u.Hop != hop {
 		return u, conflict(c.Cluster(), "expected hop %d of %s, found hop %d", hop+1, u.ToVersion, u.Hop+1)
 	}
+	if gen, ok := c.AtGeneration(); ok && u.Generation != gen {
+		return u, conflict(c.Cluster(), "expected lease generation %d, found %d: an operation started since the upgrade was read", gen, u.Generation)
+	}
 	lease, err := s.readLease(ctx, tx, c.Cluster(), true)
 	if err != nil && !errors.Is(err, state.ErrBadRow) {
 		return u, err
@@ -88,9 +91,10 @@ func (s *Store) applyTx(ctx context.Context, tx *sql.Tx, c state.Change, written
 			return u, fmt.Errorf("set host statuses: %w", err)
 		}
 	}
-	if err := s.applyLease(ctx, tx, c, lease, now); err != nil {
+	if err := s.applyLease(ctx, tx, c, lease, now, &u); err != nil {
 		return u, err
 	}
+	ev.Hop = u.HopLabel() // the hop the upgrade is at once the change is made
 	*written = ev
 	return u, insertEvent(ctx, tx, ev)
 }
@@ -196,8 +200,9 @@ func (s *Store) applyHost(ctx context.Context, tx *sql.Tx, c state.Change, now t
 	return from, to, one(res, err, c.Cluster(), "status of host "+c.Host())
 }
 
-// applyLease releases and/or takes the lease; l is the row read under the lock.
-func (s *Store) applyLease(ctx context.Context, tx *sql.Tx, c state.Change, l *state.Lease, now time.Time) error {
+// applyLease releases and/or takes the lease; l is the row read under the lock. u learns the
+// generation a lease taken gets.
+func (s *Store) applyLease(ctx context.Context, tx *sql.Tx, c state.Change, l *state.Lease, now time.Time, u *state.Upgrade) error {
 	release := c.ReleasesLease() && l != nil
 	if release {
 		// The lease goes with the last host in flight: released while another host of the
@@ -224,6 +229,7 @@ func (s *Store) applyLease(ctx context.Context, tx *sql.Tx, c state.Change, l *s
 	if err != nil {
 		return err
 	}
+	u.Generation = gen
 	exp := fmtTime(now.Add(spec.TTL))
 	if l == nil {
 		_, err := tx.ExecContext(ctx, `INSERT INTO upgrade_lease (cluster, owner, operation, generation, acquired_at, heartbeat_at, expires_at)
@@ -272,9 +278,10 @@ func (s *Store) noneLeftInFlight(ctx context.Context, tx *sql.Tx, c state.Change
 // is in flight ("" for none).
 func (s *Store) otherInFlight(ctx context.Context, tx *sql.Tx, c state.Change) (string, error) {
 	var host string
+	marks, args := inFlightStatuses()
 	err := tx.QueryRowContext(ctx, `SELECT h.hostname FROM host h JOIN kube_host_upgrade hu ON hu.host_id = h.id
-		WHERE h.cluster = ? AND h.hostname <> ? AND hu.status IN (?, ?) ORDER BY h.id LIMIT 1`,
-		c.Cluster(), c.Host(), string(state.UpgradingControlPlane), string(state.UpgradingKubelet)).Scan(&host)
+		WHERE h.cluster = ? AND h.hostname <> ? AND hu.status IN (`+marks+`) ORDER BY h.id LIMIT 1`,
+		append([]any{c.Cluster(), c.Host()}, args...)...).Scan(&host)
 	if isNoRows(err) {
 		return "", nil
 	}

@@ -18,11 +18,11 @@ func insertEvent(ctx context.Context, tx *sql.Tx, e state.Event) error {
 	}
 	e.Reason = storedText(e.Reason, maxText)
 	_, err := tx.ExecContext(ctx, `INSERT INTO kube_upgrade_event (cluster, upgrade_uuid, hostname, actor,
-		from_state, to_state, from_host_status, to_host_status, reason, evidence, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		from_state, to_state, from_host_status, to_host_status, reason, evidence, created_at, hop)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		e.Cluster, e.UpgradeUUID, nullable(e.Hostname), e.Actor, nullable(string(e.FromState)),
 		nullable(string(e.ToState)), nullable(string(e.FromHostStatus)), nullable(string(e.ToHostStatus)),
-		e.Reason, evidence, fmtTime(e.CreatedAt))
+		e.Reason, evidence, fmtTime(e.CreatedAt), e.Hop)
 	if err != nil {
 		return fmt.Errorf("write event: %w", err)
 	}
@@ -58,7 +58,7 @@ func (s *Store) AddEvent(ctx context.Context, e state.Event) error {
 		if e.CreatedAt, err = s.txNow(ctx, tx); err != nil {
 			return err
 		}
-		e.UpgradeUUID, e.FromState, e.ToState = u.UUID, u.State, u.State
+		e.UpgradeUUID, e.FromState, e.ToState, e.Hop = u.UUID, u.State, u.State, u.HopLabel()
 		return insertEvent(ctx, tx, e)
 	})
 	if err != nil {
@@ -76,7 +76,7 @@ func (s *Store) Events(ctx context.Context, cluster string, limit int) ([]state.
 func (s *Store) events(ctx context.Context, cluster string, limit int) ([]state.Event, error) {
 	query := `SELECT e.id, e.cluster, e.upgrade_uuid, COALESCE(e.hostname, ''), e.actor,
 		COALESCE(e.from_state, ''), COALESCE(e.to_state, ''), COALESCE(e.from_host_status, ''),
-		COALESCE(e.to_host_status, ''), e.reason, e.evidence, e.created_at FROM kube_upgrade_event e`
+		COALESCE(e.to_host_status, ''), e.reason, e.evidence, e.created_at, e.hop FROM kube_upgrade_event e`
 	var args []any
 	if cluster != "" {
 		query += " WHERE e.cluster = ?"
@@ -98,7 +98,7 @@ func (s *Store) events(ctx context.Context, cluster string, limit int) ([]state.
 		var evidence sql.NullString
 		var created nullTime
 		if err := rows.Scan(&e.ID, &e.Cluster, &e.UpgradeUUID, &e.Hostname, &e.Actor, &e.FromState,
-			&e.ToState, &e.FromHostStatus, &e.ToHostStatus, &e.Reason, &evidence, &created); err != nil {
+			&e.ToState, &e.FromHostStatus, &e.ToHostStatus, &e.Reason, &evidence, &created, &e.Hop); err != nil {
 			return nil, fmt.Errorf("read events: %w", err)
 		}
 		if evidence.Valid && evidence.String != "" {

@@ -68,13 +68,14 @@ func inFlightQuery() (string, []any) {
 	args = append(args, allArgs...)
 	// Any upgrade with a host left in flight is audited too, whatever its state: a host status
 	// that outlived its operation (hand edit, older tool) blocks the retry just the same.
-	args = append(args, string(state.UpgradingControlPlane), string(state.UpgradingKubelet))
+	marks, hostArgs := inFlightStatuses()
+	args = append(args, hostArgs...)
 	return "SELECT " + upgradeCols + ", " + leaseCols +
 		` FROM kube_upgrade u LEFT JOIN upgrade_lease l ON l.cluster = u.cluster
 		WHERE u.state IN (` + strings.Join(inflight, ",") + `)
 		   OR u.state NOT IN (` + strings.Join(all, ",") + `)
 		   OR EXISTS (SELECT 1 FROM host h JOIN kube_host_upgrade hu ON hu.host_id = h.id
-		              WHERE h.cluster = u.cluster AND hu.status IN (?, ?))
+		              WHERE h.cluster = u.cluster AND hu.status IN (` + marks + `))
 		ORDER BY u.cluster`, args
 }
 
@@ -107,7 +108,8 @@ func (s *Store) attachInFlightHosts(ctx context.Context, ops []state.InFlightOp,
 	if len(ops) == 0 {
 		return nil
 	}
-	hs, err := s.queryHosts(ctx, "hu.status IN (?, ?)", string(state.UpgradingControlPlane), string(state.UpgradingKubelet))
+	marks, args := inFlightStatuses()
+	hs, err := s.queryHosts(ctx, "hu.status IN ("+marks+")", args...)
 	if err != nil && !errors.Is(err, state.ErrBadRow) {
 		return err
 	}
@@ -140,4 +142,15 @@ func splitBad(ops []state.InFlightOp, bad []error) ([]state.InFlightOp, []state.
 		good = append(good, op)
 	}
 	return good, out
+}
+
+// inFlightStatuses is the placeholders and arguments of `hu.status IN (...)` for the host
+// statuses in flight (state.InFlightHostStatuses): the store's one list of them.
+func inFlightStatuses() (marks string, args []any) {
+	hs := state.InFlightHostStatuses()
+	qs := make([]string, len(hs))
+	for i, h := range hs {
+		qs[i], args = "?", append(args, string(h))
+	}
+	return strings.Join(qs, ", "), args
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/kupgrade/kupgrade/state"
 )
 
-const upgradeCols = "u.id, u.uuid, u.cluster, u.from_version, u.to_version, u.hops, u.hop, u.state, u.state_entered_at, u.recovery_attempts, u.created_at, u.updated_at"
+const upgradeCols = "u.id, u.uuid, u.cluster, u.from_version, u.to_version, u.hops, u.hop, u.state, u.state_entered_at, u.recovery_attempts, u.created_at, u.updated_at, u.lease_generation"
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -19,7 +19,7 @@ type scanner interface{ Scan(dest ...any) error }
 func upgradeDest(u *state.Upgrade) ([]any, func() error) {
 	var entered, created, updated looseTime
 	var hops string
-	dest := []any{&u.ID, &u.UUID, &u.Cluster, &u.FromVersion, &u.ToVersion, &hops, &u.Hop, &u.State, &entered, &u.RecoveryAttempts, &created, &updated}
+	dest := []any{&u.ID, &u.UUID, &u.Cluster, &u.FromVersion, &u.ToVersion, &hops, &u.Hop, &u.State, &entered, &u.RecoveryAttempts, &created, &updated, &u.Generation}
 	return dest, func() error {
 		u.StateEnteredAt, u.CreatedAt, u.UpdatedAt = entered.Time, created.Time, updated.Time
 		u.Hops = strings.Fields(hops)
@@ -222,8 +222,8 @@ func (s *Store) hosts(ctx context.Context, cluster string) ([]state.Host, error)
 }
 
 // lastFailures maps each host to the reason of the newest event of the current upgrade that
-// failed an operation on it: a move to a failed state, or a kubelet cleared from
-// upgrading-kubelet back to idle.
+// failed an operation on it: a move to a failed state or a host's failed twin, or a kubelet
+// cleared from upgrading-kubelet back to idle.
 func (s *Store) lastFailures(ctx context.Context, cluster string) (map[string]string, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT e.hostname, e.reason, COALESCE(e.to_state, ''),
 		COALESCE(e.from_host_status, ''), COALESCE(e.to_host_status, '')
@@ -244,7 +244,7 @@ func (s *Store) lastFailures(ctx context.Context, cluster string) (map[string]st
 		if _, seen := m[host]; seen {
 			continue
 		}
-		if to.Failed() || (fromHS == state.UpgradingKubelet && toHS == state.HostIdle) {
+		if to.Failed() || (fromHS.InFlight() && toHS.Failed()) || ((fromHS == state.UpgradingKubelet || fromHS == state.DowngradingKubelet) && toHS == state.HostIdle) {
 			m[host] = reason
 		}
 	}

@@ -71,7 +71,7 @@ func (s *Store) createTx(ctx context.Context, tx *sql.Tx, nu state.NewUpgrade) (
 		return u, err
 	}
 	return u, insertEvent(ctx, tx, state.Event{Cluster: u.Cluster, UpgradeUUID: u.UUID, Actor: nu.Actor,
-		ToState: u.State, Reason: nu.Reason, CreatedAt: now})
+		ToState: u.State, Reason: nu.Reason, CreatedAt: now, Hop: u.HopLabel()})
 }
 
 // createHosts makes the cluster's host rows those of nu (kept by hostname so their ids and
@@ -150,7 +150,7 @@ func (s *Store) DeleteUpgrade(ctx context.Context, cluster string, from state.St
 			return err
 		}
 		return insertEvent(ctx, tx, state.Event{Cluster: cluster, UpgradeUUID: u.UUID, Actor: actor,
-			FromState: u.State, Reason: reason, CreatedAt: now})
+			FromState: u.State, Reason: reason, CreatedAt: now, Hop: u.HopLabel()})
 	})
 	if err != nil {
 		return fmt.Errorf("delete upgrade: %w", err)

@@ -76,3 +76,38 @@ func testVersions(t *testing.T, b Backend) {
 		t.Fatalf("last failure of worker-0 = %q, want none", h.LastFailure)
 	}
 }
+
+// testEventHops: every event of an upgrade with hops names the hop the upgrade is at once its
+// change is made (the next-hop event the hop it enters); a one-hop upgrade's events name none.
+func testEventHops(t *testing.T, b Backend) {
+	s := b.Open(t)
+	ctx := t.Context()
+	createHops(t, s, "h")
+	walk(t, s, "h", state.UpgradedSecondMaster)
+	if _, err := s.Apply(ctx, state.NextHop("h", state.ActorRunner, state.UpgradedSecondMaster, 0)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AddEvent(ctx, state.Event{Cluster: "h", Hostname: state.WholeCluster, Actor: state.ActorCLI, Reason: "note"}); err != nil {
+		t.Fatal(err)
+	}
+	es, err := s.Events(ctx, "h", 0)
+	if err != nil || len(es) < 4 {
+		t.Fatalf("Events(h) = %d events, %v", len(es), err)
+	}
+	first, second := "hop 1 of 2 (v1.30.2)", "hop 2 of 2 (v1.31.2)"
+	if oldest := es[len(es)-1]; oldest.ToState != state.UpgradeStarted || oldest.Hop != first {
+		t.Errorf("the start's event names %q, want %q", oldest.Hop, first)
+	}
+	if es[0].Reason != "note" || es[0].Hop != second || es[1].ToState != state.UpgradeStarted || es[1].Hop != second {
+		t.Errorf("the next-hop event and the note after it name %q and %q, want %q", es[1].Hop, es[0].Hop, second)
+	}
+	for _, e := range es[2 : len(es)-1] {
+		if e.Hop != first {
+			t.Errorf("event to %s names %q, want %q", e.ToState, e.Hop, first)
+		}
+	}
+	create(t, s, "one")
+	if es, _ := s.Events(ctx, "one", 0); len(es) != 1 || es[0].Hop != "" {
+		t.Errorf("a one-hop upgrade's event names a hop: %+v", es)
+	}
+}

@@ -106,11 +106,8 @@ func (m *machine) act(rt *rapid.T) (what string, err error) {
 		c = state.Fail(m.cluster, state.ActorWatch, u.State, to, cond, opts...)
 	case 5:
 		c = state.TakeOver(m.cluster, state.ActorRunner, u.State, lease)
-	case 6:
-		c = state.Complete(m.cluster, state.ActorCLI, u.State)
-		if rapid.Bool().Draw(rt, "next hop") { // from the hop the upgrade is at, or a stale one
-			c = state.NextHop(m.cluster, state.ActorRunner, u.State, rapid.IntRange(0, 1).Draw(rt, "hop"))
-		}
+	case 6: // next hop, from the hop the upgrade is at or a stale one (complete is a start and a finish)
+		c = state.NextHop(m.cluster, state.ActorRunner, u.State, rapid.IntRange(0, 1).Draw(rt, "hop"))
 	case 7:
 		_, err := m.s.RenewLease(ctx, m.cluster, owner, 30*time.Second)
 		return "renew by " + owner, err

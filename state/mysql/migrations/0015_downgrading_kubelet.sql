@@ -1,0 +1,5 @@
+-- Host status downgrading-kubelet: `upgrade abort --kubelets` takes a kubelet back through
+-- draining-node, downgrading-kubelet and uncordoning-node to idle (kube_host_upgrade.status is
+-- free text: no column changes). A kupgrade older than this schema does not know the status: it
+-- would take a host left downgrading-kubelet for idle, neither failing it nor refusing a second
+-- operation beside it. This migration makes it refuse the database instead.

@@ -1,0 +1,5 @@
+-- Host statuses of the kubelet step's phases: draining-node, draining-node-failed,
+-- uncordoning-node, uncordoning-node-failed (kube_host_upgrade.status is free text: no column
+-- changes). A kupgrade older than this schema does not know them: it would take a host left
+-- draining-node for idle, neither failing it nor refusing a second drain beside it. This
+-- migration makes it refuse the database instead (it holds a migration it does not know).
