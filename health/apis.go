@@ -54,9 +54,11 @@ type requestedAPI struct {
 	removed int    // the minor of the removed_release label; 0 when none
 }
 
-// parseDeprecated reads the metric's lines (Prometheus text format).
+// parseDeprecated reads the metric's lines (Prometheus text format), each API once however
+// many API servers report it.
 func parseDeprecated(body string) ([]requestedAPI, error) {
 	var out []requestedAPI
+	seen := map[string]bool{}
 	for _, line := range strings.Split(body, "\n") {
 		line = strings.TrimSpace(line)
 		if line == "" || strings.HasPrefix(line, "#") {
@@ -67,6 +69,10 @@ func parseDeprecated(body string) ([]requestedAPI, error) {
 			return nil, err
 		}
 		r := requestedAPI{gvr: labels["group"] + "/" + labels["version"] + "/" + labels["resource"]}
+		if seen[r.gvr] {
+			continue
+		}
+		seen[r.gvr] = true
 		if rel := labels["removed_release"]; rel != "" {
 			if _, m, ok := strings.Cut(rel, "."); ok {
 				r.removed, _ = strconv.Atoi(m)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kupgrade/kupgrade/internal/typo"
 	"github.com/kupgrade/kupgrade/state"
 )
 
@@ -30,10 +31,11 @@ const (
 	CheckCerts        = "certificates"
 	CheckRemovedAPIs  = "removed-apis"
 	CheckDrain        = "drain"
+	CheckPackages     = "packages"
 )
 
 // Names are every check, in the order they run.
-var Names = []string{CheckNodes, CheckControlPlane, CheckKubeletSkew, CheckEtcd, CheckCerts, CheckRemovedAPIs, CheckDrain}
+var Names = []string{CheckNodes, CheckControlPlane, CheckKubeletSkew, CheckEtcd, CheckCerts, CheckRemovedAPIs, CheckDrain, CheckPackages}
 
 // Result is one check's line.
 type Result struct {
@@ -61,6 +63,12 @@ type Options struct {
 	DrainForce  bool          // unmanaged pods may be deleted by the drain (warn, not fail)
 	Now         time.Time     // for certificates; zero: time.Now()
 	Skip        []string      // checks overridden by name
+	// Packages are the hosts the packages check asks (every host of the inventory).
+	Packages []PackageHost
+	// Hops is the versions an upgrade from from walks (To last; nil or an error: To alone), for
+	// the packages check; from is From, else the control plane's lowest version as the cluster's
+	// pods report it, else zero (no kubectl on the controller: Hops reads it its own way).
+	Hops func(from state.Version) ([]state.Version, error)
 }
 
 // DefaultCertMinDays is --cert-min-days's default.
@@ -70,7 +78,11 @@ const DefaultCertMinDays = 30
 func CheckSkips(skip []string) error {
 	for _, s := range skip {
 		if !slices.Contains(Names, s) {
-			return fmt.Errorf("%w: --skip-check %q: no such check (the checks: %s)", state.ErrBadInput, s, strings.Join(Names, ", "))
+			hint := ""
+			if c := typo.Closest(s, Names); c != "" {
+				hint = fmt.Sprintf(" (did you mean %s?)", c)
+			}
+			return fmt.Errorf("%w: --skip-check %q: no such check%s; the checks: %s", state.ErrBadInput, s, hint, strings.Join(Names, ", "))
 		}
 	}
 	return nil

@@ -22,7 +22,10 @@ type (
 		Kind string `json:"kind"`
 	}
 	node struct {
-		Meta   meta `json:"metadata"`
+		Meta meta `json:"metadata"`
+		Spec struct {
+			Unschedulable bool `json:"unschedulable"`
+		} `json:"spec"`
 		Status struct {
 			Conditions []struct{ Type, Status string } `json:"conditions"`
 			NodeInfo   struct {
@@ -43,7 +46,8 @@ type (
 			} `json:"volumes"`
 		} `json:"spec"`
 		Status struct {
-			Phase string `json:"phase"`
+			Phase      string                          `json:"phase"`
+			Conditions []struct{ Type, Status string } `json:"conditions"`
 		} `json:"status"`
 	}
 )
@@ -98,8 +102,11 @@ func nodesReady(nodes []node) Result {
 var controlPlaneComponents = []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler"}
 
 // controlPlane fails naming every controller's component that is missing, not Running or not
-// at version (stacked etcd is not a Kubernetes version and is not judged here).
-func controlPlane(nodes []node, pods []pod, version state.Version) Result {
+// at version (stacked etcd is not a Kubernetes version and is not judged here); with ready, also
+// one Running but not Ready. The checks before a window or a hop do not ask for Ready (they ask
+// once, and a component restarted a moment before is not Ready for a few seconds); complete
+// and abort, which ask again until their timeout, do.
+func controlPlane(nodes []node, pods []pod, version state.Version, ready bool) Result {
 	var bad []string
 	n := 0
 	for _, nd := range nodes {
@@ -116,11 +123,25 @@ func controlPlane(nodes []node, pods []pod, version state.Version) Result {
 				bad = append(bad, fmt.Sprintf("kube-system/%s (%s)", p.Meta.Name, p.Status.Phase))
 			case imageTag(p) != version.String():
 				bad = append(bad, fmt.Sprintf("kube-system/%s (%s, want %s)", p.Meta.Name, imageTag(p), version))
+			case ready && p.notReady():
+				bad = append(bad, fmt.Sprintf("kube-system/%s (Running, not Ready)", p.Meta.Name))
 			}
 		}
 	}
-	return verdict(CheckControlPlane, bad, false, fmt.Sprintf("control-plane pods not Running at %s", version),
+	return verdict(CheckControlPlane, bad, false, fmt.Sprintf("control-plane pods not Running and Ready at %s", version),
 		fmt.Sprintf("%d control-plane pods Running at %s", n, version))
+}
+
+// notReady: the kubelet reports the pod's Ready condition False (kube-apiserver's is its
+// /readyz probe: a restarted API server Running but still syncing its caches is not Ready). A
+// pod with no Ready condition is not judged by it.
+func (p pod) notReady() bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == "Ready" {
+			return c.Status != "True"
+		}
+	}
+	return false
 }
 
 func staticPod(pods []pod, component, nodeName string) (pod, bool) {

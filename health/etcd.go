@@ -79,7 +79,7 @@ func parseEtcd(secs map[string]section) (v etcdView, missing bool, err error) {
 		Error    string `json:"error"`
 	}
 	// etcdctl exits non-zero when an endpoint is unhealthy, and still prints the list.
-	if err := json.Unmarshal([]byte(jsonPart(h.body)), &health); err != nil {
+	if err := json.Unmarshal([]byte(jsonPart(h.body, "[")), &health); err != nil {
 		return v, false, fmt.Errorf("etcdctl endpoint health: exit status %d: %s", h.rc, firstLine(h.body))
 	}
 	for _, e := range health {
@@ -90,10 +90,11 @@ func parseEtcd(secs map[string]section) (v etcdView, missing bool, err error) {
 	return v, false, nil
 }
 
-// jsonPart is the first line of body that starts a JSON array (etcdctl may print warnings).
-func jsonPart(body string) string {
+// jsonPart is the first line of body that starts a JSON array or object (open: "[" or "{"):
+// etcdctl and etcdutl may print warnings first.
+func jsonPart(body, open string) string {
 	for _, line := range strings.Split(body, "\n") {
-		if strings.HasPrefix(strings.TrimSpace(line), "[") {
+		if strings.HasPrefix(strings.TrimSpace(line), open) {
 			return line
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/kupgrade/kupgrade/state"
 )
 
 // Facts are the scripts' outputs: ClusterScript's and EtcdScript's from one controller,
@@ -14,13 +16,18 @@ type Facts struct {
 	Cluster string
 	Etcd    string
 	Hosts   map[string]string
+	// Packages are OfferedScript's outputs from each host of Options.Packages (by name), asked at
+	// Hops (To last), the kubelet's packages at every hop when KubeletsEachHop, else at the last.
+	Packages        map[string]string
+	Hops            []state.Version
+	KubeletsEachHop bool
 }
 
 // Exec runs script as root on the named controller and returns its output.
 type Exec func(ctx context.Context, host, script string) (string, error)
 
 // Run gathers the facts (the cluster's and etcd's on the first controller, the certificates on
-// every controller) and judges them. Skipped checks gather nothing. A controller that cannot
+// every controller, the packages on every host of o.Packages) and judges them. Skipped checks gather nothing. A controller that cannot
 // run a script (unreachable) makes the checks it serves warn "not run", for they are no gate
 // that a cluster beyond reach can pass or fail.
 func Run(ctx context.Context, exec Exec, controllers []string, o Options) ([]Result, error) {
@@ -44,6 +51,9 @@ func Run(ctx context.Context, exec Exec, controllers []string, o Options) ([]Res
 			f.Etcd = fmt.Sprintf("%setcdctl rc=%d\n%v\n", sectionMark, notFound, err)
 		}
 	}
+	if !slices.Contains(o.Skip, CheckPackages) {
+		gatherPackages(ctx, exec, &f, o)
+	}
 	if !slices.Contains(o.Skip, CheckCerts) {
 		f.Hosts = map[string]string{}
 		for _, c := range controllers {
@@ -65,7 +75,11 @@ func Judge(f Facts, o Options) []Result {
 	}
 	secs := sections(f.Cluster)
 	if s := secs["nodes"]; s.rc == notFound {
-		return notRun(o.Skip, "not run on the controller: "+firstLine(s.body))
+		out := notRun(o.Skip, "not run on the controller: "+firstLine(s.body))
+		if i := slices.Index(Names, CheckPackages); !slices.Contains(o.Skip, CheckPackages) {
+			out[i] = packagesCheck(f, o) // asked of each host's package manager, not of kubectl
+		}
+		return out
 	}
 	nodes, nodesErr := list[node](secs["nodes"], "nodes")
 	pods, podsErr := list[pod](secs["pods"], "pods")
@@ -75,7 +89,7 @@ func Judge(f Facts, o Options) []Result {
 	checks := map[string]func() Result{
 		CheckNodes: func() Result { return needs(CheckNodes, nodesErr, func() Result { return nodesReady(nodes) }) },
 		CheckControlPlane: func() Result {
-			return needs(CheckControlPlane, firstErr(nodesErr, podsErr), func() Result { return controlPlane(nodes, pods, o.From) })
+			return needs(CheckControlPlane, firstErr(nodesErr, podsErr), func() Result { return controlPlane(nodes, pods, o.From, false) })
 		},
 		CheckKubeletSkew: func() Result {
 			return needs(CheckKubeletSkew, nodesErr, func() Result { return kubeletSkew(nodes, o.To) })
@@ -84,6 +98,7 @@ func Judge(f Facts, o Options) []Result {
 		CheckCerts:       func() Result { return certificates(hostCerts(f.Hosts), o.Now, o.CertMinDays) },
 		CheckRemovedAPIs: func() Result { return apisCheck(secs["metrics"], o) },
 		CheckDrain:       func() Result { return drainCheck(secs, pods, podsErr, o) },
+		CheckPackages:    func() Result { return packagesCheck(f, o) },
 	}
 	var out []Result
 	for _, name := range Names {
@@ -181,7 +196,7 @@ func countControllers(nodes []node) int {
 
 func apisCheck(s section, o Options) Result {
 	if s.rc != 0 {
-		return Result{Check: CheckRemovedAPIs, Status: Fail, Message: "read the API server's metrics: " + firstLine(s.body)}
+		return Result{Check: CheckRemovedAPIs, Status: Fail, Message: "read the API servers' metrics: " + firstLine(s.body)}
 	}
 	requested, err := parseDeprecated(s.body)
 	if err != nil {

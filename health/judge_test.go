@@ -103,6 +103,11 @@ func TestJudge(t *testing.T) {
 		objects []string
 	}{
 		{name: "healthy", check: "", status: Pass},
+		{name: "a control-plane pod restarted a moment ago, not Ready yet", check: "", status: Pass,
+			edit: func(s map[string]string) {
+				s["pods"] = strings.Replace(s["pods"], `kube-scheduler:v1.30.14"}]},"status":{"phase":"Running"}`,
+					`kube-scheduler:v1.30.14"}]},"status":{"phase":"Running","conditions":[{"type":"Ready","status":"False"}]}`, 1)
+			}},
 		{name: "node not ready", check: CheckNodes, status: Fail, objects: []string{"worker-0"},
 			edit: func(s map[string]string) {
 				s["nodes"] = strings.Replace(s["nodes"], nodeJSON("worker-0", false, true, "v1.30.14"), nodeJSON("worker-0", false, false, "v1.30.14"), 1)
@@ -192,15 +197,25 @@ func TestSkip(t *testing.T) {
 	}
 }
 
-// A controller without kubectl runs no check: every line warns saying so, none fails; without
-// a version given, the control plane's is its lowest kube-apiserver's.
+// A controller without kubectl runs no check of the cluster: every such line warns saying so,
+// none fails; the packages check, asked of each host's package manager, still judges (here a
+// version no repository offers). Without a version given, the control plane's is its lowest
+// kube-apiserver's.
 func TestJudgeWithout(t *testing.T) {
-	f := Facts{Cluster: sectionMark + "nodes rc=127\nsh: 1: kubectl: not found\n"}
-	rs := Judge(f, Options{To: v(t, "v1.31.1"), Skip: []string{CheckEtcd}})
+	f := Facts{Cluster: sectionMark + "nodes rc=127\nsh: 1: kubectl: not found\n",
+		Packages: map[string]string{"worker-0": hostPackages(false)}, Hops: []state.Version{v(t, "v1.31.9")}}
+	rs := Judge(f, Options{To: v(t, "v1.31.9"), Skip: []string{CheckEtcd},
+		Packages: []PackageHost{{Name: "worker-0", Kubeadm: true, Kubelets: true}}})
 	for _, r := range rs {
 		want := Warn
-		if r.Check == CheckEtcd {
+		switch r.Check {
+		case CheckEtcd:
 			want = Skipped
+		case CheckPackages:
+			if r.Status != Fail || !strings.Contains(r.Objects[0], "worker-0: kubeadm v1.31.9 is not offered") {
+				t.Errorf("without kubectl: %s, want the packages check failing", r)
+			}
+			continue
 		}
 		if r.Status != want || (want == Warn && !strings.Contains(r.Message, "kubectl: not found")) {
 			t.Errorf("without kubectl: %s, want %s saying so", r, want)

@@ -23,9 +23,32 @@ command -v kubectl >/dev/null || notrun "kubectl: not found"
 run nodes $K get nodes -o json
 run pods $K get pods -A -o json
 run pdbs $K get pdb -A -o json
-run metrics sh -c "$K get --raw /metrics | grep '^apiserver_requested_deprecated_apis' || true"
-run kubeadm-config $K -n kube-system get configmap kubeadm-config -o 'jsonpath={.data.ClusterConfiguration}'
-run readyz-etcd $K get --raw /readyz/etcd
+` + metricsLines + kubeadmConfigLine + `run readyz-etcd $K get --raw /readyz/etcd
+`
+
+// metricsLines read the apiserver_requested_deprecated_apis series of every API server: the
+// metric is each API server's own, and a client that called a removed API through one
+// controller's API server shows there alone, while admin.conf's endpoint (a load balancer, a
+// name every controller answers to) reaches any one of them. Each is asked at the address kubeadm
+// annotates its static pod with (kubeadm puts that address in the API server's certificate); a
+// cluster whose pods lack the annotation is asked through admin.conf's endpoint.
+const metricsLines = `deprecated() {
+  m=$($K ${1:+"--server=https://$1"} get --raw /metrics 2>&1) || { echo "API server ${1:-of admin.conf}: $(printf '%s\n' "$m" | head -1)"; return 1; }
+  printf '%s\n' "$m" | grep '^apiserver_requested_deprecated_apis' || true
+}
+metrics() {
+  eps=$($K -n kube-system get pods -l component=kube-apiserver -o jsonpath='{range .items[*]}{.metadata.annotations.kubeadm\.kubernetes\.io/kube-apiserver\.advertise-address\.endpoint} {end}' 2>&1) || { printf '%s\n' "$eps"; return 1; }
+  [ -n "$(echo $eps)" ] || { deprecated ""; return; }
+  all=""
+  for e in $eps; do o=$(deprecated "$e") || { printf '%s\n' "$o"; return 1; }; all="$all$o
+"; done
+  printf '%s' "$all"
+}
+run metrics metrics
+`
+
+// kubeadmConfigLine reads kubeadm's ClusterConfiguration (where etcd is).
+const kubeadmConfigLine = `run kubeadm-config $K -n kube-system get configmap kubeadm-config -o 'jsonpath={.data.ClusterConfiguration}'
 `
 
 // HostScript gathers one controller's certificates: every kubeadm-managed certificate file
@@ -51,26 +74,37 @@ run certs certs
 // with the etcd container's own etcdctl when the host has none; external etcd at the endpoints
 // and with the certificates kubeadm's ClusterConfiguration names.
 func EtcdScript(e EtcdConfig) string {
-	args := "--endpoints=https://127.0.0.1:2379 --cacert=/etc/kubernetes/pki/etcd/ca.crt" +
-		" --cert=/etc/kubernetes/pki/etcd/healthcheck-client.crt --key=/etc/kubernetes/pki/etcd/healthcheck-client.key"
-	if e.External {
-		args = "--endpoints=" + shellQuote(strings.Join(e.Endpoints, ","))
-		for flag, file := range map[string]string{"--cacert": e.CAFile, "--cert": e.CertFile, "--key": e.KeyFile} {
-			if file != "" {
-				args += " " + flag + "=" + shellQuote(file)
-			}
-		}
-	}
-	return runner + `E=etcdctl
+	args := etcdctlArgs(e)
+	return etcdctlPrelude + `run members $E ` + args + ` member list -w json
+run health $E ` + args + ` endpoint health --cluster -w json
+`
+}
+
+// etcdctlPrelude finds etcdctl: the host's, else the etcd container's through crictl ($X is
+// then the prefix that runs a command in that container, "" on the host). Without either it
+// prints an etcdctl section with rc=127 and stops.
+const etcdctlPrelude = runner + `E=etcdctl X=""
 if ! command -v etcdctl >/dev/null; then
   id=$(crictl ps -q --name '^etcd$' 2>/dev/null | head -1)
   if [ -z "$id" ]; then echo "` + sectionMark + `etcdctl rc=127"; echo "etcdctl: not found on this host, nor an etcd container"; exit 0; fi
-  E="crictl exec $id etcdctl"
+  X="crictl exec $id" E="$X etcdctl"
 fi
 export ETCDCTL_API=3
-run members $E ` + args + ` member list -w json
-run health $E ` + args + ` endpoint health --cluster -w json
 `
+
+// etcdctlArgs are etcdctl's endpoint and certificate flags for e.
+func etcdctlArgs(e EtcdConfig) string {
+	if !e.External {
+		return "--endpoints=https://127.0.0.1:2379 --cacert=/etc/kubernetes/pki/etcd/ca.crt" +
+			" --cert=/etc/kubernetes/pki/etcd/healthcheck-client.crt --key=/etc/kubernetes/pki/etcd/healthcheck-client.key"
+	}
+	args := "--endpoints=" + shellQuote(strings.Join(e.Endpoints, ","))
+	for _, f := range [][2]string{{"--cacert", e.CAFile}, {"--cert", e.CertFile}, {"--key", e.KeyFile}} {
+		if f[1] != "" {
+			args += " " + f[0] + "=" + shellQuote(f[1])
+		}
+	}
+	return args
 }
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
