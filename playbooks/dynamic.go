@@ -12,13 +12,14 @@ import (
 // the value as Ansible does (a boolean, a whole number, a mapping for environment).
 var templatedKeys = []string{
 	"retries", "ignore_errors", "no_log", "run_once", "become", "check_mode", "ignore_unreachable",
-	"environment", "throttle",
+	"environment", "throttle", "diff",
 }
 
 // templatedPlayKeys are the play keywords of templatedKeys; a play's serial is rendered when
 // the play starts.
 var templatedPlayKeys = []string{
 	"ignore_errors", "no_log", "become", "check_mode", "ignore_unreachable", "environment",
+	"diff",
 }
 
 // templated records a keyword written as a template in dyn and reports whether it did. Other

@@ -15,7 +15,7 @@ import (
 )
 
 func TestEmbeddedLoad(t *testing.T) {
-	want := []string{"abort", "check-controllers", "control-plane", "cordon", "download-images", "kubelet", "uncordon"}
+	want := []string{"abort", "check-controllers", "control-plane", "cordon", "download-images", "etcd-restore", "etcd-snapshot", "kubelet", "uncordon"}
 	if got := EmbeddedNames(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("EmbeddedNames = %v, want %v", got, want)
 	}
@@ -164,17 +164,7 @@ func TestAbortRestoresFromThisUpgradesBackups(t *testing.T) {
 		t.Skip("no sh")
 	}
 	root := t.TempDir()
-	write := func(rel, content string) string {
-		t.Helper()
-		p := filepath.Join(root, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return filepath.Dir(p)
-	}
+	write := func(rel, content string) string { return writeUnder(t, root, rel, content) }
 	read := func(rel string) string { b, _ := os.ReadFile(filepath.Join(root, rel)); return string(b) }
 	task := shippedTask(t, "abort", "Restore the manifests", map[string]any{})
 	script := strings.ReplaceAll(task.Args["_raw_params"].(string), "/etc/kubernetes", root)
@@ -228,4 +218,17 @@ func TestAbortRestoresFromThisUpgradesBackups(t *testing.T) {
 	if left, _ := filepath.Glob(filepath.Join(root, "manifests", ".*")); len(left) != 0 {
 		t.Errorf("staging files left behind: %v", left)
 	}
+}
+
+// writeUnder writes content to root/rel, making its folders, and returns rel's folder.
+func writeUnder(t *testing.T, root, rel, content string) string {
+	t.Helper()
+	p := filepath.Join(root, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Dir(p)
 }

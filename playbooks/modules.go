@@ -51,7 +51,8 @@ var modules = map[string]*module{
 		unsupported: []string{"strip_empty_ends"},
 	},
 	"copy": {
-		args:      map[string]argType{"src": tStr, "content": tStr, "dest": tStr, "mode": tStr, "owner": tStr, "group": tStr, "backup": tBool, "force": tBool, "remote_src": tBool},
+		args: map[string]argType{"src": tStr, "content": tStr, "dest": tStr, "mode": tStr, "owner": tStr, "group": tStr, "backup": tBool, "force": tBool, "remote_src": tBool,
+			"validate": tStr},
 		oneOf:     [][]string{{"dest"}, {"src", "content"}},
 		exclusive: [][]string{{"src", "content"}},
 	},
@@ -77,7 +78,8 @@ var modules = map[string]*module{
 		choices: map[string][]string{"state": {"file", "directory", "absent", "touch", "link", "hard"}},
 	},
 	"template": {
-		args:  map[string]argType{"src": tStr, "dest": tStr, "mode": tStr, "owner": tStr, "group": tStr, "backup": tBool, "force": tBool},
+		args: map[string]argType{"src": tStr, "dest": tStr, "mode": tStr, "owner": tStr, "group": tStr, "backup": tBool, "force": tBool,
+			"validate": tStr},
 		oneOf: [][]string{{"src"}, {"dest"}},
 	},
 	"wait_for": {
@@ -92,9 +94,13 @@ var modules = map[string]*module{
 		exclusive: [][]string{{"msg", "var"}},
 	},
 	"set_fact": {anyNames: true, args: map[string]argType{"cacheable": tBool}},
-	"fail":     {args: map[string]argType{"msg": tStr}},
-	"assert":   {args: map[string]argType{"that": tList, "fail_msg": tStr, "msg": tStr, "success_msg": tStr, "quiet": tBool}, oneOf: [][]string{{"that"}}},
+	"fail":     {args: map[string]argType{"msg": tAny}},
+	"assert":   {args: map[string]argType{"that": tList, "fail_msg": tList, "msg": tList, "success_msg": tList, "quiet": tBool}, oneOf: [][]string{{"that"}}},
 	"ping":     {args: map[string]argType{"data": tStr}},
+	"group_by": {args: map[string]argType{"key": tStr, "parents": tList}},
+	"pause": {args: map[string]argType{"minutes": tStr, "seconds": tStr, "prompt": tStr, "echo": tBool},
+		exclusive: [][]string{{"minutes", "seconds"}}},
+	"wait_for_connection": {args: map[string]argType{"connect_timeout": tInt, "delay": tInt, "sleep": tInt, "timeout": tInt}},
 	"lineinfile": {
 		args: withFileArgs(map[string]argType{"path": tStr, "state": tStr, "regexp": tStr, "search_string": tStr, "line": tStr,
 			"insertafter": tStr, "insertbefore": tStr, "backrefs": tBool, "create": tBool, "backup": tBool, "firstmatch": tBool, "validate": tStr}),
@@ -153,15 +159,16 @@ var modules = map[string]*module{
 			"autoclean", "clean", "force", "force_apt_get", "lock_timeout", "policy_rc_d", "fail_on_autoremove"},
 	},
 	"package": {
-		args:    map[string]argType{"name": tList, "state": tStr, "use": tStr},
+		args:    withPackageBackendArgs(map[string]argType{"name": tList, "state": tStr, "use": tStr}),
 		oneOf:   [][]string{{"name"}, {"state"}},
 		choices: map[string][]string{"state": {"present", "absent", "latest", "installed", "removed"}},
 	},
 	"unarchive": {
 		args: withFileArgs(map[string]argType{"src": tStr, "dest": tStr, "remote_src": tBool, "creates": tStr, "list_files": tBool,
-			"extra_opts": tList, "exclude": tList, "validate_certs": tBool}),
+			"extra_opts": tList, "exclude": tList, "validate_certs": tBool, "copy": tBool}),
 		oneOf:       [][]string{{"src"}, {"dest"}},
-		unsupported: []string{"copy", "keep_newer", "include", "decrypt", "io_buffer_size", "attributes"},
+		exclusive:   [][]string{{"copy", "remote_src"}},
+		unsupported: []string{"keep_newer", "include", "decrypt", "io_buffer_size", "attributes"},
 	},
 	"raw": {
 		args:     map[string]argType{"_raw_params": tStr, "executable": tStr},
@@ -174,6 +181,37 @@ var modules = map[string]*module{
 		oneOf:       [][]string{{"_raw_params"}},
 		freeForm:    true,
 		unsupported: []string{"decrypt"},
+	},
+	"sysctl": {
+		args: map[string]argType{"name": tStr, "value": tStr, "state": tStr, "reload": tBool, "sysctl_set": tBool,
+			"ignoreerrors": tBool, "sysctl_file": tStr},
+		aliases: map[string]string{"key": "name", "val": "value"},
+		oneOf:   [][]string{{"name"}},
+		choices: map[string][]string{"state": {"present", "absent"}},
+	},
+	"mount": {
+		args: map[string]argType{"path": tStr, "src": tStr, "fstype": tStr, "opts": tStr, "dump": tStr, "passno": tStr,
+			"fstab": tStr, "boot": tBool, "backup": tBool, "state": tStr},
+		aliases: map[string]string{"name": "path"},
+		oneOf:   [][]string{{"path"}, {"state"}},
+		choices: map[string][]string{"state": {"absent", "absent_from_fstab", "mounted", "present", "unmounted", "remounted"}},
+	},
+	"cron": {
+		args: map[string]argType{"name": tStr, "user": tStr, "job": tStr, "cron_file": tStr, "state": tStr, "minute": tStr,
+			"hour": tStr, "day": tStr, "month": tStr, "weekday": tStr, "special_time": tStr, "disabled": tBool, "env": tBool,
+			"insertafter": tStr, "insertbefore": tStr},
+		aliases:   map[string]string{"value": "job", "dom": "day", "dow": "weekday"},
+		oneOf:     [][]string{{"name"}},
+		exclusive: [][]string{{"insertafter", "insertbefore"}},
+		choices: map[string][]string{"state": {"present", "absent"},
+			"special_time": {"reboot", "yearly", "annually", "monthly", "weekly", "daily", "hourly"}},
+		unsupported: []string{"backup"},
+	},
+	"group": {
+		args:        map[string]argType{"name": tStr, "state": tStr, "gid": tInt, "system": tBool, "non_unique": tBool},
+		oneOf:       [][]string{{"name"}},
+		choices:     map[string][]string{"state": {"present", "absent"}},
+		unsupported: []string{"local"},
 	},
 	"kubelet_config": {args: map[string]argType{"compare_to": tAny, "target": tStr, "root": tStr}},
 }
@@ -205,8 +243,19 @@ var moduleNames = func() []string {
 	return names
 }()
 
-// normaliseModule strips the collection prefixes Ansible accepts for builtin modules.
+// collectionHomes are the collection names of the built-in modules Ansible ships outside
+// ansible.builtin: ansible.posix.sysctl runs the built-in sysctl.
+var collectionHomes = map[string]string{
+	"ansible.posix.sysctl": "sysctl",
+	"ansible.posix.mount":  "mount",
+}
+
+// normaliseModule strips the collection prefixes Ansible accepts for builtin modules, and
+// names a built-in module by its short name when written with its collection's.
 func normaliseModule(key string) string {
+	if short, ok := collectionHomes[key]; ok {
+		return short
+	}
 	for _, p := range []string{"ansible.builtin.", "ansible.legacy."} {
 		if strings.HasPrefix(key, p) {
 			return key[len(p):]

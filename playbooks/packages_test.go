@@ -156,12 +156,13 @@ func TestPackageInstallWithoutASource(t *testing.T) {
 	}
 }
 
-// Both playbooks that install packages carry the same default.
-func TestPackageInstallIsTheSameInBothPlaybooks(t *testing.T) {
+// Every playbook that installs packages carries the same default (abort's puts kubeadm back).
+func TestPackageInstallIsTheSameInEveryPlaybook(t *testing.T) {
 	a := mustEmbedded(t, "kubelet").Plays[0].Vars["k8s_pkg_install"]
-	b := mustEmbedded(t, "control-plane").Plays[0].Vars["k8s_pkg_install"]
-	if a == nil || a != b {
-		t.Errorf("k8s_pkg_install differs between kubelet.yml and control-plane.yml")
+	for _, name := range []string{"control-plane", "abort"} {
+		if b := mustEmbedded(t, name).Plays[0].Vars["k8s_pkg_install"]; a == nil || a != b {
+			t.Errorf("k8s_pkg_install differs between kubelet.yml and %s.yml", name)
+		}
 	}
 }
 
@@ -203,6 +204,43 @@ func TestDrainFailureNamesPodsAndBudgets(t *testing.T) {
 		got, err := jinja.RenderString(task.Args["msg"].(string), vars)
 		if err != nil || !strings.HasPrefix(got, tt.want) {
 			t.Errorf("%s: message\n%q, %v\nwant it to start with\n%q", tt.name, got, err, tt.want)
+		}
+	}
+}
+
+// Every package install task is changed when apt or dnf changed a package (apt's "Setting up",
+// dnf's Installed:, Upgraded: or Downgraded: section) and only then: a version already
+// installed is ok. dnf says nothing of "Installed:" when it upgrades.
+func TestPackageInstallChangedOnAptAndDnf(t *testing.T) {
+	tasks := map[string][]string{"control-plane": {"Install kubeadm"}, "kubelet": {"Install kubeadm", "Install the kubelet"}, "abort": {"Put kubeadm back"}}
+	outputs := map[string]bool{
+		"Unpacking kubeadm (1.31.1-1.1) over (1.30.1-1.1) ...\nSetting up kubeadm (1.31.1-1.1) ...":                         true,
+		"kubeadm is already the newest version (1.31.1-1.1).\n0 upgraded, 0 newly installed":                                false,
+		"Running transaction\nUpgraded:\n  kubeadm-1.31.1-150500.1.1.x86_64\n\nComplete!":                                   true,
+		"Running transaction\nDowngraded:\n  kubeadm-1.30.1-150500.1.1.x86_64\n\nComplete!":                                 true,
+		"Running transaction\nInstalled:\n  kubectl-1.31.1-150500.1.1.x86_64\n\nComplete!":                                  true,
+		"Package kubeadm-1.31.1-150500.1.1.x86_64 is already installed.\nDependencies resolved.\nNothing to do.\nComplete!": false,
+	}
+	for book, names := range tasks {
+		pb := mustEmbedded(t, book)
+		for _, name := range names {
+			var task *Task
+			for _, p := range pb.Plays {
+				for _, tk := range p.Tasks {
+					if task == nil && strings.HasPrefix(tk.Name, name) {
+						task = tk
+					}
+				}
+			}
+			if task == nil || len(task.ChangedWhen) != 1 {
+				t.Fatalf("%s: no task %q with one changed_when", book, name)
+			}
+			for stdout, want := range outputs {
+				vars := map[string]any{task.Register: map[string]any{"stdout": stdout}}
+				if got, err := jinja.Cond(task.ChangedWhen[0], vars); err != nil || got != want {
+					t.Errorf("%s: %s changed = %v (%v) after\n%s\nwant %v", book, task.Name, got, err, stdout, want)
+				}
+			}
 		}
 	}
 }

@@ -47,6 +47,8 @@ func (d *decoder) playKeyMore(p *Play, k *pair, where string, tc taskCtx) error 
 		p.IgnoreErrors, err = d.boolean(k.v, where)
 	case "check_mode":
 		p.CheckMode, err = d.boolPtr(k.v, where)
+	case "diff":
+		p.Diff, err = d.boolPtr(k.v, where)
 	default:
 		err = d.onlyValue(k, where)
 	}
@@ -58,7 +60,7 @@ func (d *decoder) playKeyMore(p *Play, k *pair, where string, tc taskCtx) error 
 var onlyValues = map[string][]string{
 	"strategy": {"linear"}, "order": {"inventory"}, "become_method": {"sudo"},
 	"collections":   {"ansible.builtin", "ansible.legacy"},
-	"gather_subset": nil, "gather_timeout": nil, "diff": nil,
+	"gather_subset": nil, "gather_timeout": nil,
 }
 
 func (d *decoder) onlyValue(k *pair, where string) error {

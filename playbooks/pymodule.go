@@ -16,7 +16,7 @@ import (
 // names, an installed collection (ANSIBLE_COLLECTIONS_PATH, ~/.ansible/collections,
 // /usr/share/ansible/collections, Python's site folders) for NS.COLLECTION.NAME. It returns the
 // file, or "" and the places it looked in. A file without AnsibleModule or main is an action
-// Ansible's controller runs itself (reboot, group_by, pause): refused like a missing one.
+// Ansible's controller runs itself (reboot): refused like a missing one.
 func (d *decoder) pyModule(key string) (string, []string) {
 	var cands []string
 	switch name, builtin := strings.CutPrefix(key, "ansible.builtin."); {

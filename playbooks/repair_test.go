@@ -17,17 +17,7 @@ func TestRepairUsesThisUpgradesBackupOnly(t *testing.T) {
 		t.Skip("no sh")
 	}
 	root := t.TempDir()
-	write := func(rel, content string) string {
-		t.Helper()
-		p := filepath.Join(root, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return filepath.Dir(p)
-	}
+	write := func(rel, content string) string { return writeUnder(t, root, rel, content) }
 	task := shippedTask(t, "control-plane", "Restore a manifest", map[string]any{})
 	script := strings.ReplaceAll(task.Args["_raw_params"].(string), "/etc/kubernetes", root)
 	img := func(c, v string) string { return "    image: registry.k8s.io/" + c + ":" + v + "\n" }

@@ -102,8 +102,8 @@ func TestErrorsNameTheImportedFile(t *testing.T) {
 		}, `inc.yml:4:3: module "acme.tools.ufw" is not supported by kupgrade (task "bad")`},
 		{"role tasks", map[string]string{
 			"site.yml":               "- hosts: all\n  roles: [r]\n",
-			"roles/r/tasks/main.yml": "- shell: ls\n  async: 45\n",
-		}, `roles/r/tasks/main.yml:2:3: task keyword "async" is not supported by kupgrade`},
+			"roles/r/tasks/main.yml": "- shell: ls\n  debugger: always\n",
+		}, `roles/r/tasks/main.yml:2:3: task keyword "debugger" is not supported by kupgrade`},
 		{"cycle", map[string]string{
 			"site.yml": "- hosts: all\n  tasks:\n    - import_tasks: a.yml\n",
 			"a.yml":    "- import_tasks: a.yml\n",

@@ -16,7 +16,7 @@ var taskKeys = []string{
 	"block", "rescue", "always", "delegate_to", "remote_user", "ignore_unreachable", "with_list",
 	"with_dict", "connection", "become_method", "diff", "throttle", "with_first_found", "with_nested",
 	"with_indexed_items", "with_flattened", "with_together", "with_sequence", "with_subelements",
-	"with_random_choice", "with_fileglob",
+	"with_random_choice", "with_fileglob", "delegate_facts", "async", "poll",
 }
 
 // notOnBlock are task keys that make no sense on a block (Ansible refuses them too).
@@ -24,7 +24,7 @@ var notOnBlock = []string{
 	"register", "failed_when", "changed_when", "until", "retries", "delay", "notify", "loop",
 	"with_items", "loop_control", "args", "listen", "timeout", "with_list", "with_dict",
 	"with_first_found", "with_nested", "with_indexed_items", "with_flattened", "with_together",
-	"with_sequence", "with_subelements", "with_random_choice", "with_fileglob",
+	"with_sequence", "with_subelements", "with_random_choice", "with_fileglob", "async", "poll",
 }
 
 // maxNesting bounds block nesting: real playbooks stay at two or three levels.
@@ -95,6 +95,9 @@ func (d *decoder) task(n *yaml.Node, c taskCtx) (*Task, error) {
 			continue
 		}
 		name := normaliseModule(p.key)
+		if err := d.refusedAction(p, label()); err != nil {
+			return nil, err
+		}
 		_, known := modules[name]
 		if !known && !slices.Contains(actions, name) {
 			if t.ModuleSource = d.externalModule(p); t.ModuleSource == "" {
@@ -272,10 +275,20 @@ func (d *decoder) taskKey(t *Task, p *pair, c taskCtx, label func() string) erro
 		t.RemoteUser, err = d.templateStr(p.v, where("remote_user"))
 	case "connection":
 		t.Connection, err = d.connection(p.v, where("connection"))
-	case "become_method", "diff":
+	case "diff":
+		t.Diff, err = d.boolPtr(p.v, where("diff"))
+	case "become_method":
 		err = d.onlyValue(p, where(p.key))
 	case "ignore_unreachable":
 		t.IgnoreUnreachable, err = d.boolPtr(p.v, where("ignore_unreachable"))
+	case "delegate_facts":
+		t.DelegateFacts, err = d.boolPtr(p.v, where("delegate_facts"))
+	case "async":
+		t.Async, err = d.seconds(p.v, where("async"))
+	case "poll":
+		if t.Poll, err = d.seconds(p.v, where("poll")); err == nil && isZero(t.Poll) {
+			err = d.errAt(p.v, "poll: 0 of %s is not supported by kupgrade: it runs a task to its end before the next, so it cannot leave one running to be collected by async_status; give poll a number of seconds above 0", label())
+		}
 	case "throttle":
 		t.Throttle, err = d.integer(p.v, where("throttle"))
 	case "name":

@@ -33,6 +33,7 @@ type Play struct {
 	IgnoreUnreachable   bool
 	NoLog, IgnoreErrors bool  // inherited by every task
 	CheckMode           *bool // inherited by every task
+	Diff                *bool // diff: inherited by every task, over --diff
 	// Templated holds the play keywords written as a template (become, environment...),
 	// rendered per host for each task, as the tasks' own are.
 	Templated map[string]string
@@ -69,6 +70,7 @@ type Task struct {
 	LoopVar                       string // loop_control.loop_var, "item" by default
 	LoopControl                   LoopControl
 	CheckMode                     *bool
+	Diff                          *bool          // diff: whether file-changing modules return before/after
 	Vars                          map[string]any // task-level vars
 	Listen                        []string       // handlers only: extra names notify may use
 	Block, Rescue, Always         []*Task
@@ -78,6 +80,11 @@ type Task struct {
 	RemoteUser        string
 	Connection        string
 	IgnoreUnreachable *bool
+	// Async bounds the task's run in seconds (maybe a template), as Ansible's async with a poll
+	// above 0: past it the task fails with Ansible's message. Poll is kept for its check only.
+	Async, Poll string
+	// DelegateFacts gives the facts a delegated task returns to the delegate_to host.
+	DelegateFacts *bool
 	// Throttle caps how many hosts run the task at once (0: the forks).
 	Throttle int
 	// Templated holds the keywords written as a template (retries, ignore_errors, become,

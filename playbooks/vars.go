@@ -44,7 +44,38 @@ const (
 	// VarAbortRestore is the abort playbook's variable: per host name, the tags, folders and
 	// config.yaml checksum it restores from.
 	VarAbortRestore = "abort_restore"
+	// VarKubeletBack tells the kubelet playbook to take the kubelet back (abort --kubelets, with
+	// to_version the upgrade's from version): per host name, the config.yaml checksum before
+	// this upgrade and the kubeadm-kubelet-config* folders made during it.
+	VarKubeletBack = "kubelet_back"
+	// VarAbortClusterConfig are this upgrade's versions (space-separated) once its first
+	// control-plane step ran, else "": the abort playbook puts kubeadm-config's
+	// ClusterConfiguration kubernetesVersion back when it holds one of them.
+	VarAbortClusterConfig = "abort_cluster_config"
+
+	// VarEtcdSnapshotScript is the etcd-snapshot playbook's script (kupgrade writes it), and
+	// VarEtcdSnapshot what the playbook registers: the script's output.
+	VarEtcdSnapshotScript = "kupgrade_etcd_snapshot_script"
+	VarEtcdSnapshot       = "etcd_snapshot"
+
+	// VarEtcdRestoreScript is the etcd-restore playbook's scripts, per host name (kupgrade
+	// writes them, one per phase); VarEtcdRestoreFile the verified snapshot on kupgrade's side
+	// and VarEtcdRestoreDest where it is copied on each member; VarEtcdRestore what the
+	// playbook registers: the script's output.
+	VarEtcdRestoreScript = "kupgrade_etcd_restore_script"
+	VarEtcdRestoreFile   = "kupgrade_etcd_restore_file"
+	VarEtcdRestoreDest   = "kupgrade_etcd_restore_dest"
+	VarEtcdRestore       = "etcd_restore"
 
 	// VarPlaybooks is the inventory variable that maps step names to a user's playbooks.
 	VarPlaybooks = "kupgrade_playbooks"
+)
+
+// The tags of the kubelet playbook's phases: the workflow plays the tasks of each under a host
+// status of its own (draining-node, upgrading-kubelet, uncordoning-node). A kubelet playbook of
+// a site's own that carries none of them runs whole in the kubelet phase.
+const (
+	TagDrain    = "drain"
+	TagKubelet  = "kubelet"
+	TagUncordon = "uncordon"
 )

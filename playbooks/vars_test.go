@@ -16,8 +16,10 @@ func TestSharedVariables(t *testing.T) {
 		registers []string
 	}{
 		{"control-plane", []string{VarToVersion, VarFirstController, VarKubeadmTimeout, VarKcfgBefore, VarBackupTags, VarBackupExisting}, []string{VarKcfgAfter}},
-		{"abort", []string{VarAbortRestore}, nil},
-		{"kubelet", []string{VarToVersion, VarKubeadmTimeout, VarDrainTimeout}, []string{VarKubeletVersion}},
+		{"abort", []string{VarAbortRestore, VarAbortClusterConfig, VarFromVersion}, nil},
+		{"etcd-snapshot", []string{VarEtcdSnapshotScript}, []string{VarEtcdSnapshot}},
+		{"etcd-restore", []string{VarEtcdRestoreScript, VarEtcdRestoreFile, VarEtcdRestoreDest}, []string{VarEtcdRestore}},
+		{"kubelet", []string{VarToVersion, VarKubeadmTimeout, VarDrainTimeout, VarKubeletBack}, []string{VarKubeletVersion}},
 		{"download-images", []string{VarToVersion, VarKubeadmTimeout}, nil},
 	}
 	for _, tc := range cases {

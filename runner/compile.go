@@ -25,6 +25,7 @@ type ctask struct {
 	noLog      bool
 	ignore     bool
 	checkMode  *bool
+	diff       *bool // the diff keyword, the task's over its block's and play's
 	loopVar    string
 	notify     []string
 	listen     []string // handlers: the names that notify it
@@ -34,8 +35,10 @@ type ctask struct {
 	remoteUser        string
 	connection        string
 	ignoreUnreachable bool
-	retries, throttle int  // the task's, or its templates' values on the host running it
-	runOnce           bool // the task's, or its template's value on the batch's first host
+	delegateFacts     bool     // the facts of its result go to the delegate_to host
+	itemHosts         []string // the delegate_to host of each loop item (on a per-host copy)
+	retries, throttle int      // the task's, or its templates' values on the host running it
+	runOnce           bool     // the task's, or its template's value on the batch's first host
 	// dyn are the keywords written as templates, the task's own over its block's and play's
 	// (playbooks.Task.Templated): withKeywords renders them per host.
 	dyn     map[string]string
@@ -57,11 +60,13 @@ type inherited struct {
 	noLog      bool
 	ignore     bool
 	checkMode  *bool
+	diff       *bool
 	vars       []map[string]any
 	delegate   string
 	remoteUser string
 	connection string
 	ignoreUnr  bool
+	delegFacts bool
 	dyn        map[string]string
 	roleDir    string
 	rolePrefix string // "role : " before the names of a role's tasks
@@ -86,6 +91,7 @@ func compileTask(t *playbooks.Task, in inherited) *ctask {
 		noLog:             in.noLog || t.NoLog,
 		ignore:            in.ignore || t.IgnoreErrors,
 		checkMode:         in.checkMode,
+		diff:              in.diff,
 		loopVar:           t.LoopVar,
 		notify:            t.Notify,
 		listen:            append([]string{t.Name}, t.Listen...),
@@ -96,6 +102,7 @@ func compileTask(t *playbooks.Task, in inherited) *ctask {
 		roleDir:           in.roleDir,
 		in:                in,
 		ignoreUnreachable: in.ignoreUnr,
+		delegateFacts:     in.delegFacts,
 		retries:           t.Retries,
 		throttle:          t.Throttle,
 		runOnce:           t.RunOnce,
@@ -142,6 +149,9 @@ func (c *ctask) override(t *playbooks.Task) {
 	if t.CheckMode != nil {
 		c.checkMode = t.CheckMode
 	}
+	if t.Diff != nil {
+		c.diff = t.Diff
+	}
 	if c.loopVar == "" {
 		c.loopVar = "item"
 	}
@@ -160,14 +170,17 @@ func (c *ctask) override(t *playbooks.Task) {
 	if t.IgnoreUnreachable != nil {
 		c.ignoreUnreachable = *t.IgnoreUnreachable
 	}
+	if t.DelegateFacts != nil {
+		c.delegateFacts = *t.DelegateFacts
+	}
 }
 
 // inherit is what a block passes to its tasks.
 func (c *ctask) inherit() inherited {
 	return inherited{mods: c.in.mods, when: c.when, tags: c.tags, become: c.become, becomeUser: c.becomeUser,
-		env: c.env, noLog: c.noLog, ignore: c.ignore, checkMode: c.checkMode, vars: c.vars,
+		env: c.env, noLog: c.noLog, ignore: c.ignore, checkMode: c.checkMode, diff: c.diff, vars: c.vars,
 		delegate: c.delegate, remoteUser: c.remoteUser, connection: c.connection, ignoreUnr: c.ignoreUnreachable,
-		dyn: c.dyn, roleDir: c.roleDir, rolePrefix: c.in.rolePrefix}
+		delegFacts: c.delegateFacts, dyn: c.dyn, roleDir: c.roleDir, rolePrefix: c.in.rolePrefix}
 }
 
 // includeScope is what an include passes to the tasks it brings in: as a block does, except

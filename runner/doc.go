@@ -8,7 +8,10 @@
 // ends the playbook). include_tasks and include_role are decided per host when they run (when,
 // loop, a templated file name) and run in lockstep on the hosts that include the same file with
 // the same params; roles, delegate_to (localhost and connection: local run on this machine with
-// LocalConn), remote_user, run_once, meta and ignore_unreachable follow Ansible too. Variables
+// LocalConn; a templated delegate_to in a loop picks its host and connection per item,
+// delegloop.go), delegate_facts (per item too), group_by (the play's inventory changes for the rest of the run;
+// hostvars, groups and group_names change between tasks), remote_user, run_once, meta and
+// ignore_unreachable follow Ansible too. Variables
 // rank as Ansible's precedence: role defaults < inventory < play vars < vars_files < role vars
 // < block vars < task vars < include and role params, set_fact over task vars, extra vars over
 // all; set_fact values and registered results outlive their play.

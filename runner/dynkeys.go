@@ -64,6 +64,8 @@ func (c *ctask) setKeyword(key, src string, vars map[string]any) error {
 		c.become = &b
 	case "check_mode":
 		c.checkMode = &b
+	case "diff":
+		c.diff = &b
 	case "ignore_unreachable":
 		c.ignoreUnreachable = b
 	}
@@ -132,6 +134,7 @@ func templatedKeys(in map[string]string, t *playbooks.Task) map[string]string {
 		out = map[string]string{}
 	}
 	for k, set := range map[string]bool{"become": t.Become != nil, "check_mode": t.CheckMode != nil,
+		"diff":               t.Diff != nil,
 		"ignore_unreachable": t.IgnoreUnreachable != nil, "ignore_errors": t.IgnoreErrors, "no_log": t.NoLog} {
 		if set {
 			delete(out, k)

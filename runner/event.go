@@ -50,6 +50,11 @@ type Event struct {
 	Duration time.Duration
 	// Ignored marks a failure that ignore_errors let pass.
 	Ignored bool
+	// Diff is the result's "diff" under --diff or the diff keyword (a mapping or a list, as the
+	// module returned it); DiffText is what the text output prints of it, and of each changed
+	// loop item's, before the result's line: both empty when the task ran without diff.
+	Diff     any
+	DiffText string
 }
 
 type eventJSON struct {
@@ -68,6 +73,7 @@ type eventJSON struct {
 	Data      map[string]any        `json:"data,omitempty"`
 	Duration  *float64              `json:"duration,omitempty"`
 	Ignored   bool                  `json:"ignored,omitempty"`
+	Diff      any                   `json:"diff,omitempty"`
 }
 
 // MarshalJSON writes the stable JSON Lines form of docs/cli.md.
@@ -80,6 +86,7 @@ func (e Event) MarshalJSON() ([]byte, error) {
 		Time: t.UTC().Format(time.RFC3339Nano), Event: e.Event, Host: e.Host, Task: e.Task,
 		Changed: e.Changed, RC: e.RC, Stdout: e.Stdout, Stderr: e.Stderr,
 		FromState: e.FromState, ToState: e.ToState, Recap: e.Recap, Data: e.Data, Ignored: e.Ignored,
+		Diff: e.Diff,
 	}
 	switch {
 	case e.MsgJSON != nil:

@@ -11,9 +11,13 @@ import (
 )
 
 // applyFacts sets the facts a result returns (set_fact, include_vars, setup), unless it failed.
-func (e *playExec) applyFacts(h *hostState, t *ctask, res map[string]any) {
+// item is the loop item's index, or -1 for the task's own result.
+func (e *playExec) applyFacts(h *hostState, t *ctask, res map[string]any, item int) {
 	facts, ok := res["ansible_facts"].(map[string]any)
 	if !ok || truth(res["failed"]) {
+		return
+	}
+	if t.delegateFacts && t.delegate != "" && e.delegateFacts(h, t, facts, item) {
 		return
 	}
 	for k, v := range facts {
@@ -28,6 +32,9 @@ func (e *playExec) applyFacts(h *hostState, t *ctask, res map[string]any) {
 // finish records one host's result of a task: register, set_fact, counts, notify, the event,
 // and the host's failure.
 func (e *playExec) finish(h *hostState, t *ctask, res map[string]any, cause error, start time.Time) {
+	if _, ok := res["add_group"]; ok && !truth(res["failed"]) {
+		e.groupBy(h, res)
+	}
 	shown := res
 	if t.noLog {
 		shown = map[string]any{"censored": censored, "changed": res["changed"], "failed": res["failed"],
@@ -36,11 +43,11 @@ func (e *playExec) finish(h *hostState, t *ctask, res map[string]any, cause erro
 	if t.t.Register != "" {
 		h.set(e, t.t.Register, res, shown)
 	}
-	e.applyFacts(h, t, res)
+	e.applyFacts(h, t, res, -1)
 	if items, ok := res["results"].([]any); ok {
-		for _, it := range items {
+		for i, it := range items {
 			if r, ok := it.(map[string]any); ok {
-				e.applyFacts(h, t, r) // each loop item's facts (include_vars with_first_found)
+				e.applyFacts(h, t, r, i) // each loop item's facts (include_vars with_first_found)
 			}
 		}
 	}
@@ -132,11 +139,14 @@ func (e *playExec) describe(ev *Event, t *ctask, res map[string]any) {
 	}
 	ev.Stdout, ev.Stderr = clipOutput(r.Stdout), clipOutput(r.Stderr)
 	showValue(ev, t, res)
+	if e.po.Diff || e.diffOn(t) {
+		ev.Diff, ev.DiffText = res["diff"], resultDiff(res)
+	}
 	var data map[string]any
 	for k, v := range res {
 		switch k {
 		case "msg", "rc", "stdout", "stderr", "stdout_lines", "stderr_lines", "changed", "failed",
-			"skipped", "content", "invocation", "cmd", "failed_when_result":
+			"skipped", "content", "invocation", "cmd", "failed_when_result", "diff":
 			continue
 		}
 		if data == nil {
@@ -170,6 +180,9 @@ func (e *playExec) hostError(h *hostState, t *ctask, res map[string]any, cause e
 		he.Result["stderr"] = tail(s, 20)
 	}
 	msg := str(res["msg"])
+	if v := res["msg"]; msg == "" && v != nil {
+		msg = jinja.Display(v) // a fail or assert msg written as a list
+	}
 	if msg == "" {
 		msg = "failed"
 	}

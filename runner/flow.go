@@ -178,7 +178,7 @@ func (e *playExec) includeItems(h *hostState, t *ctask) ([]incItem, map[string]a
 	}
 	var loop []any
 	if t.t.Loop != nil {
-		lv, err := render(t.t.Loop, h.vars)
+		lv, err := renderLoop(t, h.vars)
 		if err != nil {
 			return nil, failure("loop: " + err.Error())
 		}

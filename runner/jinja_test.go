@@ -25,7 +25,7 @@ hosts={{ total }} first={{ groups['all'] | first }}
 {%- for k, v in labels | dictsort %} {{ k }}={{ v }}{% endfor %}
 
 `
-	jinjaWant = "# managed by kupgrade\nh1 10.0.0.1 (me)\nh2 none\nport=6443\nhosts=2 first=h1 a=1 b=2\n\n"
+	jinjaWant = "# Ansible managed\nh1 10.0.0.1 (me)\nh2 none\nport=6443\nhosts=2 first=h1 a=1 b=2\n\n"
 )
 
 func TestTemplateModuleRendersStatements(t *testing.T) {

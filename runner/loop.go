@@ -10,9 +10,9 @@ import (
 // asked before every item after the first (runTask asked before the first): once the lease is
 // lost, no further item starts.
 func (e *playExec) runLoop(ctx context.Context, h *hostState, t *ctask) (map[string]any, error) {
-	lv, err := render(t.t.Loop, h.vars)
+	lv, err := renderLoop(t, h.vars)
 	if err != nil {
-		return tmplFailure(t, "loop", err), nil
+		return e.loopFailure(h, t, err), nil
 	}
 	items, err := e.loopItems(t, lv)
 	if err != nil {
@@ -35,7 +35,7 @@ func (e *playExec) runLoop(ctx context.Context, h *hostState, t *ctask) (map[str
 		}
 		r, cause := e.runItem(ctx, h, t, items, i)
 		results = append(results, r)
-		if cause != nil || h.conn.lost != nil {
+		if cause != nil || itemStops(h, r) {
 			return r, cause
 		}
 	}
@@ -63,7 +63,7 @@ func (e *playExec) runItem(ctx context.Context, h *hostState, t *ctask, items []
 	for k, v := range extra {
 		h.push(k, v)
 	}
-	r, cause := e.runOnce(ctx, h, t)
+	r, cause := e.itemOnce(ctx, h, t)
 	h.pop(mark)
 	r[t.loopVar] = items[i]
 	r["ansible_loop_var"] = t.loopVar
@@ -77,7 +77,7 @@ func (e *playExec) runItem(ctx context.Context, h *hostState, t *ctask, items []
 }
 
 // loopResult is a finished loop's result: changed or failed when any item was, skipped when
-// every item was (and there was one).
+// every item was (and there was one). As Ansible's, it has a failed key only when an item failed.
 func loopResult(results []any) map[string]any {
 	changed, failed, skipped := false, false, len(results) > 0
 	for _, x := range results {
@@ -86,10 +86,9 @@ func loopResult(results []any) map[string]any {
 		failed = failed || truth(r["failed"])
 		skipped = skipped && truth(r["skipped"])
 	}
-	res := map[string]any{"results": results, "changed": changed, "failed": failed, "skipped": skipped,
-		"msg": "All items completed"}
+	res := map[string]any{"results": results, "changed": changed, "skipped": skipped, "msg": "All items completed"}
 	if failed {
-		res["msg"] = "One or more items failed"
+		res["failed"], res["msg"] = true, "One or more items failed"
 	}
 	return res
 }

@@ -29,3 +29,20 @@ func TestGroupNamesLeaveOutAll(t *testing.T) {
 		}
 	}
 }
+
+// ansible_version is the ansible-core release kupgrade follows, with Ansible's keys: roles
+// (k3s-ansible's prereq) assert on it before anything else.
+func TestAnsibleVersion(t *testing.T) {
+	recap, err, _ := run(t, &runnertest.LocalDialer{}, threeHosts, `- hosts: h1
+  gather_facts: false
+  tasks:
+    - assert: {that: ["ansible_version.full is version('2.14', '>=')", "ansible_version.major == 2"]}
+    - set_fact: {v: "{{ ansible_version.string }} {{ ansible_version.minor }} {{ ansible_version.revision }}"}
+`, runner.PlayOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := recap.Registered["h1"]["v"]; got != "2.14.18 14 18" {
+		t.Errorf("ansible_version = %v, want 2.14.18 14 18", got)
+	}
+}

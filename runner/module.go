@@ -1,6 +1,13 @@
 package runner
 
 import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/kupgrade/kupgrade/internal/shellword"
 	"github.com/kupgrade/kupgrade/modules"
 	"github.com/kupgrade/kupgrade/playbooks"
 )
@@ -16,9 +23,11 @@ func ExecOn(c Conn, become bool) Exec { return modules.ExecOn(c, become) }
 func (e *playExec) modTask(h *hostState, t *ctask) *modules.Task {
 	m := &modules.Task{Host: h.name, Conn: h.conn, Vars: h.vars, Env: t.env, Check: e.po.Check, NoLog: t.noLog,
 		RoleDir: t.roleDir, PlayDir: e.dir, Name: t.name, Become: h.host.Become(), BecomeUser: h.host.BecomeUser()}
+	m.Redial = e.redial(h, t)
 	if t.checkMode != nil {
 		m.Check = *t.checkMode
 	}
+	m.Diff = e.diffOn(t)
 	if t.become != nil {
 		m.Become = *t.become
 	}
@@ -29,6 +38,14 @@ func (e *playExec) modTask(h *hostState, t *ctask) *modules.Task {
 		m.Fence = e.po.Fence
 	}
 	return m
+}
+
+// diffOn is whether t runs with diff: its diff keyword, else --diff.
+func (e *playExec) diffOn(t *ctask) bool {
+	if t.diff != nil {
+		return *t.diff
+	}
+	return e.po.Diff
 }
 
 // module is what runs t: its module, or include_vars, which is the loader's action rather than a
@@ -47,3 +64,14 @@ func (e *playExec) factsTask() *ctask {
 }
 
 var _ modules.Fence = (*Fence)(nil)
+
+// CopyOut writes the file at path on the host behind c to w, read as root (a file only root may
+// read, such as an etcd snapshot): what a caller outside a play fetches to its own side.
+func CopyOut(ctx context.Context, c Conn, path string, w io.Writer) error {
+	var stderr bytes.Buffer
+	rc, err := c.Run(ctx, modules.Wrap("cat "+shellword.Quote(path), nil, true, "root"), nil, w, &stderr)
+	if err == nil && rc != 0 {
+		err = fmt.Errorf("cat %s: exit status %d: %s", path, rc, strings.TrimSpace(stderr.String()))
+	}
+	return err
+}

@@ -21,8 +21,11 @@ type PlayOptions struct {
 	Limit string
 	// Hosts, when set, limits the play to these inventory hosts, named exactly (no pattern: a
 	// name may hold ':' or ',', as an IPv6 literal does). Both Limit and Hosts apply when set.
-	Hosts     []string
-	Check     bool
+	Hosts []string
+	Check bool
+	// Diff is --diff: file-changing modules return what they change (before and after), and the
+	// text output prints it as a unified diff; a task's diff keyword overrides it.
+	Diff      bool
 	Tags      []string
 	SkipTags  []string
 	ExtraVars map[string]any
@@ -65,6 +68,11 @@ type playExec struct {
 	varsFiles map[string]map[string]any
 	// kept holds, per host, the facts and registered results of earlier plays.
 	kept map[string]map[string]any
+	// states are the play's hosts by name; hostvars and groupsVar the maps templates read as
+	// hostvars and groups (buildVars).
+	states              map[string]*hostState
+	hostvars, groupsVar map[string]any
+	dyn                 dynState
 }
 
 // Play runs every play of pb. The returned error is non-nil when the playbook could not run
@@ -91,7 +99,7 @@ func (e *playExec) runPlay(ctx context.Context, p *playbooks.Play) error {
 	}
 	top := inherited{mods: e.r.mods, become: p.Become, becomeUser: p.BecomeUser, env: p.Environment,
 		tags: p.Tags, remoteUser: p.RemoteUser, connection: p.Connection, ignoreUnr: p.IgnoreUnreachable,
-		noLog: p.NoLog, ignore: p.IgnoreErrors, checkMode: p.CheckMode, dyn: p.Templated}
+		noLog: p.NoLog, ignore: p.IgnoreErrors, checkMode: p.CheckMode, diff: p.Diff, dyn: p.Templated}
 	tasks := compileTasks(p.Tasks, top)
 	handlers := compileTasks(p.Handlers, top)
 	e.handlers, e.included, e.play = handlers, map[includeKey][]*ctask{}, p
@@ -104,6 +112,10 @@ func (e *playExec) runPlay(ctx context.Context, p *playbooks.Play) error {
 			continue
 		}
 		states = append(states, e.newHost(h))
+	}
+	e.states = make(map[string]*hostState, len(states))
+	for _, h := range states {
+		e.states[h.name] = h
 	}
 	name := displayName(p.Name, p, e.po.ExtraVars)
 	perHost := countTasks(tasks)

@@ -56,17 +56,33 @@ func NewLiveReporter(w io.Writer, o TextOptions) Reporter {
 	return r
 }
 
+// Report prints e: its lines, the diff above a result, the progress bar redrawn below.
 func (r *textReporter) Report(e Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var b strings.Builder
+	r.format(&b, e)
+	if r.total > 0 {
+		r.total = max(r.total, r.done) // handlers and rescues run beyond the estimate
+	}
+	r.clearBar()
+	if e.Event == EventTaskOK || e.Event == EventTaskChanged {
+		io.WriteString(r.w, termsafe.Text(e.DiffText)) // above the result's line, as Ansible prints it
+	}
+	io.WriteString(r.w, r.paint(e, termsafe.Text(b.String()))) // hosts' output and messages: no terminal escape gets through
+	r.drawBar()
+}
+
+// format writes e's lines to b, as ansible-playbook's default callback words them, and keeps
+// the progress bar's counts.
+func (r *textReporter) format(b *strings.Builder, e Event) {
 	switch e.Event {
 	case EventPlayStart:
 		r.total, r.done = 0, 0
 		if n, ok := e.Data["host_tasks"].(int); ok {
 			r.total = n
 		}
-		fmt.Fprintf(&b, "PLAY [%s]\n", e.Msg)
+		fmt.Fprintf(b, "PLAY [%s]\n", e.Msg)
 	case EventTaskStart:
 		r.host = e.Host
 		if e.Task != r.task || r.started.IsZero() {
@@ -84,22 +100,22 @@ func (r *textReporter) Report(e Event) {
 		if e.Event == EventTaskChanged {
 			word = "changed"
 		}
-		fmt.Fprintf(&b, "%s: [%s] %s%s\n", word, e.Host, e.Task, seconds(e.Duration))
+		fmt.Fprintf(b, "%s: [%s] %s%s\n", word, e.Host, e.Task, seconds(e.Duration))
 		if e.Msg != "" { // debug's msg, and what a module says it did
-			fmt.Fprintf(&b, "  msg: %s\n", strings.ReplaceAll(e.Msg, "\n", "\n  "))
+			fmt.Fprintf(b, "  msg: %s\n", strings.ReplaceAll(e.Msg, "\n", "\n  "))
 		}
 	case EventTaskSkipped:
 		r.done++
-		fmt.Fprintf(&b, "skipping: [%s] %s\n", e.Host, e.Task)
+		fmt.Fprintf(b, "skipping: [%s] %s\n", e.Host, e.Task)
 	case EventTaskFailed:
 		r.done++
-		fmt.Fprintf(&b, "failed: [%s] %s: %s%s\n", e.Host, e.Task, e.Msg, seconds(e.Duration))
+		fmt.Fprintf(b, "failed: [%s] %s: %s%s\n", e.Host, e.Task, e.Msg, seconds(e.Duration))
 		if e.RC != nil {
-			fmt.Fprintf(&b, "  rc: %d\n", *e.RC)
+			fmt.Fprintf(b, "  rc: %d\n", *e.RC)
 		}
 		if e.Stderr != "" {
 			for l := range strings.SplitSeq(tail(e.Stderr, 5), "\n") {
-				fmt.Fprintf(&b, "  | %s\n", l)
+				fmt.Fprintf(b, "  | %s\n", l)
 			}
 		}
 		if e.Ignored {
@@ -107,33 +123,27 @@ func (r *textReporter) Report(e Event) {
 		}
 	case EventHostUnreachable:
 		r.done++
-		fmt.Fprintf(&b, "unreachable: [%s] %s: %s\n", e.Host, e.Task, e.Msg)
+		fmt.Fprintf(b, "unreachable: [%s] %s: %s\n", e.Host, e.Task, e.Msg)
 	case EventStateChanged:
 		if e.Host != "" {
-			fmt.Fprintf(&b, "state: [%s] %s -> %s", e.Host, e.FromState, e.ToState)
+			fmt.Fprintf(b, "state: [%s] %s -> %s", e.Host, e.FromState, e.ToState)
 		} else {
-			fmt.Fprintf(&b, "state: %s -> %s", e.FromState, e.ToState)
+			fmt.Fprintf(b, "state: %s -> %s", e.FromState, e.ToState)
 		}
 		if e.Msg != "" {
-			fmt.Fprintf(&b, " (%s)", e.Msg)
+			fmt.Fprintf(b, " (%s)", e.Msg)
 		}
 		b.WriteByte('\n')
 	case EventAudit:
-		fmt.Fprintf(&b, "audit: %s\n", e.Msg)
+		fmt.Fprintf(b, "audit: %s\n", e.Msg)
 	case EventPlayRecap:
-		writeRecap(&b, e.Recap)
+		writeRecap(b, e.Recap)
 		r.total, r.done, r.task, r.started, r.host, r.line = 0, 0, "", time.Time{}, "", ""
 	default:
 		if e.Msg != "" {
-			fmt.Fprintf(&b, "%s: [%s] %s\n", e.Event, e.Host, e.Msg)
+			fmt.Fprintf(b, "%s: [%s] %s\n", e.Event, e.Host, e.Msg)
 		}
 	}
-	if r.total > 0 {
-		r.total = max(r.total, r.done) // handlers and rescues run beyond the estimate
-	}
-	r.clearBar()
-	io.WriteString(r.w, r.paint(e, termsafe.Text(b.String()))) // hosts' output and messages: no terminal escape gets through
-	r.drawBar()
 }
 
 func (r *textReporter) clearBar() {

@@ -12,6 +12,9 @@ import (
 type retry struct {
 	retries int
 	delay   time.Duration
+	// async is the task's async limit when it is the one its call runs under (not a shorter
+	// timeout): each attempt's result then has Ansible's async keys.
+	async time.Duration
 }
 
 // attempts calls the module until the task's until holds or the retries run out. The gate is
@@ -22,6 +25,9 @@ func (e *playExec) attempts(ctx context.Context, h *hostState, t *ctask, m *modu
 		res, cause := e.call(ctx, m, t, args, timeout)
 		if cause != nil || h.conn.lost != nil {
 			return res, cause
+		}
+		if rt.async > 0 {
+			res = asyncResult(res, truth(res["timedout"]) && res["rc"] == timedOutRC)
 		}
 		if err := e.judge(h, t, res); err != nil {
 			return tmplFailure(t, "", err), nil

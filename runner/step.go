@@ -104,11 +104,16 @@ func (e *playExec) step(ctx context.Context, hosts []*hostState, t *ctask) {
 	if bt, bad := e.withKeywords(act[0], t); bad == nil {
 		runOnce, throttle = bt.runOnce, bt.throttle
 	}
-	if runOnce {
+	if runOnce || t.modName == "pause" {
 		first := act[0]
 		e.runTask(ctx, first, t)
-		// The result of a run_once task belongs to every host of the batch, as in Ansible.
+		// The result of a run_once task belongs to every host of the batch, as in Ansible. pause
+		// runs once too (Ansible's BYPASS_HOST_LOOP action), but only the first host has its
+		// result: the others neither count nor register it, as in ansible-core 2.14.
 		for _, h := range act[1:] {
+			if !runOnce {
+				break
+			}
 			for _, k := range first.pending {
 				h.set(e, k, first.vars[k], first.registered[k])
 			}
@@ -119,6 +124,7 @@ func (e *playExec) step(ctx context.Context, hosts []*hostState, t *ctask) {
 	for _, h := range act {
 		h.publish()
 	}
+	e.flushDynamic()
 }
 
 func (e *playExec) runHandlers(ctx context.Context, hosts []*hostState, handlers []*ctask) {

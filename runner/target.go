@@ -20,45 +20,45 @@ var localNames = []string{"localhost", "127.0.0.1", "::1"}
 // task runs on h.conn as it is, else a func that restores h.conn. When no connection could be
 // had, the task is finished (unreachable) and h.conn is nil until the func runs.
 func (e *playExec) useConn(ctx context.Context, h *hostState, t *ctask, start time.Time) func() {
+	done, bad := e.pickConn(ctx, h, t)
+	if bad != nil {
+		e.finish(h, t, bad, nil, start)
+	}
+	return done
+}
+
+// pickConn is useConn without finishing the task: when no connection could be had, h.conn is
+// nil and the result says why (unreachable, or a delegate_to or remote_user that did not render).
+func (e *playExec) pickConn(ctx context.Context, h *hostState, t *ctask) (func(), map[string]any) {
 	ownUser := (t.remoteUser == "" || t.remoteUser == e.play.RemoteUser) &&
 		(t.connection == "" || t.connection == e.play.Connection)
 	if t.delegate == "" && ownUser && h.conn != nil {
-		return nil
+		return nil, nil
 	}
 	own := h.conn
 	restore := func() { h.conn = own }
 	target, err := e.delegateHost(h, t)
 	if err == nil && target == h.host && own != nil && ownUser {
-		return nil
+		return nil, nil
 	}
 	var user string
 	if err == nil {
-		user = t.remoteUser
-		if user == "" {
-			user = e.play.RemoteUser
-		}
-		user, err = e.remoteUser(h, user)
+		user, err = e.taskUser(h, t)
 	}
 	if err != nil {
 		h.conn = nil
-		e.finish(h, t, failure(err.Error()), nil, start)
-		return restore
+		return restore, failure(err.Error())
 	}
-	conn := t.connection
-	if conn == "" {
-		conn = e.play.Connection
-	}
-	c, key, err := e.r.connFor(ctx, target, user, conn)
+	c, key, err := e.r.connFor(ctx, target, user, e.taskConnection(t))
 	if err != nil {
 		h.conn = nil
-		e.finish(h, t, map[string]any{"unreachable": true, "changed": false, "msg": err.Error()}, nil, start)
-		return restore
+		return restore, map[string]any{"unreachable": true, "changed": false, "msg": err.Error()}
 	}
 	h.conn = &trackedConn{Conn: c, key: key}
 	if own == nil && target == h.host {
-		return func() {} // the host's own connection, dialled at last: it stays
+		return func() {}, nil // the host's own connection, dialled at last: it stays
 	}
-	return restore
+	return restore, nil
 }
 
 // delegateHost is the host a task's delegate_to names (the host itself without one): an
@@ -84,6 +84,51 @@ func (e *playExec) delegateHost(h *hostState, t *ctask) (*inventory.Host, error)
 		}
 	}
 	return &inventory.Host{Name: name, Vars: vars}, nil
+}
+
+// taskUser is the remote_user t connects as (the task's, else the play's), rendered.
+func (e *playExec) taskUser(h *hostState, t *ctask) (string, error) {
+	user := t.remoteUser
+	if user == "" {
+		user = e.play.RemoteUser
+	}
+	return e.remoteUser(h, user)
+}
+
+// taskConnection is the connection keyword of t (the task's, else the play's).
+func (e *playExec) taskConnection(t *ctask) string {
+	if t.connection != "" {
+		return t.connection
+	}
+	return e.play.Connection
+}
+
+// redial is a module's Task.Redial on h: it drops the task's connection from the pool, dials
+// the task's host again and makes the new connection the host's (wait_for_connection).
+func (e *playExec) redial(h *hostState, t *ctask) func(context.Context) (Conn, error) {
+	return func(ctx context.Context) (Conn, error) {
+		if old := h.conn; old != nil {
+			key := old.key
+			if key == "" {
+				key = h.name
+			}
+			e.r.drop(key, old.Conn)
+		}
+		target, err := e.delegateHost(h, t)
+		if err != nil {
+			return nil, err
+		}
+		user, err := e.taskUser(h, t)
+		if err != nil {
+			return nil, err
+		}
+		c, key, err := e.r.connFor(ctx, target, user, e.taskConnection(t))
+		if err != nil {
+			return nil, err
+		}
+		h.conn = &trackedConn{Conn: c, key: key}
+		return h.conn, nil
+	}
 }
 
 func (e *playExec) remoteUser(h *hostState, user string) (string, error) {

@@ -50,7 +50,11 @@ func (e *playExec) runTask(ctx context.Context, h *hostState, t *ctask) {
 		e.finish(h, t, bad, nil, start)
 		return
 	}
-	if done := e.useConn(ctx, h, t, start); done != nil {
+	if t.perItemConn() {
+		c := *t // itemHosts is this host's own
+		t = &c
+		defer func(own *trackedConn) { h.conn = own }(h.conn)
+	} else if done := e.useConn(ctx, h, t, start); done != nil {
 		defer done()
 		if h.conn == nil {
 			h.pop(mark)
@@ -99,6 +103,15 @@ func (e *playExec) runOnce(ctx context.Context, h *hostState, t *ctask) (map[str
 		return failure("timeout: " + err.Error()), nil
 	}
 	var rt retry
+	if t.t.Async != "" {
+		limit, bad := e.asyncLimit(h, t)
+		if bad != nil {
+			return bad, nil
+		}
+		if limit > 0 && (timeout == 0 || limit <= timeout) {
+			timeout, rt.async = limit, limit
+		}
+	}
 	if t.t.Until != "" {
 		rt.retries = max(t.retries, 0) // retries: 0 runs once, as Ansible does
 		if rt.delay, err = e.duration(h, t.t.Delay, 5*time.Second); err != nil {

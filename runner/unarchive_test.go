@@ -47,7 +47,7 @@ func TestUnarchive(t *testing.T) {
     - {name: tgz, unarchive: {src: ` + filepath.Join(pbDir, "files", "app.tgz") + `, dest: ` + dest + `, list_files: true}, register: tgz}
     - {name: tgz again, unarchive: {src: ` + filepath.Join(pbDir, "files", "app.tgz") + `, dest: ` + dest + `}}
     - {name: zip on the host, unarchive: {src: ` + zp + `, dest: ` + dest2 + `, remote_src: true}, register: zip}
-    - {name: zip again, unarchive: {src: ` + zp + `, dest: ` + dest2 + `, remote_src: true}}
+    - {name: zip again, unarchive: {src: ` + zp + `, dest: ` + dest2 + `, copy: false}}
     - {name: creates, unarchive: {src: ` + zp + `, dest: ` + dest2 + `, remote_src: true, creates: ` + dest2 + `/z.txt}}
     - {name: no dest, unarchive: {src: ` + zp + `, dest: ` + dest2 + `/nope, remote_src: true}, ignore_errors: true, register: nodest}
 `

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kupgrade/kupgrade/inventory"
 	"github.com/kupgrade/kupgrade/jinja"
+	"github.com/kupgrade/kupgrade/modules"
 	"github.com/kupgrade/kupgrade/playbooks"
 )
 
@@ -127,6 +128,14 @@ func (e *playExec) buildVars(p *playbooks.Play, hosts []*hostState) error {
 		}
 		groups["all"] = all
 	}
+	e.hostvars, e.groupsVar = hostvars, groups
+	for name, kept := range e.kept {
+		if hv, ok := hostvars[name].(map[string]any); ok && len(kept) > 0 {
+			hv = maps.Clone(hv) // facts of a host outside this play, given by delegate_facts
+			maps.Copy(hv, kept)
+			hostvars[name] = hv
+		}
+	}
 	playHosts := make([]any, len(hosts))
 	for i, h := range hosts {
 		playHosts[i] = h.name
@@ -148,6 +157,7 @@ func (e *playExec) buildVars(p *playbooks.Play, hosts []*hostState) error {
 		v["play_hosts"] = playHosts
 		v["ansible_check_mode"] = e.po.Check
 		v["playbook_dir"] = e.dir
+		v["ansible_version"] = ansibleVersion()
 		v[jinja.LookupKey] = lookups{e}
 		for k, x := range e.po.ExtraVars {
 			v[k] = x
@@ -256,4 +266,11 @@ func groupNames(groups []string) []any {
 		}
 	}
 	return out
+}
+
+// ansibleVersion is the ansible_version magic variable as Ansible sets it, for the
+// ansible-core release kupgrade follows: roles check it (ansible_version.full is
+// version('2.14', '>=')) before anything else.
+func ansibleVersion() map[string]any {
+	return map[string]any{"string": modules.AnsibleVersion, "full": modules.AnsibleVersion, "major": 2, "minor": 14, "revision": 18}
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kupgrade/kupgrade/runner"
 
@@ -136,4 +137,56 @@ func TestAbortRefusedOnceKubeletsMoved(t *testing.T) {
 		t.Fatalf("abort with every kubelet back: %v", err)
 	}
 	f.wantState(t, state.UpgradeAborted)
+}
+
+// After the restore, abort waits until the API server reports every control-plane pod Running
+// and Ready at the from version (a restarted API server is not Ready until its caches sync):
+// one that catches up within the verify timeout ends upgrade-aborted; one that does not ends
+// upgrade-aborting-failed naming the pod.
+func TestAbortWaitsForTheControlPlaneToBeReady(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		notReady int // answers with controller-0's API server not Ready; -1: every answer
+		timeout  time.Duration
+		want     state.State
+	}{
+		{"catches up", 2, time.Minute, state.UpgradeAborted},
+		{"never ready", -1, 3 * time.Second, state.UpgradeAbortingFailed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			f.w.VerifyTimeout = tc.timeout
+			f.at(t, state.UpgradedFirstMaster)
+			asked := 0
+			f.c.answer = func(host, cmd string) (string, bool) {
+				if !strings.Contains(cmd, "get --raw /readyz\n") {
+					return "", false
+				}
+				if asked++; tc.notReady >= 0 && asked > tc.notReady {
+					return "", false
+				}
+				f.c.mu.Lock()
+				defer f.c.mu.Unlock()
+				return podNotReady(f.c.apiSays(), "kube-apiserver-controller-0"), true
+			}
+			err := f.w.Abort(t.Context())
+			f.wantState(t, tc.want)
+			if tc.want == state.UpgradeAborted && err != nil {
+				t.Fatalf("abort: %v", err)
+			}
+			if tc.want != state.UpgradeAborted && (err == nil || !strings.Contains(err.Error(), "kube-system/kube-apiserver-controller-0 (Running, not Ready)")) {
+				t.Errorf("abort: %v, want a failure naming controller-0's API server not Ready", err)
+			}
+			if asked < 2 {
+				t.Errorf("the API server was asked %d times, want the abort to ask again while it is not ready", asked)
+			}
+		})
+	}
+}
+
+// podNotReady is the API server's answer says with the pod named name Running but not Ready.
+func podNotReady(says, name string) string {
+	i := strings.Index(says, `"name":"`+name+`"`)
+	j := strings.Index(says[i:], `"status":{"phase":"Running"}`)
+	return says[:i+j] + `"status":{"phase":"Running","conditions":[{"type":"Ready","status":"False"}]}` + says[i+j+len(`"status":{"phase":"Running"}`):]
 }

@@ -102,6 +102,7 @@ var executors = map[state.Scope]executor{
 	state.ScopeControlPlane: controlPlaneExec{},
 	state.ScopeKubeletBatch: kubeletExec{},
 	state.ScopeStoreOnly:    storeExec{},
+	state.ScopeVerify:       completeExec{},
 }
 
 // resolve finds act's step and executor and fills in where it runs.

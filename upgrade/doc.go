@@ -31,6 +31,18 @@
 //  4. only when none of the four scopes fits, give its scope an executor of its own and put
 //     it in executors (action.go).
 //
+// The etcd snapshot (snapshot.go): the first controller's control-plane step of hop 0 (and of a
+// later hop when etcd is stacked) first saves an etcd snapshot under the step's fence and lease
+// (the etcd-snapshot playbook, with health's etcdctl), copies it to SnapshotOptions.Dir checked
+// against the controller's sha256, and records it (state.EtcdSnapshot) with its event; a
+// failure there is the step's failed twin, and kubeadm does not run. Abort (abort_etcd.go)
+// puts etcd back from that snapshot when it must (RestoreEtcd, etcd moved a minor, or an
+// earlier attempt left the manifests aside): it reads every member first (etcd_restore.go) and
+// refuses, before writing anything, with what is missing and the manual commands; else the
+// restore's phases (etcd_restore_run.go: stop, restore, start, the etcd-restore playbook) run
+// inside the abort operation, and a member whose data dir carries the restore's mark is not
+// restored twice.
+//
 // upgrade is where the runner and kubeadm meet: the runner runs kubeadm's probe on a host
 // (ProbeHost, over the step's connection), kubeadm reads its report and judges how far kubeadm
 // got (kubeadm.Classify); the playbooks' kubelet_config module is kubeadm's, plugged into the

@@ -55,7 +55,11 @@ func (e controlPlaneExec) run(ctx context.Context, w *Workflow, step state.Step,
 		return err
 	}
 	first := v.running == state.UpgradingFirstMaster
-	return (&op{w: w,
+	pre, err := w.snapshotPre(ctx, in.u, h, first)
+	if err != nil {
+		return err
+	}
+	return (&op{w: w, pre: pre,
 		step: step, from: in.u.State, hop: in.u.Hop, hosts: []*inventory.Host{h},
 		hostFrom: statuses(in.hosts), hostTo: state.UpgradingControlPlane, hostDone: state.HostIdle,
 		target: in.u.Target(), pb: pb, kubeadm: true,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/kupgrade/kupgrade/health"
 	"github.com/kupgrade/kupgrade/inventory"
@@ -11,34 +12,60 @@ import (
 	"github.com/kupgrade/kupgrade/state"
 )
 
-// Health runs the checks before the window (package health) on the inventory's controllers
-// over their pooled SSH connections, as root: the cluster's and etcd's on the first controller,
-// the certificates on every one.
+// Health runs the checks before the window (package health) over the hosts' pooled SSH
+// connections, as root: the cluster's and etcd's on the first controller, the certificates on
+// every controller, the packages (installed, and offered at each hop) on every host.
 func (w *Workflow) Health(ctx context.Context, o health.Options) ([]health.Result, error) {
 	cs, err := w.controllerHosts()
 	if err != nil {
 		return nil, err
 	}
-	byName := map[string]*inventory.Host{}
 	names := make([]string, len(cs))
 	for i, h := range cs {
-		byName[h.Name], names[i] = h, h.Name
+		names[i] = h.Name
 	}
+	if o.Packages, err = w.packageHosts(); err != nil {
+		return nil, err
+	}
+	o.Hops = w.hopsTo(ctx, o.To)
 	exec := func(ctx context.Context, host, script string) (string, error) {
-		c, err := w.Runner.Conn(ctx, byName[host])
-		if err != nil {
-			return "", err
+		h, ok := w.Inventory.Host(host)
+		if !ok {
+			return "", fmt.Errorf("%s: not in the inventory", host)
 		}
-		rc, out, stderr, err := runner.ExecOn(c, true)(ctx, script, nil)
-		if err != nil {
-			return "", err
-		}
-		if rc != 0 {
-			return "", fmt.Errorf("exit status %d: %s", rc, strings.TrimSpace(stderr))
-		}
-		return out, nil
+		return w.execScript(ctx, h, "Health checks before "+o.To.String(), script)
 	}
 	return health.Run(ctx, exec, names, o)
+}
+
+// execScript runs script as root on h over its pooled connection and returns its output; a
+// non-zero exit status is an error carrying stderr. It is reported as a task named task (its
+// start, then its end with how long it took), so that the live view, -o json and the run log
+// show the checks and questions kupgrade asks between playbooks, and where the run's time went.
+func (w *Workflow) execScript(ctx context.Context, h *inventory.Host, task, script string) (string, error) {
+	c, err := w.Runner.Conn(ctx, h)
+	if err != nil {
+		return "", err
+	}
+	began := time.Now()
+	w.report(runner.Event{Time: began, Event: runner.EventTaskStart, Host: h.Name, Task: task})
+	rc, out, stderr, err := runner.ExecOn(c, true)(ctx, script, nil)
+	ev := runner.Event{Time: time.Now(), Event: runner.EventTaskOK, Host: h.Name, Task: task}
+	ev.Duration = ev.Time.Sub(began)
+	switch {
+	case err != nil:
+		ev.Event, ev.Msg = runner.EventHostUnreachable, err.Error()
+	case rc != 0:
+		ev.Event, ev.RC, ev.Msg, ev.Stderr = runner.EventTaskFailed, &rc, fmt.Sprintf("exit status %d", rc), stderr
+	}
+	w.report(ev)
+	if err != nil {
+		return "", err
+	}
+	if rc != 0 {
+		return "", fmt.Errorf("exit status %d: %s", rc, strings.TrimSpace(stderr))
+	}
+	return out, nil
 }
 
 // HealthGate is Health's verdict for a command about to change the cluster: a refusal
@@ -81,12 +108,17 @@ func (w *Workflow) resumeHealth(ctx context.Context, opts ResumeOptions) error {
 	if err != nil {
 		return err
 	}
+	w.logHealth(rs)
+	return HealthGate(rs)
+}
+
+// logHealth logs each line of rs that does not pass.
+func (w *Workflow) logHealth(rs []health.Result) {
 	for _, r := range rs {
 		if r.Status != health.Pass {
 			w.log().Warn("health check", "check", r.Check, "status", string(r.Status), "message", r.Message, "objects", r.Objects)
 		}
 	}
-	return HealthGate(rs)
 }
 
 func (w *Workflow) recordSkips(ctx context.Context, o *health.Options) error {

@@ -50,8 +50,8 @@ func TestRunWalksHopsAndResumesTheFailedHop(t *testing.T) {
 		"control-plane@controller-0", "control-plane@controller-1", "control-plane@controller-1",
 		"download-images@controller-0:controller-1", "check-controllers@controller-0:controller-1",
 		"control-plane@controller-0", "control-plane@controller-1",
-		"kubelet@controller-0", "kubelet@controller-1", "kubelet@worker-0",
 	}
+	want = append(want, kubeletPhases("controller-0", "controller-1", "worker-0")...)
 	if got := f.c.played(); !slices.Equal(got, want) {
 		t.Errorf("playbooks run:\n got %v\nwant %v", got, want)
 	}
@@ -162,7 +162,7 @@ func TestRunUpgradesKubeletsAtEveryHopBeyondTheSkew(t *testing.T) {
 	}
 	n := 0
 	for _, p := range f.c.played() {
-		if p == "kubelet@worker-0" {
+		if p == "kubelet:kubelet@worker-0" {
 			n++
 		}
 	}

@@ -41,9 +41,36 @@ type op struct {
 	// verify runs after the playbook succeeded on h, given what the playbook registered on h;
 	// an error fails h.
 	verify func(ctx context.Context, h *inventory.Host, reg map[string]any) error
+	// pre runs before the playbook, under the same fence and gate (po, without the playbook's
+	// variables): the etcd snapshot of the first control-plane step. An error fails the step.
+	pre func(ctx context.Context, po runner.PlayOptions) error
+	// post runs after the playbook succeeded (or alone when pb is nil), under the same fence
+	// and gate: abort's etcd restore and start. An error fails the step.
+	post func(ctx context.Context, po runner.PlayOptions) error
 	// check runs after the playbook of a step without host statuses succeeded (abort's
-	// verification of the versions); an error fails the step.
+	// verification of the versions), or alone when pb is nil (complete's verification); an
+	// error fails the step.
 	check func(ctx context.Context) error
+	// phased: the kubelet step's phases (phases.go) move each host draining-node ->
+	// upgrading-kubelet -> uncordoning-node -> upgraded-kubelet, each running the playbook's
+	// tasks of its tag; hostTo and hostDone are then the running phase's.
+	phased bool
+	tags   []string // the playbook's tags this play runs (a phase's); nil: every task
+	// keep: a success does not release the lease (a phase before the last: the host stays in
+	// flight, in the next phase).
+	keep bool
+	// moved names the hosts whose success was recorded (the phases move only those on).
+	moved map[string]bool
+	// walkPhases and walkEnd replace the kubelet step's phases and upgraded-kubelet (abort
+	// --kubelets: state.AbortKubeletPhases, then idle); entry, when it names a host, is the
+	// phase it enters.
+	walkPhases []state.HostStatus
+	walkEnd    state.HostStatus
+	entry      map[string]state.HostStatus
+	// joined: the state is already the step's running state and the lease this process's (abort
+	// goes on from one host's kubelet to the next, then to the restore): begin takes nothing,
+	// and every host of it starts as the batch's other hosts do.
+	joined bool
 }
 
 func (o *op) perHost() bool { return len(o.hosts) > 0 && !o.clusterOnly }
@@ -85,10 +112,38 @@ func (o *op) execute(ctx context.Context) error {
 	// The lease is renewed until the outcome is recorded; a database that cannot vouch for it
 	// only stops new tasks from starting (Gate), never the one running.
 	k := Keep(ctx, w.Store, w.Cluster, w.owner(), w.ttl(), w.recordFor(), acquired)
+	fence, fenceErr := o.fence(ctx)
+	if o.phased {
+		err = o.walk(ctx, fence, fenceErr, k.Gate, before)
+	} else {
+		err = o.finish(ctx, o.play(ctx, fence, fenceErr, k.Gate), before)
+	}
+	// A renewal racing the final write that released the lease finds it gone: that is no loss
+	// when every outcome was recorded.
+	if lost := k.Stop(); lost != nil && err != nil && !allRecorded(err) {
+		// Someone else failed or took over the operation: its outcome stands, ours was refused.
+		return &StepError{Step: o.step.Name, Host: o.label(), State: o.step.Running,
+			Cause: fmt.Errorf("%w (this run's outcome was not recorded over it: %v)", lost, err), Retry: "kupgrade upgrade show"}
+	}
+	return err
+}
+
+// play runs o's playbook (its tags) on o's hosts under fence, then o's verification, and returns
+// each host's failure (state.WholeCluster's for a step without host statuses). fenceErr, the
+// fence's own failure, fails every host without running anything.
+func (o *op) play(ctx context.Context, fence *runner.Fence, fenceErr error, gate func(context.Context) error) map[string]*hostFailure {
+	w := o.w
 	var recap *runner.Recap
-	fence, playErr := o.fence(ctx)
-	if playErr == nil {
-		recap, playErr = w.Runner.Play(ctx, o.pb, w.Inventory, runner.PlayOptions{Hosts: o.names(), ExtraVars: o.vars, Gate: k.Gate, Fence: fence})
+	playErr := fenceErr
+	po := runner.PlayOptions{Hosts: o.names(), Tags: o.tags, ExtraVars: o.vars, Gate: gate, Fence: fence}
+	if playErr == nil && o.pre != nil { // its pre-play work (the etcd snapshot), under the same fence
+		playErr = o.pre(ctx, po)
+	}
+	if playErr == nil && o.pb != nil { // complete runs no playbook, only its check
+		recap, playErr = w.Runner.Play(ctx, o.pb, w.Inventory, po)
+	}
+	if playErr == nil && o.post != nil {
+		playErr = o.post(ctx, po)
 	}
 	failed := hostFailures(o, recap, playErr)
 	for _, h := range o.hosts {
@@ -116,15 +171,7 @@ func (o *op) execute(ctx context.Context) error {
 			failed[state.WholeCluster] = &hostFailure{err: fmt.Errorf("interrupted: %w", context.Canceled)}
 		}
 	}
-	err = o.finish(ctx, failed, before)
-	// A renewal racing the final write that released the lease finds it gone: that is no loss
-	// when every outcome was recorded.
-	if lost := k.Stop(); lost != nil && err != nil && !allRecorded(err) {
-		// Someone else failed or took over the operation: its outcome stands, ours was refused.
-		return &StepError{Step: o.step.Name, Host: o.label(), State: o.step.Running,
-			Cause: fmt.Errorf("%w (this run's outcome was not recorded over it: %v)", lost, err), Retry: "kupgrade upgrade show"}
-	}
-	return err
+	return failed
 }
 
 // fence is the host fence for the playbook of every step, stamped with the lease begin has just
@@ -199,6 +246,9 @@ func (o *op) begin(ctx context.Context, before map[string]*kubeadm.Snapshot) err
 	w := o.w
 	reason := "start " + o.operation()
 	lease := state.LeaseSpec{Owner: w.owner(), Operation: o.operation(), TTL: w.ttl()}
+	if !o.perHost() && o.joined {
+		return nil
+	}
 	if !o.perHost() {
 		_, err := w.Store.Apply(ctx, state.Start(w.Cluster, state.ActorRunner, o.from, o.step.Running, lease, state.Because(reason), state.AtHop(o.hop)))
 		if err == nil {
@@ -208,6 +258,9 @@ func (o *op) begin(ctx context.Context, before map[string]*kubeadm.Snapshot) err
 	}
 	for i, h := range o.hosts {
 		from, to := o.hostFrom[h.Name], o.hostTo
+		if o.phased { // a retry starts where it stopped
+			to = o.entryOf(h.Name)
+		}
 		opts := []state.ChangeOption{state.Because(reason), state.OnHost(h.Name, from, to), state.WithTarget(o.target), state.AtHop(o.hop)}
 		if snap := before[h.Name]; snap != nil {
 			// recover and watch compare the host with this after a crash of this process.
@@ -216,12 +269,15 @@ func (o *op) begin(ctx context.Context, before map[string]*kubeadm.Snapshot) err
 				return fmt.Errorf("encode snapshot of %s: %w", h.Name, err)
 			}
 			opts = append(opts, state.WithEvidence(ev))
-			if o.hostTo == state.UpgradingControlPlane { // abort restores from what this records
+			// abort restores from what this records: a controller's before its control plane,
+			// a worker's (its config.yaml, which kubeadm upgrade node rewrites) before its kubelet.
+			worker := o.hostTo == state.UpgradingKubelet && state.Personality(h.Personality()) != state.Controller
+			if o.hostTo == state.UpgradingControlPlane || worker {
 				opts = append(opts, state.WithBackupsBefore(backupsBefore(snap)))
 			}
 		}
 		c := state.Start(w.Cluster, state.ActorRunner, o.from, o.step.Running, lease, opts...)
-		if i > 0 { // the batch's other hosts: the state is already in flight and the lease ours
+		if i > 0 || o.joined { // the batch's other hosts: the state is already in flight and the lease ours
 			c = state.StartHost(w.Cluster, state.ActorRunner, o.step.Running, w.owner(), opts...)
 		}
 		if _, err := w.Store.Apply(ctx, c); err != nil {

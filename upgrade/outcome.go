@@ -44,8 +44,10 @@ func (o *op) finish(ctx context.Context, failed map[string]*hostFailure, before 
 		last := i == len(names)-1
 		f := failed[name]
 		if f == nil {
-			if err := o.succeed(dctx, name, last); err != nil {
+			if err := o.succeed(dctx, name, last && !o.keep); err != nil {
 				errs = append(errs, &StepError{Step: o.step.Name, Host: name, State: o.step.Running, Cause: err, Retry: "kupgrade upgrade show"})
+			} else if o.moved != nil {
+				o.moved[name] = true
 			}
 			continue
 		}
@@ -88,6 +90,11 @@ func (o *op) fail(ctx, dctx context.Context, host string, f *hostFailure, before
 	w := o.w
 	ev := recovery.Evidence{Step: o.step.Name, Host: host, Task: f.task, ExitStatus: f.rc, Error: f.err.Error(),
 		Stdout: tail(f.stdout, 10), Stderr: tail(f.stderr, 10)}
+	// A drain or an uncordon: kubeadm did not run, the advice is about the node.
+	node, isNode := kubeadm.NodePhaseFinding(o.hostTo, host, f.err.Error())
+	if isNode {
+		ev.Finding = &node
+	}
 	req := recovery.Request{Cluster: w.Cluster, Actor: state.ActorRunner, Reason: f.err.Error(), Host: host,
 		Expect: o.step.Running, LeaseOwner: w.owner(), KeepLease: !last, Evidence: &ev}
 	res, err := w.recordFailure(dctx, req)
@@ -96,8 +103,11 @@ func (o *op) fail(ctx, dctx context.Context, host string, f *hostFailure, before
 		se.Cause = fmt.Errorf("%w (and recording the failure failed: %v)", f.err, err)
 		se.State = o.step.Running
 	}
-	if o.kubeadm && host != state.WholeCluster {
-		se.Finding = o.probeFailed(ctx, host, before, se.Recorded)
+	switch {
+	case isNode:
+		se.Finding = &node
+	case o.kubeadm && host != state.WholeCluster:
+		se.Finding = o.probeFailed(ctx, host, f.task, before, se.Recorded)
 	}
 	if !se.Recorded {
 		return se
@@ -113,7 +123,9 @@ func (o *op) fail(ctx, dctx context.Context, host string, f *hostFailure, before
 
 // probeFailed reads host after a failure, under a budget of its own, and when the failure is
 // recorded adds the finding to the event log and the control-plane version to the host row.
-func (o *op) probeFailed(ctx context.Context, host string, before *kubeadm.Snapshot, recorded bool) *kubeadm.Finding {
+// After a failed package install (task), the finding also says which versions of the packages
+// are installed and held now.
+func (o *op) probeFailed(ctx context.Context, host, task string, before *kubeadm.Snapshot, recorded bool) *kubeadm.Finding {
 	w := o.w
 	h, ok := w.Inventory.Host(host)
 	if !ok {
@@ -129,6 +141,9 @@ func (o *op) probeFailed(ctx context.Context, host string, before *kubeadm.Snaps
 	if err != nil {
 		ev.ProbeError = err.Error()
 	} else {
+		if installTask(task) {
+			finding.Summary += w.packagesNow(pctx, h)
+		}
 		ev.Finding = &finding
 	}
 	if recorded {

@@ -53,10 +53,14 @@ type PlannedStep struct {
 	Checks   []Check
 }
 
-// PlannedTask is one task of a step's playbook, with its command when it runs one (as written:
-// templates are rendered only when the step runs).
+// PlannedTask is one task of a step's playbook on one host, as the plan shows it: its name and
+// command rendered with that host's variables (never a template: a value known only at run time
+// stands as <name>, and Note says so), a script cut to its first meaningful line.
 type PlannedTask struct {
-	Name, Module, Command string
+	Host, Name, Module string
+	Command            string // "" for a task that runs no command (a module)
+	Lines              int    // the script's number of lines when Command is its first; 0 for one line
+	Note               string // "skipped: COND", "runs if COND (decided at run time)", "known at run time: ..."
 }
 
 // Check is one pre-check a step meets, and its verdict against the state the step would start
@@ -136,7 +140,7 @@ func (w *Workflow) Preview(ctx context.Context, o PreviewOptions) (*Preview, err
 	}
 	p.Next, p.Wait = NextCommand(plan, u, hosts, lease, w.Store.Now())
 	w.walk(p, plan, view{u: u, hosts: hosts, lease: lease, now: w.Store.Now()}, o.Until)
-	if p.Refusal != nil && len(p.Steps) <= 1 && p.Next != recovery.RecoverCommand {
+	if p.Refusal != nil && len(p.Steps) <= 1 && !recovery.IsRecover(p.Next) {
 		p.Next = "" // the next step itself is refused: its refusal names the way out
 	}
 	return p, nil
@@ -147,7 +151,7 @@ func (w *Workflow) Preview(ctx context.Context, o PreviewOptions) (*Preview, err
 func (w *Workflow) previewVersions(ctx context.Context, p *Preview, hosts []state.Host, recorded bool) ([]state.Host, error) {
 	hosts = slices.Clone(hosts)
 	if !recorded {
-		vs, err := w.ReadVersions(ctx, w.Inventory.Hosts, true)
+		vs, err := w.ReadVersions(ctx, w.Inventory.Nodes(), true)
 		if err != nil {
 			return nil, err
 		}

@@ -28,7 +28,7 @@ func (w *Workflow) previewStart(ctx context.Context, o PreviewOptions) (*Preview
 	start := PlannedStep{Step: "start", Command: "kupgrade upgrade start " + p.To}
 	var vs map[string]Versions
 	if o.FromVersion == "" {
-		if vs, err = w.ReadVersions(ctx, w.Inventory.Hosts, true); err != nil {
+		if vs, err = w.ReadVersions(ctx, w.Inventory.Nodes(), true); err != nil {
 			return nil, err
 		}
 		p.Live = true
@@ -39,7 +39,7 @@ func (w *Workflow) previewStart(ctx context.Context, o PreviewOptions) (*Preview
 		start.Command += " --ignore-version-checks"
 	}
 	var hosts []state.Host
-	for _, h := range w.Inventory.Hosts {
+	for _, h := range w.Inventory.Nodes() {
 		v := vs[h.Name]
 		hosts = append(hosts, state.Host{Hostname: h.Name, Personality: personality(h), ControlPlaneVersion: v.ControlPlane, KubeletVersion: v.Kubelet})
 		p.Versions = append(p.Versions, HostVersions{Host: h.Name, Personality: personality(h), ControlPlane: v.ControlPlane, Kubelet: v.Kubelet})
@@ -146,11 +146,35 @@ func (w *Workflow) plannedStep(act Action, in view) (PlannedStep, view, error) {
 		if err != nil {
 			return ps, in, err
 		}
-		vars := w.vars(in.u, map[string]any{playbooks.VarFirstController: step.Running == state.UpgradingFirstMaster, playbooks.VarRedo: false})
-		ps.Playbook, ps.Tasks = pb.File, rendered(tasksOf(pb), vars)
+		ps.Playbook, ps.Tasks = pb.File, w.plannedTasks(pb, on(ps.Hosts, names), w.stepVars(step, in))
+		if t, ok := w.snapshotTask(step, in.u); ok {
+			ps.Tasks = append([]PlannedTask{t}, ps.Tasks...)
+		}
 	}
 	var v verdict
 	err = ex.check(step, act, in, &v)
 	ps.Checks = v.checks
 	return ps, ex.after(step, act, in), err
+}
+
+// on is the hosts a step runs on: its own, or every controller.
+func on(hosts, controllers []string) []string {
+	if len(hosts) > 0 {
+		return hosts
+	}
+	return controllers
+}
+
+// stepVars is the variables the step's executor passes its playbook on a host, as the run
+// passes them; the control-plane step's snapshot, taken over SSH before kubeadm, stands as an
+// empty one (its playbook only asks whether it is there).
+func (w *Workflow) stepVars(step state.Step, in view) func(string) map[string]any {
+	return func(host string) map[string]any {
+		if step.Scope != state.ScopeControlPlane {
+			return w.vars(in.u, nil)
+		}
+		v := backupVars(in.hosts, host, map[string]any{playbooks.VarFirstController: step.Running == state.UpgradingFirstMaster,
+			playbooks.VarRedo: false, playbooks.VarKcfgBefore: map[string]any{}})
+		return w.vars(in.u, v)
+	}
 }

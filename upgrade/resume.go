@@ -83,6 +83,9 @@ func (w *Workflow) Resume(ctx context.Context, opts ResumeOptions) error {
 			return err
 		}
 	}
+	if opts.HopHealth == nil {
+		opts.HopHealth = opts.Health // the same checks before each hop
+	}
 	return w.Run(ctx, opts.RunOptions)
 }
 
@@ -91,12 +94,12 @@ func (w *Workflow) Resume(ctx context.Context, opts ResumeOptions) error {
 // kubelet is at to as well; else refused, naming the kubelets that are not (refused is start's
 // error, the control plane's).
 func (w *Workflow) alreadyAt(ctx context.Context, to string, refused error) error {
-	vs, err := w.ReadVersions(ctx, w.Inventory.Hosts, false)
+	vs, err := w.ReadVersions(ctx, w.Inventory.Nodes(), false)
 	if err != nil {
 		return fmt.Errorf("start the upgrade to %s: %w; and the kubelets' versions could not be read: %w", to, refused, err)
 	}
 	var behind []string
-	for _, h := range w.Inventory.Hosts {
+	for _, h := range w.Inventory.Nodes() {
 		if v := vs[h.Name].Kubelet; v != to {
 			behind = append(behind, fmt.Sprintf("%s (kubelet %s)", h.Name, cmp.Or(v, "unknown")))
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/kupgrade/kupgrade/health"
 	"github.com/kupgrade/kupgrade/state"
 )
 
@@ -16,6 +17,9 @@ type RunOptions struct {
 	// Gate, when set, is asked before each step; an error stops the run before the step starts
 	// (a fleet runner that lost its claim on the cluster starts nothing more there).
 	Gate func(ctx context.Context) error
+	// HopHealth, when set, are the health checks run before each next hop of an upgrade with
+	// hops (their versions are the hops'); a failed one ends the run before the hop starts.
+	HopHealth *health.Options
 }
 
 // maxActions bounds `upgrade run` against a plan that makes no progress (a bug, never a cluster).
@@ -58,6 +62,11 @@ func (w *Workflow) Run(ctx context.Context, opts RunOptions) error {
 		if opts.Gate != nil {
 			if err := opts.Gate(ctx); err != nil {
 				return fmt.Errorf("before %s: %w", act, err)
+			}
+		}
+		if act.Step == state.StepNextHop && opts.HopHealth != nil {
+			if err := w.hopHealth(ctx, u, *opts.HopHealth); err != nil {
+				return err
 			}
 		}
 		w.log().Info("next step", "step", act.String(), "state", u.State)

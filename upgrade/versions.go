@@ -88,8 +88,11 @@ func (w *Workflow) refresh(ctx context.Context, hs []*inventory.Host, controlPla
 	return nil
 }
 
-// Refresh reads the live versions of every inventory host and stores them (host list --refresh).
-func (w *Workflow) Refresh(ctx context.Context) error { return w.refresh(ctx, w.Inventory.Hosts, true) }
+// Refresh reads the live versions of every node of the inventory (Nodes) and stores them (host
+// list --refresh).
+func (w *Workflow) Refresh(ctx context.Context) error {
+	return w.refresh(ctx, w.Inventory.Nodes(), true)
+}
 
 // Start creates the upgrade to version to. With from == "", the current version is read over SSH
 // (the lowest control-plane version of the controllers), and controllers that disagree are
@@ -115,7 +118,7 @@ func (w *Workflow) newUpgrade(ctx context.Context, to, from string, force bool) 
 	}
 	var vs map[string]Versions
 	if from == "" {
-		if vs, err = w.ReadVersions(ctx, w.Inventory.Hosts, true); err != nil {
+		if vs, err = w.ReadVersions(ctx, w.Inventory.Nodes(), true); err != nil {
 			return state.NewUpgrade{}, err
 		}
 		if from, err = agreedVersion(cs, vs, force); err != nil {
@@ -137,7 +140,7 @@ func (w *Workflow) newUpgrade(ctx context.Context, to, from string, force bool) 
 	if len(hops) > 1 {
 		nu.Reason = fmt.Sprintf("upgrade %s -> %s started, in %d hops: %s", from, to, len(hops), strings.Join(hops, ", "))
 	}
-	for _, h := range w.Inventory.Hosts {
+	for _, h := range w.Inventory.Nodes() {
 		v := vs[h.Name]
 		nu.Hosts = append(nu.Hosts, state.NewHost{Hostname: h.Name, Personality: personality(h),
 			ControlPlaneVersion: v.ControlPlane, KubeletVersion: v.Kubelet})

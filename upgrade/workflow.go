@@ -23,6 +23,8 @@ type Store interface {
 	RenewLease(ctx context.Context, cluster, owner string, ttl time.Duration) (state.Lease, error)
 	SetVersions(ctx context.Context, cluster, hostname, controlPlane, kubelet string, at time.Time) error
 	AddBackups(ctx context.Context, cluster, hostname string, dirs, kubeletDirs []string) (state.Backups, error)
+	AddSnapshot(ctx context.Context, snap state.EtcdSnapshot, actor state.Actor) (state.EtcdSnapshot, error)
+	Snapshots(ctx context.Context, cluster string) ([]state.EtcdSnapshot, error)
 	Events(ctx context.Context, cluster string, limit int) ([]state.Event, error)
 	Entered(ctx context.Context, cluster, upgradeUUID string, s state.State) (bool, error)
 	AddEvent(ctx context.Context, e state.Event) error
@@ -54,8 +56,20 @@ type Workflow struct {
 	// answer (default 2m); ProbeFor bounds the probe after a failure (default 45s).
 	RecordFor time.Duration
 	ProbeFor  time.Duration
-	Reporter  runner.Reporter
-	Log       *slog.Logger
+	// AbortKubelets lets abort take back the kubelets this upgrade moved (--kubelets).
+	AbortKubelets bool
+	// RestoreEtcd asks abort to put etcd back from the upgrade's snapshot (--restore-etcd).
+	RestoreEtcd bool
+	// EtcdRestored tells abort the operator restored etcd from the snapshot by hand
+	// (--etcd-restored): it goes on without the etcd check, and an event records it.
+	EtcdRestored bool
+	// Snapshots says where the etcd snapshots taken before the control plane moves are kept.
+	Snapshots SnapshotOptions
+	// VerifyTimeout bounds how long complete waits for the cluster to report the upgrade done
+	// (default DefaultVerifyTimeout).
+	VerifyTimeout time.Duration
+	Reporter      runner.Reporter
+	Log           *slog.Logger
 	// Probe reads a host's kubelet config and manifests (default ProbeHost); tests replace it.
 	Probe func(ctx context.Context, c runner.Conn) (kubeadm.Snapshot, error)
 }
@@ -153,9 +167,13 @@ func (w *Workflow) log() *slog.Logger {
 	return w.Log
 }
 
+// report sends ev, stamped with the store's clock (state changes are written by it) unless it
+// carries its own time (a task's, on this machine's clock as the runner's tasks are).
 func (w *Workflow) report(ev runner.Event) {
 	if w.Reporter != nil {
-		ev.Time = w.Store.Now()
+		if ev.Time.IsZero() {
+			ev.Time = w.Store.Now()
+		}
 		w.Reporter.Report(ev)
 	}
 }

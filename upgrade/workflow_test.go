@@ -34,8 +34,8 @@ func TestRunWalksEveryStepInOrder(t *testing.T) {
 	want := []string{
 		"download-images@controller-0:controller-1", "check-controllers@controller-0:controller-1",
 		"control-plane@controller-0", "control-plane@controller-1",
-		"kubelet@controller-0", "kubelet@controller-1", "kubelet@worker-0",
 	}
+	want = append(want, kubeletPhases("controller-0", "controller-1", "worker-0")...)
 	if got := f.c.played(); !slices.Equal(got, want) {
 		t.Errorf("playbooks run:\n got %v\nwant %v", got, want)
 	}
@@ -404,7 +404,7 @@ func TestIPv6HostNamesInABatch(t *testing.T) {
 		t.Fatalf("upgrade run: %v", err)
 	}
 	f.wantState(t, state.UpgradeComplete)
-	if !slices.Contains(f.c.played(), "kubelet@fd00::10:fd00::11") {
+	if !slices.Contains(f.c.played(), "kubelet:kubelet@fd00::10:fd00::11") {
 		t.Errorf("the two IPv6 workers did not run as one batch: %v", f.c.played())
 	}
 }

@@ -1,0 +1,118 @@
+package upgrade
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/kupgrade/kupgrade/health"
+	"github.com/kupgrade/kupgrade/runner"
+	"github.com/kupgrade/kupgrade/state"
+)
+
+// unsafeName is what a cluster's name may not carry into a folder name.
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]`)
+
+// SnapshotFolder is where the etcd snapshots of cluster go under dir.
+func SnapshotFolder(dir, cluster string) string {
+	return filepath.Join(dir, unsafeName.ReplaceAllString(cluster, "_"))
+}
+
+// snapshotName is the file of u's hop's snapshot: the upgrade's uuid first, so that the
+// pruning groups an upgrade's files, then the hop and the store's time.
+func (w *Workflow) snapshotName(u state.Upgrade) string {
+	return fmt.Sprintf("%s-hop%d-%s.db", u.UUID, u.Hop, w.Store.Now().UTC().Format("20060102T150405Z"))
+}
+
+// fetchSnapshot copies the snapshot facts describe from the controller behind c to kupgrade's
+// side, under a partial name until its sha256 is the controller's: a copy cut short (a kill, a
+// lost connection) never has a snapshot's name.
+func (w *Workflow) fetchSnapshot(ctx context.Context, c runner.Conn, u state.Upgrade, facts health.SnapshotFacts) (string, error) {
+	dir := SnapshotFolder(w.Snapshots.Dir, w.Cluster)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("make the snapshot folder: %w", err)
+	}
+	final := filepath.Join(dir, w.snapshotName(u))
+	f, err := os.CreateTemp(dir, ".partial-*")
+	if err != nil {
+		return "", fmt.Errorf("create the snapshot's copy: %w", err)
+	}
+	defer os.Remove(f.Name())
+	h := sha256.New()
+	err = runner.CopyOut(ctx, c, facts.Path, io.MultiWriter(f, h))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", fmt.Errorf("copy %s to %s: %w", facts.Path, dir, err)
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != facts.SHA256 {
+		return "", fmt.Errorf("the copy of %s has sha256 %s, the controller's file %s: not kept", facts.Path, got, facts.SHA256)
+	}
+	if err := os.Rename(f.Name(), final); err != nil {
+		return "", fmt.Errorf("keep the snapshot: %w", err)
+	}
+	return final, nil
+}
+
+// pruneSnapshots removes, in this cluster's snapshot folder, the files of all but the newest
+// Keep upgrades (the running one, current, always kept) and partial copies left by a kill.
+// A failure to remove is logged: the snapshot just taken stands.
+func (w *Workflow) pruneSnapshots(current string) {
+	dir := SnapshotFolder(w.Snapshots.Dir, w.Cluster)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		w.log().Warn("etcd snapshots not pruned", "folder", dir, "error", err)
+		return
+	}
+	newest := map[string]int64{} // upgrade uuid -> its newest file's time
+	for _, e := range entries {
+		info, err := e.Info()
+		if err != nil || e.IsDir() {
+			continue
+		}
+		if strings.HasPrefix(e.Name(), ".partial-") {
+			w.removeSnapshot(filepath.Join(dir, e.Name()))
+		} else if id, _, ok := strings.Cut(e.Name(), "-hop"); ok && strings.HasSuffix(e.Name(), ".db") {
+			newest[id] = max(newest[id], info.ModTime().UnixNano())
+		}
+	}
+	for _, id := range w.prunable(newest, current) {
+		matches, _ := filepath.Glob(filepath.Join(dir, id+"-hop*.db"))
+		for _, m := range matches {
+			w.removeSnapshot(m)
+		}
+	}
+}
+
+// prunable are the upgrades beyond the newest Keep (current counted first).
+func (w *Workflow) prunable(newest map[string]int64, current string) []string {
+	ids := make([]string, 0, len(newest))
+	for id := range newest {
+		if id != current {
+			ids = append(ids, id)
+		}
+	}
+	slices.SortFunc(ids, func(a, b string) int { return cmp.Compare(newest[b], newest[a]) })
+	keep := cmp.Or(w.Snapshots.Keep, 3) - 1
+	if keep < 0 || keep >= len(ids) {
+		return nil
+	}
+	return ids[keep:]
+}
+
+func (w *Workflow) removeSnapshot(path string) {
+	if err := os.Remove(path); err != nil {
+		w.log().Warn("etcd snapshot not pruned", "file", path, "error", err)
+		return
+	}
+	w.log().Info("etcd snapshot pruned", "file", path)
+}
