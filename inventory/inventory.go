@@ -122,6 +122,14 @@ func (h *Host) PortSet() bool {
 	return false
 }
 
+// NodeName is the host's Kubernetes node name: kupgrade_node_name, else the inventory name.
+func (h *Host) NodeName() string {
+	if n := h.str("kupgrade_node_name"); n != "" {
+		return n
+	}
+	return h.Name
+}
+
 // Personality is kupgrade_personality, else derived from the groups: controllers or
 // kube_control_plane make a controller, storage a storage node, workers or kube_node a worker, in
 // that order (kubespray puts control-plane nodes in kube_node too). "" when nothing says.
@@ -182,6 +190,19 @@ func (inv *Inventory) Controllers() []*Host {
 	var out []*Host
 	for _, h := range inv.Hosts {
 		if h.Personality() == "controller" {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// Nodes lists the hosts that are Kubernetes nodes, in file order: those with a personality
+// (controller, worker or storage). A host of another group only, such as an external etcd
+// member of the group etcd, runs no kubelet and is no node.
+func (inv *Inventory) Nodes() []*Host {
+	var out []*Host
+	for _, h := range inv.Hosts {
+		if h.Personality() != "" {
 			out = append(out, h)
 		}
 	}

@@ -44,8 +44,12 @@ func LoadAll(paths ...string) (*Inventory, error) {
 }
 
 // readSource reads one -i source and returns the absolute folder whose group_vars/ and
-// host_vars/ belong to it: the source itself when it is a folder, else the file's folder.
+// host_vars/ belong to it: the source itself when it is a folder, else the file's folder, and
+// none ("") for a host list.
 func (p *parser) readSource(path string) (string, error) {
+	if list, ok := hostList(path); ok {
+		return "", p.readHostList(list)
+	}
 	fi, err := os.Stat(path)
 	if err != nil {
 		return "", &Error{File: path, Msg: fmt.Sprintf("read inventory: %v", unwrapPath(err)),
@@ -72,6 +76,9 @@ func unwrapPath(err error) error {
 // readVarsDirs reads group_vars/ and host_vars/ of one source's folder for every known group
 // and host, as Ansible's host_group_vars plugin does; files for unknown names are ignored, as there.
 func (p *parser) readVarsDirs(dir string) error {
+	if dir == "" { // a host list
+		return nil
+	}
 	vd := varDir{groups: map[string]map[string]varDef{}, hosts: map[string]map[string]varDef{}}
 	defer func() { p.varDirs = append(p.varDirs, vd) }()
 	groupDir, hostDir := filepath.Join(dir, "group_vars"), filepath.Join(dir, "host_vars")

@@ -31,13 +31,41 @@ func listOf(in any) ([]any, error) {
 	return nil, fmt.Errorf("expected a list, got %T", in)
 }
 
-// pyEqual is Python's ==: 1 == 1.0, and lists and dicts compare by value.
+// pyEqual is Python's == on plain values: 1 == 1.0 == True, and lists and dicts compare by
+// value, element by element (a dict's order does not count).
 func pyEqual(a, b any) bool {
 	if fa, ok := number(a); ok {
 		fb, ok := number(b)
 		return ok && fa == fb
 	}
+	switch x := a.(type) {
+	case []any:
+		y, ok := b.([]any)
+		return ok && len(x) == len(y) && listsEqual(x, y)
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		return ok && len(x) == len(y) && mapsEqual(x, y)
+	}
 	return reflect.DeepEqual(a, b)
+}
+
+func listsEqual(x, y []any) bool {
+	for i := range x {
+		if !pyEqual(x[i], y[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func mapsEqual(x, y map[string]any) bool {
+	for k, v := range x {
+		w, ok := y[k]
+		if !ok || !pyEqual(v, w) {
+			return false
+		}
+	}
+	return true
 }
 
 func number(v any) (float64, bool) {

@@ -10,10 +10,12 @@ import (
 )
 
 // gonja computes **, // and % its own way (floats for 2 ** 10, // truncating toward zero, %
-// on integers only). The walker replaces each such operation by a call of one of these hidden
-// filters, which follow Python.
+// on integers only), and == and != by Go's types (a string a filter made is not the same
+// literal, 1 is not true). The walker replaces each such operation by a call of one of these
+// hidden filters, which follow Python; an undefined operand stays undefined, so it fails where
+// it is used, as Ansible's does.
 var pyOps = map[tokens.Type]string{tokens.Power: "__pow", tokens.FloorDivision: "__floordiv",
-	tokens.Modulo: "__mod", tokens.Multiply: "__mul"}
+	tokens.Modulo: "__mod", tokens.Multiply: "__mul", tokens.Equals: "__eq", tokens.Ne: "__ne"}
 
 var (
 	binaryType = reflect.TypeFor[*nodes.BinaryExpression]()

@@ -14,8 +14,12 @@ import (
 const maxRepeat = 1 << 20
 
 func opFilters() map[string]filter {
-	return map[string]filter{"__pow": fPow, "__floordiv": fFloorDiv, "__mod": fMod, "__mul": fMul}
+	return map[string]filter{"__pow": fPow, "__floordiv": fFloorDiv, "__mod": fMod, "__mul": fMul,
+		"__eq": fEq, "__ne": fNe}
 }
+
+func fEq(in any, args []any, _ map[string]any) (any, error) { return pyEqual(in, args[0]), nil }
+func fNe(in any, args []any, _ map[string]any) (any, error) { return !pyEqual(in, args[0]), nil }
 
 func fPow(in any, args []any, _ map[string]any) (any, error) {
 	a, b := in, args[0]

@@ -75,7 +75,11 @@ func modPackage(ctx context.Context, m *Task, args map[string]any) (map[string]a
 	if u := ArgStr(args, "use"); u != "" && u != "auto" && u != "apt" {
 		return Failure(fmt.Sprintf("package: use=%s is not supported by kupgrade (apt only)", u)), nil
 	}
-	w, bad := readAptWant(map[string]any{"name": args["name"], "state": args["state"]})
+	aptArgs, bad := packageAptArgs(args)
+	if bad != "" {
+		return Failure(bad), nil
+	}
+	w, bad := readAptWant(aptArgs)
 	if bad != "" {
 		return Failure(bad), nil
 	}

@@ -3,7 +3,6 @@ package modules
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -39,7 +38,7 @@ func (m *Task) localFile(name, sub string) (string, error) {
 
 func modCopy(ctx context.Context, m *Task, args map[string]any) (map[string]any, error) {
 	var data []byte
-	base := ""
+	base, from := "", ""
 	if src := ArgStr(args, "src"); src != "" {
 		if argBool(args, "remote_src", false) {
 			return Failure("copy: remote_src is not supported; use command: cp"), nil
@@ -51,7 +50,7 @@ func modCopy(ctx context.Context, m *Task, args map[string]any) (map[string]any,
 		if data, err = readDecrypted(p); err != nil {
 			return Failure("copy: " + err.Error()), nil
 		}
-		base = filepath.Base(p)
+		base, from = filepath.Base(p), afterPath(p)
 	} else if c, ok := args["content"]; ok {
 		switch v := c.(type) {
 		case string:
@@ -66,7 +65,7 @@ func modCopy(ctx context.Context, m *Task, args map[string]any) (map[string]any,
 	} else {
 		return Failure("copy: src or content is required"), nil
 	}
-	return putFile(ctx, m, args, data, base)
+	return putFile(ctx, m, args, data, base, from)
 }
 
 func modTemplate(ctx context.Context, m *Task, args map[string]any) (map[string]any, error) {
@@ -79,11 +78,12 @@ func modTemplate(ctx context.Context, m *Task, args map[string]any) (map[string]
 	if err != nil {
 		return Failure("template: " + err.Error()), nil
 	}
-	out, err := jinja.RenderFile(string(raw), m.Vars)
+	full, _ := filepath.Abs(p)
+	out, err := jinja.RenderFile(string(raw), withTemplateVars(m.Vars, src, full, ArgStr(args, "dest")))
 	if err != nil {
 		return Failure(fmt.Sprintf("template %s: %v", src, err)), nil
 	}
-	return putFile(ctx, m, args, []byte(out), strings.TrimSuffix(filepath.Base(p), ".j2"))
+	return putFile(ctx, m, args, []byte(out), strings.TrimSuffix(filepath.Base(p), ".j2"), afterPath(p))
 }
 
 type remoteFile struct {
@@ -94,7 +94,8 @@ type remoteFile struct {
 
 // putFile is copy's and template's common end: one command to compare the destination's
 // sha256, mode and owner; an upload only when the content differs; chmod/chown only when they do.
-func putFile(ctx context.Context, m *Task, args map[string]any, data []byte, base string) (map[string]any, error) {
+// from is the local file the data came from ("" for content), the after header of its diff.
+func putFile(ctx context.Context, m *Task, args map[string]any, data []byte, base, from string) (map[string]any, error) {
 	dest := ArgStr(args, "dest")
 	if dest == "" {
 		return Failure("dest is required"), nil
@@ -120,6 +121,11 @@ func putFile(ctx context.Context, m *Task, args map[string]any, data []byte, bas
 	}
 	fixMode := hasMode && rf.mode != modeText(mode)
 	fixOwner := owner != "" && rf.owner != owner || group != "" && rf.group != group
+	if m.Diff {
+		if err := copyDiff(ctx, m, res, rf, data, from, mode, fixMode); err != nil {
+			return nil, err
+		}
+	}
 	if sameData && !fixMode && !fixOwner {
 		return res, nil
 	}
@@ -137,7 +143,8 @@ func putFile(ctx context.Context, m *Task, args map[string]any, data []byte, bas
 	if sameData {
 		return res, chattr(ctx, m, rf.path, mode, fixMode, owner, group)
 	}
-	if !m.Become {
+	validate := ArgStr(args, "validate")
+	if !m.Become && validate == "" {
 		if err := m.Conn.Upload(ctx, bytes.NewReader(data), rf.path, mode); err != nil {
 			return uploadFailure(ctx, err, m)
 		}
@@ -146,28 +153,7 @@ func putFile(ctx context.Context, m *Task, args map[string]any, data []byte, bas
 		}
 		return res, nil
 	}
-	// Under become the login user cannot write the destination: upload beside /tmp, then let
-	// sudo install it with its mode and owner in one command.
-	tmp := "/tmp/.kupgrade-" + rand.Text()
-	if err := m.Conn.Upload(ctx, bytes.NewReader(data), tmp, 0o600); err != nil {
-		return uploadFailure(ctx, err, m)
-	}
-	cmd := "install -m " + fmt.Sprintf("%04o", mode)
-	if owner != "" {
-		cmd += " -o " + quote(owner)
-	}
-	if group != "" {
-		cmd += " -g " + quote(group)
-	}
-	cmd += " " + quote(tmp) + " " + quote(rf.path) + "; rc=$?; rm -f " + quote(tmp) + "; exit $rc"
-	out, err := m.runPlain(ctx, cmd)
-	if err != nil {
-		return nil, err
-	}
-	if out.rc != 0 {
-		return commandFailure("install "+rf.path, out), nil
-	}
-	return res, nil
+	return installViaTmp(ctx, m, data, rf.path, fileAttrs{mode, owner, group}, validate, res)
 }
 
 func uploadFailure(ctx context.Context, err error, m *Task) (map[string]any, error) {

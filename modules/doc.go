@@ -13,8 +13,12 @@
 // Registration is explicit: Builtins returns a Registry listing the built-in modules (command,
 // shell, copy, template, fetch, stat, slurp, file, wait_for, debug, set_fact, fail, assert,
 // setup, ping, lineinfile, blockinfile, replace, service, systemd, get_url, uri, apt, package,
-// unarchive, raw, script); a caller adds its own with Registry.Add (kubeadm's kubelet_config is one), which
-// refuses a name already taken, and hands the registry to the runner. To add a built-in module:
+// unarchive, raw, script, sysctl, mount, cron, group, group_by: the runner puts the host in the
+// group it names; pause: it waits on the controller, as Ansible does without a terminal;
+// wait_for_connection: it dials the host again through Task.Redial until ping answers); a caller adds its own with Registry.Add (kubeadm's kubelet_config is one),
+// which refuses a name already taken, and hands the registry to the runner. sysctl and mount are
+// also called by their collection's names (ansible.posix.sysctl, ansible.posix.mount): the
+// playbook loader maps those to the built-in ones. To add a built-in module:
 // write its function in a file of its own here, list it in Builtins, describe its arguments in
 // playbooks' module table (the loader refuses arguments it does not know), and test it through
 // a play in runner's tests and against ansible-playbook in integration's conformance suite.

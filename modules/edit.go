@@ -111,7 +111,7 @@ func modLineInFile(ctx context.Context, m *Task, args map[string]any) (map[strin
 		return Failure("lineinfile: " + err.Error()), nil
 	}
 	if m.Check && rt.kind == "absent" {
-		return map[string]any{"changed": res.changed, "msg": res.msg, "backup": ""}, nil
+		return withEditDiff(m, map[string]any{"changed": res.changed, "msg": res.msg, "backup": ""}, c.path, rt, res, true), nil
 	}
 	msg, changed, bk, fail, err := finishEdit(ctx, m, c, res)
 	if err != nil || fail != nil {
@@ -121,7 +121,7 @@ func modLineInFile(ctx context.Context, m *Task, args map[string]any) (map[strin
 	if o.drop {
 		out["found"] = res.found
 	}
-	return out, nil
+	return withEditDiff(m, out, c.path, rt, res, false), nil
 }
 
 func modBlockInFile(ctx context.Context, m *Task, args map[string]any) (map[string]any, error) {
@@ -146,7 +146,7 @@ func modBlockInFile(ctx context.Context, m *Task, args map[string]any) (map[stri
 		return Failure("blockinfile: " + err.Error()), nil
 	}
 	if m.Check && !exists {
-		return map[string]any{"changed": res.changed, "msg": res.msg}, nil
+		return withEditDiff(m, map[string]any{"changed": res.changed, "msg": res.msg}, c.path, rt, res, true), nil
 	}
 	msg, changed, bk, fail, err := finishEdit(ctx, m, c, res)
 	if err != nil || fail != nil {
@@ -156,7 +156,7 @@ func modBlockInFile(ctx context.Context, m *Task, args map[string]any) (map[stri
 	if bk != "" {
 		out["backup_file"] = bk
 	}
-	return out, nil
+	return withEditDiff(m, out, c.path, rt, res, false), nil
 }
 
 func modReplace(ctx context.Context, m *Task, args map[string]any) (map[string]any, error) {
@@ -183,6 +183,10 @@ func modReplace(ctx context.Context, m *Task, args map[string]any) (map[string]a
 	out := map[string]any{"changed": changed, "msg": msg, "rc": 0}
 	if bk != "" {
 		out["backup_file"] = bk
+	}
+	if m.Diff && res.changed { // replace's diff is of the content alone, headed by the path
+		out["diff"] = map[string]any{"before": string(rt.data), "after": string(res.content),
+			"before_header": c.path, "after_header": c.path}
 	}
 	return out, nil
 }

@@ -3,13 +3,15 @@ package modules
 import (
 	"context"
 	"fmt"
+	"maps"
 	"regexp"
 	"strconv"
 	"strings"
 )
 
 // factsCmd prints, with one remote command, what modSetup reads: the host name, the kernel,
-// the machine, /etc/os-release, then key=value lines of its own (prefixed with _).
+// the machine, /etc/os-release, then key=value lines of its own (prefixed with _), then the
+// network (netCmd).
 const factsCmd = `hostname; uname -r; uname -m; cat /etc/os-release 2>/dev/null; echo
 echo "_debian_version=$(cat /etc/debian_version 2>/dev/null)"
 echo "_init=$(cat /proc/1/comm 2>/dev/null)"
@@ -17,6 +19,7 @@ echo "_system=$(uname -s)"
 echo "_meminfo=$(awk '{printf "%s%s ", $1, $2}' /proc/meminfo 2>/dev/null)"
 echo "_vcpus=$(grep -c ^processor /proc/cpuinfo 2>/dev/null)"
 echo "_python=$(python3 -c 'import sys; v = sys.version_info; print(v[0], v[1], v[2], v[3], v[4], sys.executable)' 2>/dev/null)"
+` + netCmd + `
 true`
 
 // modSetup gathers the facts roles branch on most, named and typed as Ansible's setup names
@@ -44,6 +47,7 @@ func modSetup(ctx context.Context, m *Task, _ map[string]any) (map[string]any, e
 var debianVersion = regexp.MustCompile(`^\d+(\.\d+)*$`)
 
 func parseFacts(out string) map[string]any {
+	out, netOut, hasNet := strings.Cut(out, "\n"+netMark+"\n")
 	ls := strings.Split(out, "\n")
 	for len(ls) < 3 {
 		ls = append(ls, "")
@@ -83,6 +87,9 @@ func parseFacts(out string) map[string]any {
 		facts["ansible_python"] = py
 		v := py["version_info"].([]any)
 		facts["ansible_python_version"] = fmt.Sprintf("%d.%d.%d", v[0], v[1], v[2])
+	}
+	if hasNet {
+		maps.Copy(facts, netFacts(netOut))
 	}
 	return facts
 }

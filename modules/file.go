@@ -32,16 +32,14 @@ func modFile(ctx context.Context, m *Task, args map[string]any) (map[string]any,
 	if !ok {
 		return Failure(fmt.Sprintf("file: unsupported state %q (file, directory, absent, touch, link, hard)", state)), nil
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "p=%s; s=%s; c=0; dry=%t; force=%t; explicit=%t\n%s%s", hostPath(p), hostPath(src), m.Check,
-		argBool(args, "force", false), explicit, prevState, body)
+	script := fmt.Sprintf("p=%s; s=%s; c=0; dry=%t; force=%t; explicit=%t\n", hostPath(p), hostPath(src), m.Check,
+		argBool(args, "force", false), explicit)
 	if state == "directory" && argBool(args, "recurse", false) {
-		b.WriteString(recurseAttrs(attrs))
+		script += fileScript(m.Diff, body, recurseAttrs(attrs))
 	} else {
-		b.WriteString(attrs.script("c"))
+		script += fileScript(m.Diff, body, attrs.script("c"))
 	}
-	b.WriteString(`echo "changed=$c"`)
-	out, err := m.runPlain(ctx, b.String())
+	out, err := m.runPlain(ctx, script)
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +56,19 @@ func modFile(ctx context.Context, m *Task, args map[string]any) (map[string]any,
 	if state == "link" || state == "hard" {
 		res["dest"], res["src"] = p, src
 	}
+	if m.Diff && !(m.Check && state == "touch") { // Ansible's touch says nothing in check mode
+		res["diff"] = fileDiff(out.stdout, p, ArgStr(res, "state"), src, attrs)
+	}
 	return res, nil
+}
+
+// fileScript is the file module's script after its variables: the path's kind, the state's
+// body, then the attributes; under diff it also prints what the diff reports of the path before.
+func fileScript(diff bool, body, attrs string) string {
+	if !diff {
+		return prevState + body + attrs + `echo "changed=$c"`
+	}
+	return prevState + diffPrevState + body + diffPrevMode + attrs + `echo "changed=$c"`
 }
 
 // markedState is the kind the file state found ("state=directory"), "" when it printed none.

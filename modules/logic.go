@@ -43,11 +43,22 @@ func modSetFact(_ context.Context, _ *Task, args map[string]any) (map[string]any
 }
 
 func modFail(_ context.Context, _ *Task, args map[string]any) (map[string]any, error) {
-	msg := ArgStr(args, "msg")
-	if msg == "" {
+	msg, ok := args["msg"] // a list or a mapping stays one, as Ansible's fail keeps it
+	if !ok {
 		msg = "Failed as requested from task"
 	}
-	return Failure(msg), nil
+	return map[string]any{"failed": true, "changed": false, "msg": msg}, nil
+}
+
+// assertMsg is assert's message: the first of keys given, as written (a string or a list of
+// them, as Ansible's assert takes it), else def.
+func assertMsg(args map[string]any, def string, keys ...string) any {
+	for _, k := range keys {
+		if v, ok := args[k]; ok && v != nil {
+			return v
+		}
+	}
+	return def
 }
 
 func modAssert(_ context.Context, m *Task, args map[string]any) (map[string]any, error) {
@@ -70,21 +81,11 @@ func modAssert(_ context.Context, m *Task, args map[string]any) (map[string]any,
 			return Failure(fmt.Sprintf("assert %q: %v", c, err)), nil
 		}
 		if !ok {
-			msg := ArgStr(args, "fail_msg")
-			if msg == "" {
-				msg = ArgStr(args, "msg")
-			}
-			if msg == "" {
-				msg = "Assertion failed"
-			}
-			return map[string]any{"changed": false, "failed": true, "msg": msg, "assertion": c, "evaluated_to": false}, nil
+			return map[string]any{"changed": false, "failed": true, "msg": assertMsg(args, "Assertion failed", "fail_msg", "msg"),
+				"assertion": c, "evaluated_to": false}, nil
 		}
 	}
-	msg := ArgStr(args, "success_msg")
-	if msg == "" {
-		msg = "All assertions passed"
-	}
-	return map[string]any{"changed": false, "msg": msg}, nil
+	return map[string]any{"changed": false, "msg": assertMsg(args, "All assertions passed", "success_msg")}, nil
 }
 
 // distribution names the distribution and its family as Ansible does.

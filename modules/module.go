@@ -30,6 +30,7 @@ type Task struct {
 	Conn       Conn              // the host's connection, shared with the play's other tasks
 	Vars       map[string]any    // the host's variables as the task sees them: read only
 	Check      bool              // check mode: report what would change, change nothing
+	Diff       bool              // diff mode: a module that changes files returns Ansible's "diff" (before, after)
 	NoLog      bool              // the task's output is hidden (the runner censors the result)
 	Become     bool              // commands run as BecomeUser through sudo
 	BecomeUser string            // whom to become; "" is root
@@ -38,6 +39,9 @@ type Task struct {
 	RoleDir    string            // the folder of the role the task comes from ("" outside a role)
 	PlayDir    string            // the playbook's folder: copy and template look there after RoleDir
 	Fence      Fence             // set when the task's root commands run under a host fence
+	// Redial drops the host's connection and dials it again, returning the new one (which the
+	// runner's later tasks use): wait_for_connection's way to reach a host that went away.
+	Redial func(ctx context.Context) (Conn, error)
 }
 
 // Conn is the transport to one host. runner/sshconn satisfies it without importing this

@@ -73,10 +73,10 @@ func pyArgs(m *Task, name string, args map[string]any) map[string]any {
 	}
 	a["_ansible_check_mode"] = m.Check
 	a["_ansible_no_log"] = m.NoLog
-	a["_ansible_diff"] = false
+	a["_ansible_diff"] = m.Diff
 	a["_ansible_verbosity"] = 0
 	a["_ansible_module_name"] = name
-	a["_ansible_version"] = "2.14.18"
+	a["_ansible_version"] = AnsibleVersion
 	a["_ansible_keep_remote_files"] = false
 	a["_ansible_shell_executable"] = "/bin/sh"
 	a["_ansible_string_conversion_action"] = "warn"

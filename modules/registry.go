@@ -47,6 +47,16 @@ func Builtins() *Registry {
 
 		"raw":    modRaw,
 		"script": modScript,
+
+		"sysctl": modSysctl,
+		"mount":  modMount,
+		"cron":   modCron,
+		"group":  modGroup,
+
+		"group_by": modGroupBy,
+
+		"pause":               modPause,
+		"wait_for_connection": modWaitForConnection,
 	}}
 }
 

@@ -21,18 +21,26 @@ const readMark = "kupgrade:read:"
 
 // readRemote reads path (a leading ~ is the host user's home) in one command.
 func readRemote(ctx context.Context, m *Task, path string) (remoteText, map[string]any, error) {
-	script := "p=" + hostPath(path) + "\n" +
+	_, rt, fail, err := readRemoteAfter(ctx, m, path, "")
+	return rt, fail, err
+}
+
+// readRemoteAfter reads path in the command that first runs probe, a script whose output
+// (never a line starting with the read mark) is returned as it printed it: a module that needs
+// a value from the host besides the file spends one command on both.
+func readRemoteAfter(ctx context.Context, m *Task, path, probe string) (string, remoteText, map[string]any, error) {
+	script := probe + "\np=" + hostPath(path) + "\n" +
 		`if [ -d "$p" ]; then echo ` + readMark + `dir; elif [ -e "$p" ]; then echo ` + readMark + `file && exec cat -- "$p"; else echo ` + readMark + "absent; fi"
 	out, err := m.runPlain(ctx, script)
 	if err != nil {
-		return remoteText{}, nil, err
+		return "", remoteText{}, nil, err
 	}
-	head, body, _ := strings.Cut(out.stdout, "\n")
-	if out.rc != 0 || !strings.HasPrefix(head, readMark) {
-		r := commandFailure("read "+path, out)
-		return remoteText{}, r, nil
+	pre, rest, found := strings.Cut(out.stdout, readMark)
+	if !found || out.rc != 0 || (pre != "" && !strings.HasSuffix(pre, "\n")) {
+		return "", remoteText{}, commandFailure("read "+path, out), nil
 	}
-	return remoteText{kind: strings.TrimPrefix(head, readMark), data: []byte(body)}, nil, nil
+	kind, body, _ := strings.Cut(rest, "\n")
+	return pre, remoteText{kind: kind, data: []byte(body)}, nil, nil
 }
 
 // attrArgs are the file attributes a module may set: mode, owner, group.

@@ -52,6 +52,14 @@ func (m *Task) runPlain(ctx context.Context, script string) (cmdOut, error) {
 	return cmdOut{rc, so.String(), strings.TrimRight(se.String(), "\n")}, err
 }
 
+// runRaw runs script with the task's environment and become and returns its output as the
+// host printed it, final newlines kept: for messages Ansible builds from a command's raw output.
+func (m *Task) runRaw(ctx context.Context, script string) (int, string, string, error) {
+	var so, se bytes.Buffer
+	rc, err := m.Conn.Run(ctx, Wrap(script, m.Env, m.Become, m.BecomeUser), nil, &so, &se)
+	return rc, so.String(), se.String(), err
+}
+
 func (o cmdOut) result(changed bool) map[string]any {
 	res := map[string]any{
 		"rc": o.rc, "stdout": o.stdout, "stderr": o.stderr,

@@ -29,6 +29,9 @@ func modUnarchive(ctx context.Context, m *Task, args map[string]any) (map[string
 x=$(mktemp -d) || exit 1; t=$x.archive; h=$t.h; trap 'rm -rf -- "$x" "$t" "$h" "$h.err"' EXIT
 `)
 	remote := argBool(args, "remote_src", false)
+	if _, old := args["copy"]; old {
+		remote = !argBool(args, "copy", true) // copy: false, the older spelling of remote_src: true
+	}
 	switch {
 	case remote && strings.Contains(src, "://"):
 		req, bad := requestArgs(map[string]any{"url": src, "validate_certs": args["validate_certs"]}, "GET", 10)
