@@ -32,8 +32,11 @@ type Globals struct {
 	LeaseTTL          time.Duration `name:"lease-ttl" env:"KUPGRADE_LEASE_TTL" default:"30s" help:"Lease time-to-live of an operation; a dead kupgrade is noticed after about this long."`
 	KubeadmTimeout    time.Duration `name:"kubeadm-timeout" default:"15m" help:"Time one kubeadm command may take before it is stopped and the step failed."`
 	DrainTimeout      time.Duration `name:"drain-timeout" default:"5m" help:"Time the drain of one node may wait on evictions (a PodDisruptionBudget that blocks) before the kubelet step fails, naming the pods and budgets."`
+	VerifyTimeout     time.Duration `name:"verify-timeout" default:"2m" help:"Time complete waits for the API server to report every node Ready at the target kubelet and the control-plane pods at the target (abort: the control-plane pods Ready at the starting version) before the step fails, naming what they report."`
 	NotifyURL         string        `name:"notify-url" env:"KUPGRADE_NOTIFY_URL" help:"POST a JSON document to this webhook when an upgrade fails, is stuck (watch) or completes: cluster, state, host, finding, next command; retried, never blocking the run."`
 	Vault             `embed:""`
+	SnapshotDir       string        `name:"snapshot-dir" env:"KUPGRADE_SNAPSHOT_DIR" type:"path" help:"Folder on this machine for the etcd snapshot each upgrade takes before its control plane moves (a folder per cluster under it). Default: etcd-snapshots beside the default database (/var/lib/kupgrade/etcd-snapshots as root)."`
+	KeepSnapshots     int           `name:"keep-snapshots" default:"3" help:"How many upgrades' etcd snapshots to keep per cluster; older ones are removed after a new one is saved."`
 	FenceWait         time.Duration `name:"fence-wait" env:"KUPGRADE_FENCE_WAIT" default:"2m" help:"Time a step's command waits on a host for another kupgrade's command to end before the step fails."`
 }
 

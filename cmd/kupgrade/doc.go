@@ -131,6 +131,7 @@
 //	KUPGRADE_KNOWN_HOSTS      --known-hosts
 //	KUPGRADE_LEASE_TTL        --lease-ttl
 //	KUPGRADE_FENCE_WAIT       --fence-wait
+//	KUPGRADE_SNAPSHOT_DIR     --snapshot-dir
 //	KUPGRADE_SSH_PASSPHRASE   passphrase of an encrypted private key (else asked on a terminal)
 //	SSH_AUTH_SOCK             ssh-agent to take keys from
 //

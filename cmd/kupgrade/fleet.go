@@ -33,7 +33,7 @@ type fleetRunCmd struct {
 	MaxParallel int           `name:"max-parallel" default:"10" help:"Clusters this runner upgrades at once."`
 	Canary      int           `help:"Upgrade the first N clusters alone; start the rest only if they all succeed."`
 	MaxFailures int           `name:"max-failures" help:"Start no new cluster once this many have failed (0: no limit)."`
-	Until       string        `predictor:"state" help:"Stop each cluster once its upgrade reaches this state."`
+	Until       untilState    `predictor:"state" help:"Stop each cluster once its upgrade reaches this state."`
 	Retries     int           `help:"Retry a failed step of a cluster this many times before giving up on it." default:"0"`
 	WorkerBatch int           `name:"worker-batch" help:"Upgrade each cluster's workers' kubelets this many at a time." default:"1"`
 	Poll        time.Duration `hidden:"" help:"How often to look for clusters whose runner died (default a tenth of --lease-ttl)."`
@@ -114,7 +114,7 @@ func (a *app) fleetOpener(st upgrade.Store) func(fleet.Target) (*upgrade.Workflo
 		rep := a.clusterLogged(t.Cluster)
 		run := runner.New(dialer{d}, runner.Options{Modules: kubeadm.Modules(), Reporter: rep})
 		w := &upgrade.Workflow{Store: st, Runner: run, Inventory: t.Inventory, Cluster: t.Cluster, Reporter: rep,
-			KubeadmTimeout: a.g.KubeadmTimeout, DrainTimeout: a.g.DrainTimeout, FenceWait: a.g.FenceWait, Log: a.fleetLog().With("cluster", t.Cluster)}
+			KubeadmTimeout: a.g.KubeadmTimeout, DrainTimeout: a.g.DrainTimeout, VerifyTimeout: a.g.VerifyTimeout, FenceWait: a.g.FenceWait, Snapshots: a.snapshots(), Log: a.fleetLog().With("cluster", t.Cluster)}
 		return w, func() { run.Close() }, nil
 	}
 }

@@ -14,21 +14,17 @@ import (
 // healthFlags are the flags of the health checks before the window, shared by upgrade plan,
 // upgrade start and fleet run.
 type healthFlags struct {
-	SkipCheck   []string `name:"skip-check" placeholder:"NAME" help:"Go on without the health check NAME (repeatable; recorded as an event): nodes-ready, control-plane, kubelet-skew, etcd, certificates, removed-apis, drain."`
+	SkipCheck   []string `name:"skip-check" placeholder:"NAME" help:"Go on without the health check NAME (repeatable; recorded as an event): nodes-ready, control-plane, kubelet-skew, etcd, certificates, removed-apis, drain, packages."`
 	CertMinDays int      `name:"cert-min-days" default:"30" help:"The certificates health check fails for a kubeadm-managed certificate with fewer days left."`
 }
 
 // options are the health checks' options for an upgrade from (may be "": the control plane's
 // lowest version) to to.
 func (f healthFlags) options(from, to string) (health.Options, error) {
-	if err := health.CheckSkips(f.SkipCheck); err != nil {
-		return health.Options{}, err
+	o, err := f.base()
+	if err != nil {
+		return o, err
 	}
-	if f.CertMinDays < 1 {
-		return health.Options{}, fmt.Errorf("%w: --cert-min-days %d: want a number of days, 1 or more", state.ErrBadInput, f.CertMinDays)
-	}
-	o := health.Options{CertMinDays: f.CertMinDays, Skip: f.SkipCheck}
-	var err error
 	if o.To, err = state.ParseVersion(to); err != nil {
 		return o, err
 	}
@@ -36,6 +32,18 @@ func (f healthFlags) options(from, to string) (health.Options, error) {
 		o.From, err = state.ParseVersion(from)
 	}
 	return o, err
+}
+
+// base are the health checks' options the flags say, without versions (`upgrade run` sets
+// each hop's).
+func (f healthFlags) base() (health.Options, error) {
+	if err := health.CheckSkips(f.SkipCheck); err != nil {
+		return health.Options{}, err
+	}
+	if f.CertMinDays < 1 {
+		return health.Options{}, fmt.Errorf("%w: --cert-min-days %d: want a number of days, 1 or more", state.ErrBadInput, f.CertMinDays)
+	}
+	return health.Options{CertMinDays: f.CertMinDays, Skip: f.SkipCheck}, nil
 }
 
 // checkHealth runs the health checks for an upgrade from to to, writes their lines to out (all

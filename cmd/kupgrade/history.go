@@ -32,6 +32,7 @@ type historyView struct {
 	ToHostStatus   *string         `json:"to_host_status"`
 	Reason         string          `json:"reason"`
 	Evidence       json.RawMessage `json:"evidence,omitempty"`
+	Hop            string          `json:"hop,omitempty"` // "hop 2 of 3 (v1.31.14)" in an upgrade with hops
 }
 
 func (c *upgradeHistoryCmd) Run(ctx context.Context, a *app) error {
@@ -99,7 +100,7 @@ func newHistoryView(e state.Event) historyView {
 	return historyView{Time: rfc3339(e.CreatedAt), Cluster: e.Cluster, UpgradeUUID: e.UpgradeUUID, Actor: e.Actor,
 		FromState: string(e.FromState), ToState: string(e.ToState), Host: nullable(e.Hostname),
 		FromHostStatus: nullable(string(e.FromHostStatus)), ToHostStatus: nullable(string(e.ToHostStatus)),
-		Reason: e.Reason, Evidence: e.Evidence}
+		Reason: e.Reason, Evidence: e.Evidence, Hop: e.Hop}
 }
 
 func writeHistory(w io.Writer, vs []historyView, withCluster bool, width int) {
@@ -125,7 +126,11 @@ func writeHistory(w io.Writer, vs []historyView, withCluster bool, width int) {
 		if withCluster {
 			cluster = v.Cluster + "\t"
 		}
-		fmt.Fprintf(tw, "%s\t%s%s\t%s\t%s\t%s\n", v.Time, cluster, v.Actor, change, host, clip(v.Reason, width))
+		reason := v.Reason
+		if v.Hop != "" {
+			reason = v.Hop + ": " + reason
+		}
+		fmt.Fprintf(tw, "%s\t%s%s\t%s\t%s\t%s\n", v.Time, cluster, v.Actor, change, host, clip(reason, width))
 	}
 	tw.Flush()
 }

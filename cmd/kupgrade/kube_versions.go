@@ -21,11 +21,11 @@ func (c *upgradeVersionsCmd) Run(ctx context.Context, a *app) error {
 		return err
 	}
 	w := &upgrade.Workflow{Runner: a.Runner(inv, 0), Inventory: inv, Cluster: a.cluster(), Log: a.log}
-	vs, err := w.ReadVersions(ctx, inv.Hosts, true)
+	vs, err := w.ReadVersions(ctx, inv.Nodes(), true)
 	if err != nil {
 		return err
 	}
-	for _, h := range inv.Hosts {
+	for _, h := range inv.Nodes() {
 		if vs[h.Name].Kubeadm == "" {
 			a.log.Warn("kubeadm version unreadable: the host's kubeadm does not count", "host", h.Name)
 		}

@@ -82,6 +82,7 @@ func parse(cli *CLI, args []string, stdout, stderr io.Writer) (kctx *kong.Contex
 		return nil, exitFailed, true
 	}
 	describe(parser.Model)
+	listHosts(parser.Model, args)
 	if completing(parser) {
 		return nil, exitOK, true
 	}
@@ -92,7 +93,7 @@ func parse(cli *CLI, args []string, stdout, stderr io.Writer) (kctx *kong.Contex
 	case exit > 0 || err != nil:
 		msg := "the command line is wrong"
 		if err != nil {
-			msg = err.Error()
+			msg = suggest(err.Error(), parser.Model, args)
 		}
 		fmt.Fprintf(stderr, "kupgrade: %s (see kupgrade --help)\n", redactArgs(msg, args))
 		return nil, exitBadInput, true

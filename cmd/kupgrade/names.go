@@ -32,6 +32,25 @@ func listStates(app *kong.Application) {
 	})
 }
 
+// listHosts ends the help of every host argument (predictor:"host") with the hosts of the
+// inventory the command line names (as completion reads it), when one loads. The inventory is
+// read only when help is asked for (-h, --help).
+func listHosts(app *kong.Application, args []string) {
+	if !slices.Contains(args, "-h") && !slices.Contains(args, "--help") {
+		return
+	}
+	hosts := inventoryHosts(typedInventories(args))
+	if len(hosts) == 0 {
+		return
+	}
+	_ = kong.Visit(app, func(n kong.Visitable, next kong.Next) error {
+		if v, ok := n.(*kong.Value); ok && v.Tag != nil && v.Tag.Get("predictor") == "host" {
+			v.Help = strings.TrimSuffix(v.Help, ".") + "; the inventory's: " + strings.Join(hosts, ", ") + "."
+		}
+		return next(nil)
+	})
+}
+
 // predictors complete states (predictor:"state") and the inventory's host names
 // (predictor:"host"), read from the -i typed so far on the whole line (the predictor is given only
 // the words after the command), else KUPGRADE_INVENTORY or inventory.yml.
@@ -81,4 +100,22 @@ func inventoryHosts(paths []string) []string {
 	}
 	slices.Sort(names)
 	return names
+}
+
+// untilState is the value of a --until: a state of an upgrade, checked as the command line is
+// read, before any database or inventory is opened, so that a typo is answered with the state
+// meant (exit 2) rather than with whatever opening them says first.
+type untilState string
+
+// Decode reads the state and refuses one that is not a state, naming the nearest.
+func (u *untilState) Decode(ctx *kong.DecodeContext) error {
+	var s string
+	if err := ctx.Scan.PopValueInto("state", &s); err != nil {
+		return err
+	}
+	if st := state.State(s); !st.Valid() {
+		return state.UnknownState("--until", st)
+	}
+	*u = untilState(s)
+	return nil
 }

@@ -22,14 +22,23 @@ func TestDidYouMeanFlagsAndCommands(t *testing.T) {
 		{[]string{"host", "list", "--wdie"}, `unknown flag --wdie, did you mean "--wide"?`},
 		{[]string{"upgrade", "shwo"}, `did you mean "show"?`},
 		{[]string{"fleet", "run", "--to", "v1.30.1", "--max-paralel", "3"}, `did you mean "--max-parallel"?`},
+		// the hidden StarlingX aliases, which kong leaves out of its suggestions
+		{[]string{"kube-upgrade-strat", "v1.30.1"}, `unexpected argument kube-upgrade-strat, did you mean "kube-upgrade-start"?`},
+		{[]string{"kube-host-upgrad", "controller-0", "kubelet"}, `did you mean "kube-host-upgrade"?`},
+		// StarlingX's `system` before one: the same command without it
+		{[]string{"system", "kube-upgrade-networking"}, `did you mean "kupgrade kube-upgrade-networking"?`},
+		// an argument outside its choices
+		{[]string{"host", "upgrade", "controller-0", "kubelt"}, `but got "kubelt", did you mean "kubelet"?`},
 	} {
 		code, _, errOut := run(t, tc.args...)
 		if code != exitBadInput || !strings.Contains(errOut, tc.want) {
 			t.Errorf("kupgrade %s = %d, %q; want exit 2 and %q", strings.Join(tc.args, " "), code, errOut, tc.want)
 		}
 	}
-	if _, _, errOut := run(t, "host", "list", "--zzzzzzzz"); strings.Contains(errOut, "did you mean") {
-		t.Errorf("a word near nothing got a suggestion: %q", errOut)
+	for _, far := range [][]string{{"host", "list", "--zzzzzzzz"}, {"zzzzzzzz"}, {"host", "upgrade", "controller-0", "zzzzzzzz"}} {
+		if _, _, errOut := run(t, far...); strings.Contains(errOut, "did you mean") {
+			t.Errorf("kupgrade %s: a word near nothing got a suggestion: %q", strings.Join(far, " "), errOut)
+		}
 	}
 }
 
@@ -43,6 +52,9 @@ func TestStatesAndHostsOfferedByHelpAndCompletion(t *testing.T) {
 	}
 	if _, out, _ := run(t, "upgrade", "run", "--help"); !strings.Contains(out, "upgraded-networking") || !strings.Contains(out, "upgrade-complete") {
 		t.Errorf("upgrade run --help lists no state:\n%s", out)
+	}
+	if _, out, _ := run(t, "-i", "hosts.ini", "host", "upgrade", "--help"); !strings.Contains(out, "controller-0, controller-1, worker-0") {
+		t.Errorf("host upgrade --help does not list the inventory's hosts:\n%s", out)
 	}
 	for line, want := range map[string]string{
 		"kupgrade upgrade run --until upgraded-n":         "upgraded-networking",

@@ -23,7 +23,7 @@ func TestOlderBinaryFailsLoudlyOnNewerSchema(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds an older kupgrade")
 	}
-	old := buildOlder(t)
+	old := buildOlder(t, leaseMigration)
 	dir := t.TempDir()
 	inv := filepath.Join(dir, "inventory.yml")
 	srv := sshtest.NewServer(t)
@@ -70,9 +70,9 @@ func runOlder(t *testing.T, bin string, want int, args ...string) string {
 	return errb.String()
 }
 
-// buildOlder builds cmd/kupgrade from the commit before the one that added the lease migration
-// (or from HEAD while that migration is not committed yet); it skips without git history.
-func buildOlder(t *testing.T) string {
+// buildOlder builds cmd/kupgrade from the commit before the one that added migration (or from
+// HEAD while that migration is not committed yet); it skips without git history.
+func buildOlder(t *testing.T, migration string) string {
 	t.Helper()
 	top, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()
 	if err != nil {
@@ -80,11 +80,11 @@ func buildOlder(t *testing.T) string {
 	}
 	root := strings.TrimSpace(string(top))
 	base := "HEAD"
-	if added, _ := exec.Command("git", "-C", root, "log", "-1", "--format=%H", "--diff-filter=A", "--", leaseMigration).Output(); len(bytes.TrimSpace(added)) > 0 {
+	if added, _ := exec.Command("git", "-C", root, "log", "-1", "--format=%H", "--diff-filter=A", "--", migration).Output(); len(bytes.TrimSpace(added)) > 0 {
 		base = strings.TrimSpace(string(added)) + "^"
 	}
-	if exec.Command("git", "-C", root, "cat-file", "-e", base+":"+leaseMigration).Run() == nil {
-		t.Skipf("no commit before %s in the history", leaseMigration)
+	if exec.Command("git", "-C", root, "cat-file", "-e", base+":"+migration).Run() == nil {
+		t.Skipf("no commit before %s in the history", migration)
 	}
 	if exec.Command("git", "-C", root, "cat-file", "-e", base+":cmd/kupgrade").Run() != nil {
 		t.Skipf("commit %s has no cmd/kupgrade (shallow or unrelated history)", base)

@@ -41,7 +41,9 @@ type upgradeView struct {
 	Next        *string      `json:"next"`
 	Wait        *string      `json:"wait,omitempty"`
 	LastFailure *failureView `json:"last_failure,omitempty"`
-	hopsLine    string
+	// EtcdSnapshots are the etcd snapshots this upgrade took (one per hop at most), newest first.
+	EtcdSnapshots []state.EtcdSnapshot `json:"etcd_snapshots,omitempty"`
+	hopsLine      string
 }
 
 type leaseView struct {
@@ -90,6 +92,9 @@ func writeUpgrade(w io.Writer, v upgradeView, now time.Time) {
 	if v.hopsLine != "" {
 		rows = slices.Insert(rows, 4, [2]string{"hops", v.hopsLine})
 	}
+	for _, s := range v.EtcdSnapshots {
+		rows = append(rows, [2]string{"etcd_snapshot", s.String()})
+	}
 	for _, r := range rows {
 		fmt.Fprintf(tw, "%s\t%s\n", r[0], r[1])
 	}
@@ -116,25 +121,27 @@ func nullable(s string) *string {
 	return &s
 }
 
-func newHostViews(hosts []state.Host) []hostView {
+// newHostViews is hosts for -o json; ended: the upgrade has ended (see resolved).
+func newHostViews(hosts []state.Host, ended bool) []hostView {
 	out := make([]hostView, 0, len(hosts))
 	for _, h := range hosts {
 		out = append(out, hostView{
 			ID: h.ID, Hostname: h.Hostname, Personality: h.Personality,
 			TargetVersion: nullable(h.TargetVersion), ControlPlaneVersion: nullable(h.ControlPlaneVersion),
 			KubeletVersion: nullable(h.KubeletVersion), Status: nullable(string(h.Status)),
-			LastFailure: nullable(h.LastFailure), Resolved: resolved(h),
+			LastFailure: nullable(h.LastFailure), Resolved: resolved(h, ended),
 		})
 	}
 	return out
 }
 
-func writeHosts(w io.Writer, hosts []state.Host, width int) {
+// writeHosts prints the host table, each last failure cut to width and marked when resolved.
+func writeHosts(w io.Writer, hosts []state.Host, width int, ended bool) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tHOSTNAME\tPERSONALITY\tTARGET\tCONTROL-PLANE\tKUBELET\tSTATUS\tLAST FAILURE")
 	for _, h := range hosts {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", h.ID, h.Hostname, h.Personality,
-			dash(h.TargetVersion), dash(h.ControlPlaneVersion), dash(h.KubeletVersion), h.Status, dash(clip(h.LastFailure, width))+resolvedMark(h))
+			dash(h.TargetVersion), dash(h.ControlPlaneVersion), dash(h.KubeletVersion), h.Status, dash(clip(h.LastFailure, width))+resolvedMark(h, ended))
 	}
 	tw.Flush()
 }
@@ -169,15 +176,22 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// resolved reports a failure the host's last step later got past: a failed host goes back to
-// idle, so only a host whose kubelet step then succeeded is known to be past it.
-func resolved(h state.Host) bool {
-	return h.LastFailure != "" && h.Status == state.UpgradedKubelet
+// resolved reports a failure the host later got past: the upgrade has since ended (complete, its
+// apps updated, or aborted: ended), or, as a failed host goes back to idle, the host's kubelet
+// step succeeded after it.
+func resolved(h state.Host, ended bool) bool {
+	return h.LastFailure != "" && (ended || h.Status == state.UpgradedKubelet)
 }
 
-func resolvedMark(h state.Host) string {
-	if resolved(h) {
+func resolvedMark(h state.Host, ended bool) string {
+	if resolved(h, ended) {
 		return " (resolved)"
 	}
 	return ""
+}
+
+// ended reports an upgrade in a state `upgrade delete` takes that is no failure: nothing of it
+// is left to run, so no failure of its hosts is still open.
+func ended(s state.State) bool {
+	return !s.Failed() && slices.Contains(state.DeletableStates(), s)
 }

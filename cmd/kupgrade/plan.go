@@ -14,7 +14,7 @@ type upgradePlanCmd struct {
 	FromVersion string      `name:"from-version" help:"Current version, as upgrade start takes it; the controllers are not read for it."`
 	Recorded    bool        `help:"Use the versions recorded in the database instead of reading the hosts over SSH."`
 	Force       bool        `name:"ignore-version-checks" help:"Plan as upgrade start --ignore-version-checks would start (a downgrade, a jump, controllers that disagree)."`
-	Until       string      `predictor:"state" help:"Stop the plan once the upgrade would reach this state."`
+	Until       untilState  `predictor:"state" help:"Stop the plan once the upgrade would reach this state."`
 	WorkerBatch int         `name:"worker-batch" aliases:"max-unavailable" help:"Upgrade (drain) the workers' kubelets this many at a time; controllers go one at a time." default:"1"`
 	Health      healthFlags `embed:""`
 }
@@ -76,7 +76,7 @@ func (a *app) readWorkflow(ctx context.Context, noDB bool) (*upgrade.Workflow, e
 		return nil, err
 	}
 	w := &upgrade.Workflow{Runner: a.Runner(inv, 0), Inventory: inv, Cluster: a.cluster(),
-		LeaseTTL: a.g.LeaseTTL, KubeadmTimeout: a.g.KubeadmTimeout, DrainTimeout: a.g.DrainTimeout, Log: a.log}
+		LeaseTTL: a.g.LeaseTTL, KubeadmTimeout: a.g.KubeadmTimeout, DrainTimeout: a.g.DrainTimeout, VerifyTimeout: a.g.VerifyTimeout, Log: a.log, Snapshots: a.snapshots()}
 	st, err := a.Reader(ctx)
 	var missing *missingDBError
 	switch {

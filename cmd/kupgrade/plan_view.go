@@ -36,13 +36,24 @@ type planHostView struct {
 }
 
 type planStepView struct {
-	Step     string                `json:"step"`
-	Hop      string                `json:"hop,omitempty"` // the hop it belongs to (several minors)
-	Hosts    []string              `json:"hosts"`
-	Command  string                `json:"command"`
-	Playbook *string               `json:"playbook"`
-	Tasks    []upgrade.PlannedTask `json:"tasks"`
-	Checks   []planCheckView       `json:"checks"`
+	Step     string          `json:"step"`
+	Hop      string          `json:"hop,omitempty"` // the hop it belongs to (several minors)
+	Hosts    []string        `json:"hosts"`
+	Command  string          `json:"command"`
+	Playbook *string         `json:"playbook"`
+	Tasks    []planTaskView  `json:"tasks"`
+	Checks   []planCheckView `json:"checks"`
+}
+
+// planTaskView is one task on one host: its command rendered with the host's variables (a
+// script: its first meaningful line, lines its length).
+type planTaskView struct {
+	Host    string  `json:"host"`
+	Task    string  `json:"task"`
+	Module  string  `json:"module"`
+	Command *string `json:"command"`
+	Lines   int     `json:"lines,omitempty"`
+	Note    *string `json:"note"`
 }
 
 type planCheckView struct {
@@ -71,12 +82,13 @@ func (a *app) newPlanView(p *upgrade.Preview) planView {
 	}
 	for _, s := range p.Steps {
 		sv := planStepView{Step: s.Step, Hop: s.Hop, Hosts: s.Hosts, Command: a.command(s.Command), Playbook: nullable(s.Playbook),
-			Tasks: s.Tasks, Checks: []planCheckView{}}
+			Tasks: []planTaskView{}, Checks: []planCheckView{}}
 		if sv.Hosts == nil {
 			sv.Hosts = []string{}
 		}
-		if sv.Tasks == nil {
-			sv.Tasks = []upgrade.PlannedTask{}
+		for _, t := range s.Tasks {
+			sv.Tasks = append(sv.Tasks, planTaskView{Host: t.Host, Task: t.Name, Module: t.Module,
+				Command: nullable(t.Command), Lines: t.Lines, Note: nullable(t.Note)})
 		}
 		for _, c := range s.Checks {
 			sv.Checks = append(sv.Checks, planCheckView{Check: c.Name, Host: nullable(c.Host), OK: c.OK, Note: nullable(a.commands(c.Note))})
@@ -156,11 +168,7 @@ func writePlanStep(w io.Writer, n int, s planStepView) {
 	if s.Playbook != nil {
 		fmt.Fprintf(w, "    playbook: %s\n", *s.Playbook)
 		for _, t := range s.Tasks {
-			if t.Command != "" {
-				fmt.Fprintf(w, "      - %s: %s\n", t.Name, clip(t.Command, 100))
-			} else {
-				fmt.Fprintf(w, "      - %s\n", t.Name)
-			}
+			fmt.Fprintf(w, "      %s\n", planTaskLine(t))
 		}
 	}
 	for _, c := range s.Checks {
@@ -185,4 +193,20 @@ func kubeletsWhen(u state.Upgrade) string {
 		return "at every hop: the skew policy does not let them wait"
 	}
 	return "once, at the end: the skew policy lets them wait"
+}
+
+// planTaskLine is one task on one host, as the run's output names them: "[host] name: command",
+// a script with its length, and the note.
+func planTaskLine(t planTaskView) string {
+	line := "[" + t.Host + "] " + t.Task
+	if t.Command != nil {
+		line += ": " + clip(*t.Command, 100)
+	}
+	if t.Lines > 0 {
+		line += fmt.Sprintf(" (%d lines)", t.Lines)
+	}
+	if t.Note != nil {
+		line += " (" + *t.Note + ")"
+	}
+	return line
 }

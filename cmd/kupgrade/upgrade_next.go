@@ -27,11 +27,11 @@ func (a *app) addNext(ctx context.Context, st store, v *upgradeView, s state.Sta
 	if err != nil {
 		inv = nil // the optional steps are then unknown: the next mandatory one is still right
 	}
-	cmd, wait, err := (&upgrade.Workflow{Store: st, Inventory: inv, Cluster: v.Cluster}).Next(ctx)
+	next, wait, err := (&upgrade.Workflow{Store: st, Inventory: inv, Cluster: v.Cluster}).Next(ctx)
 	if err != nil {
 		return err
 	}
-	v.Next, v.Wait = nullable(a.clusterCommand(ctx, st, cmd)), nullable(wait)
+	v.Next, v.Wait = nullable(a.clusterCommand(ctx, st, next)), nullable(wait)
 	if !s.Failed() && s != state.UpgradingKubelets {
 		return nil
 	}
@@ -44,7 +44,7 @@ func (a *app) addNext(ctx context.Context, st store, v *upgradeView, s state.Sta
 		return nil
 	}
 	v.LastFailure = &failureView{At: rfc3339(f.At), Host: f.Host, Reason: a.redact(f.Reason), Finding: a.commands(f.Finding)}
-	if v.Wait == nil && v.Next != nil && *v.Next != a.clusterCommand(ctx, st, recovery.RecoverCommand) { // retry where it failed, as the status page
+	if v.Wait == nil && v.Next != nil && !recovery.IsRecover(next) { // retry where it failed, as the status page
 		cmd, _ := recovery.Next(recovery.NextIn{State: s, Host: f.Host})
 		v.Next = nullable(a.clusterCommand(ctx, st, cmd))
 	}

@@ -51,15 +51,20 @@ func (c *hostListCmd) Run(ctx context.Context, a *app) error {
 	if err != nil {
 		return err
 	}
+	u, err := st.Upgrade(ctx, a.cluster())
+	if err != nil && !errors.Is(err, state.ErrNotFound) {
+		return err
+	}
+	done := err == nil && ended(u.State)
 	if a.json() {
-		return writeJSON(a.stdout, newHostViews(hosts))
+		return writeJSON(a.stdout, newHostViews(hosts, done))
 	}
 	if len(hosts) == 0 {
 		fmt.Fprintf(a.stdout, "no hosts recorded for cluster %q; they are recorded by `%s`%s\n", a.cluster(),
 			a.command("kupgrade upgrade start VERSION"), a.otherClusters())
 		return nil
 	}
-	writeHosts(a.stdout, hosts, cellWidth(c.Wide, 72))
+	writeHosts(a.stdout, hosts, cellWidth(c.Wide, 72), done)
 	return nil
 }
 

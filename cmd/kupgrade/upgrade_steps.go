@@ -64,6 +64,9 @@ func (a *app) showUpgrade(ctx context.Context, u state.Upgrade) error {
 	if err := a.addNext(ctx, st, &v, u.State); err != nil {
 		return err
 	}
+	if v.EtcdSnapshots, err = upgradeSnapshots(ctx, st, u); err != nil {
+		return err
+	}
 	if a.json() {
 		return writeJSON(a.stdout, v)
 	}
@@ -182,7 +185,10 @@ func (c *upgradeCompleteCmd) Run(ctx context.Context, a *app) error {
 }
 
 type upgradeAbortCmd struct {
-	Yes bool `short:"y" help:"Do not ask for confirmation on a terminal."`
+	Yes          bool `short:"y" help:"Do not ask for confirmation on a terminal."`
+	Kubelets     bool `help:"Take back first every kubelet this upgrade moved, one host at a time, workers before controllers: drain the node, install kubelet and kubectl at the version the upgrade started from, put back the kubelet config kubeadm saved, restart, wait for the node Ready at that version, uncordon. Without it abort refuses once a kubelet was upgraded."`
+	RestoreEtcd  bool `name:"restore-etcd" help:"Put etcd back from the snapshot this upgrade took (also done when the upgrade moved etcd to a newer minor): kupgrade verifies the snapshot's sha256, stops the control plane, restores every etcd member (the controllers' static pods, or the inventory's etcd group) into a new data dir, keeps the old one aside and starts it all again; where it cannot reach or restore a member it refuses before anything changes, printing the commands to run by hand."`
+	EtcdRestored bool `name:"etcd-restored" help:"You restored etcd from this upgrade's snapshot by hand (the commands --restore-etcd prints): abort goes on with the manifests and records that you did."`
 }
 
 func (c *upgradeAbortCmd) Run(ctx context.Context, a *app) error {
@@ -190,33 +196,40 @@ func (c *upgradeAbortCmd) Run(ctx context.Context, a *app) error {
 	if err != nil {
 		return err
 	}
-	if err := a.confirmUpgrade(ctx, w.Store, "upgrade abort rolls the controllers this upgrade touched back to what it found there, from the backups kubeadm made during this upgrade, and verifies their versions.", c.Yes); err != nil {
+	w.RestoreEtcd, w.EtcdRestored, w.AbortKubelets = c.RestoreEtcd, c.EtcdRestored, c.Kubelets
+	if err := a.confirmUpgrade(ctx, w.Store, "upgrade abort rolls the controllers this upgrade touched back to what it found there, from the backups kubeadm made during this upgrade, and verifies their versions"+kubeletsNote(c.Kubelets)+".", c.Yes); err != nil {
 		return err
 	}
 	return a.outcome(a.notifyFailure(ctx, w, w.Abort(ctx)))
 }
 
 type upgradeRunCmd struct {
-	DryRun      bool   `name:"dry-run" help:"Run nothing, write nothing: print the plan (as upgrade plan)."`
-	Recorded    bool   `help:"With --dry-run: use the versions recorded in the database instead of reading the hosts."`
-	Until       string `predictor:"state" help:"Stop once the upgrade reaches this state."`
-	Retries     int    `help:"Retry a failed step this many times before giving up." default:"0"`
-	WorkerBatch int    `name:"worker-batch" aliases:"max-unavailable" help:"Upgrade (drain) the workers' kubelets this many at a time; controllers go one at a time." default:"1"`
-	Yes         bool   `short:"y" help:"Do not ask for confirmation on a terminal."`
+	DryRun      bool       `name:"dry-run" help:"Run nothing, write nothing: print the plan (as upgrade plan)."`
+	Recorded    bool       `help:"With --dry-run: use the versions recorded in the database instead of reading the hosts."`
+	Until       untilState `predictor:"state" help:"Stop once the upgrade reaches this state."`
+	Retries     int        `help:"Retry a failed step this many times before giving up." default:"0"`
+	WorkerBatch int        `name:"worker-batch" aliases:"max-unavailable" help:"Upgrade (drain) the workers' kubelets this many at a time; controllers go one at a time." default:"1"`
+	Yes         bool       `short:"y" help:"Do not ask for confirmation on a terminal."`
+	// The health checks run again before each hop of an upgrade across several minors.
+	Health healthFlags `embed:""`
 }
 
 func (c *upgradeRunCmd) Run(ctx context.Context, a *app) error {
 	if c.DryRun {
 		return a.plan(ctx, upgrade.PreviewOptions{Until: state.State(c.Until), WorkerBatch: c.WorkerBatch, Recorded: c.Recorded}, nil)
 	}
+	ho, err := c.Health.base()
+	if err != nil {
+		return err
+	}
 	w, err := a.workflow(ctx)
 	if err != nil {
 		return err
 	}
-	if err := a.confirmRun(ctx, w, c.Until, c.Yes); err != nil {
+	if err := a.confirmRun(ctx, w, string(c.Until), c.Yes); err != nil {
 		return err
 	}
-	return a.runUpgrade(ctx, w, upgrade.RunOptions{Until: state.State(c.Until), Retries: c.Retries, WorkerBatch: c.WorkerBatch})
+	return a.runUpgrade(ctx, w, upgrade.RunOptions{Until: state.State(c.Until), Retries: c.Retries, WorkerBatch: c.WorkerBatch, HopHealth: &ho})
 }
 
 // outcome prints, for a failed operation, what the probe found on the host and the command that
@@ -243,4 +256,24 @@ func (a *app) outcome(err error) error {
 	}
 	fmt.Fprint(a.stdout, b.String())
 	return err
+}
+
+// upgradeSnapshots are the etcd snapshots u took, newest first.
+func upgradeSnapshots(ctx context.Context, st state.Store, u state.Upgrade) ([]state.EtcdSnapshot, error) {
+	all, err := st.Snapshots(ctx, u.Cluster)
+	var mine []state.EtcdSnapshot
+	for _, s := range all {
+		if s.UpgradeUUID == u.UUID {
+			mine = append(mine, s)
+		}
+	}
+	return mine, err
+}
+
+// kubeletsNote is what --kubelets adds to abort's confirmation.
+func kubeletsNote(kubelets bool) string {
+	if !kubelets {
+		return ""
+	}
+	return "; first it drains each node whose kubelet this upgrade moved and takes its kubelet back"
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"os"
+	"path/filepath"
 
 	"github.com/kupgrade/kupgrade/inventory"
 	"github.com/kupgrade/kupgrade/kubeadm"
@@ -88,8 +89,19 @@ func (a *app) workflow(ctx context.Context) (*upgrade.Workflow, error) {
 	}
 	return &upgrade.Workflow{
 		Store: st, Runner: a.Runner(inv, 0), Inventory: inv, Cluster: a.cluster(),
-		LeaseTTL: a.g.LeaseTTL, KubeadmTimeout: a.g.KubeadmTimeout, DrainTimeout: a.g.DrainTimeout, FenceWait: a.g.FenceWait, Reporter: a.reporter(), Log: a.log,
+		LeaseTTL: a.g.LeaseTTL, KubeadmTimeout: a.g.KubeadmTimeout, DrainTimeout: a.g.DrainTimeout, VerifyTimeout: a.g.VerifyTimeout, FenceWait: a.g.FenceWait, Reporter: a.reporter(), Log: a.log,
+		Snapshots: a.snapshots(),
 	}, nil
+}
+
+// snapshots is where the etcd snapshots go: --snapshot-dir, else etcd-snapshots beside the
+// default database (the state folder), kept for --keep-snapshots upgrades.
+func (a *app) snapshots() upgrade.SnapshotOptions {
+	dir := a.g.SnapshotDir
+	if dir == "" {
+		dir = filepath.Join(filepath.Dir(defaultDB()), "etcd-snapshots")
+	}
+	return upgrade.SnapshotOptions{Dir: dir, Keep: a.g.KeepSnapshots}
 }
 
 func (a *app) refreshVersions(ctx context.Context) error {

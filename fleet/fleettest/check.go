@@ -12,6 +12,7 @@ import (
 // ever had two operations in flight at once: an operation starts with the event that puts the
 // state or a host status in flight, and ends with the one that takes it out (done, failed,
 // recovered). With kubelet batches of one, a second start before the first ended is an overlap.
+// A host's moves between the kubelet step's phases are within its operation.
 func CheckOneOperation(events []state.Event) error {
 	byCluster := map[string][]state.Event{}
 	for _, e := range events {
@@ -37,7 +38,9 @@ func CheckOneOperation(events []state.Event) error {
 }
 
 func starts(e state.Event) bool {
-	return (e.ToState.InFlight() && e.FromState != e.ToState) || (e.ToHostStatus.InFlight() && e.FromHostStatus != e.ToHostStatus)
+	// A host moving between the kubelet step's phases (draining-node -> upgrading-kubelet ->
+	// uncordoning-node) goes on with the operation it is in; only an entry starts one.
+	return (e.ToState.InFlight() && e.FromState != e.ToState) || (e.ToHostStatus.InFlight() && !e.FromHostStatus.InFlight())
 }
 
 func ends(e state.Event) bool {

@@ -107,13 +107,15 @@ func TestCheckOneOperationFindsAnOverlap(t *testing.T) {
 	ok := []state.Event{
 		ev(1, state.UpgradeStarted, state.DownloadingImages, "", ""),
 		ev(2, state.DownloadingImages, state.DownloadedImages, "", ""),
-		ev(3, state.UpgradingKubelets, state.UpgradingKubelets, "", state.UpgradingKubelet),
-		ev(4, state.UpgradingKubelets, state.UpgradingKubelets, state.UpgradingKubelet, state.UpgradedKubelet),
+		ev(3, state.UpgradingKubelets, state.UpgradingKubelets, "", state.DrainingNode),
+		ev(4, state.UpgradingKubelets, state.UpgradingKubelets, state.DrainingNode, state.UpgradingKubelet),
+		ev(5, state.UpgradingKubelets, state.UpgradingKubelets, state.UpgradingKubelet, state.UncordoningNode),
+		ev(6, state.UpgradingKubelets, state.UpgradingKubelets, state.UncordoningNode, state.UpgradedKubelet),
 	}
 	if err := CheckOneOperation(ok); err != nil {
 		t.Errorf("sequential operations: %v", err)
 	}
-	bad := append(ok[:3:3], ev(5, state.UpgradingKubelets, state.UpgradingKubelets, "", state.UpgradingKubelet))
+	bad := append(ok[:4:4], ev(7, state.UpgradingKubelets, state.UpgradingKubelets, "", state.DrainingNode))
 	if err := CheckOneOperation(bad); err == nil {
 		t.Error("two kubelet operations at once were not found")
 	}

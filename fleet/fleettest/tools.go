@@ -22,7 +22,7 @@ var tools map[string]tool
 func init() {
 	tools = map[string]tool{
 		"sudo": (*Host).sudo, "env": (*Host).env, "sh": (*Host).sh, "bash": (*Host).sh, "setsid": (*Host).setsid,
-		"kubeadm": (*Host).kubeadm, "kubelet": (*Host).kubelet, "kupgrade-lab-kubelet": (*Host).labKubelet,
+		"kubeadm": (*Host).kubeadm, "kubelet": (*Host).kubelet, "kubectl": (*Host).kubectl, "kupgrade-lab-kubelet": (*Host).labKubelet,
 		"flock": (*Host).flock, "mkdir": (*Host).mkdir, "touch": (*Host).touch, "mv": (*Host).mv, "cp": (*Host).cp,
 		"rm": (*Host).rm, "rmdir": (*Host).rm, "cat": (*Host).cat, "sha256sum": (*Host).sha256sum, "stat": (*Host).statCmd,
 		"grep": (*Host).grep, "date": date, "sleep": sleep, "true": func(*Host, context.Context, interp.HandlerContext, []string) int { return 0 },
