@@ -276,6 +276,10 @@ func parseRecap(out []byte) map[string]map[string]int {
 	var doc struct {
 		Stats map[string]map[string]int `json:"stats"`
 	}
+	// Ansible's pause writes its lines on stdout before the json callback's document.
+	if i := bytes.Index(out, []byte("\n{\n")); i >= 0 && !bytes.HasPrefix(out, []byte("{")) {
+		out = out[i+1:]
+	}
 	if json.Unmarshal(out, &doc) == nil && doc.Stats != nil {
 		for _, s := range doc.Stats {
 			s["failed"] = s["failures"]

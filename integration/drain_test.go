@@ -71,9 +71,10 @@ func readRunLog(t *testing.T, out string) string {
 }
 
 // TestDrainBlockedByBudget: a budget that no eviction can meet ends the worker's kubelet step
-// in its failure after --drain-timeout, naming the pod and the budget, with the worker left
-// cordoned and its kubelet untouched; once the budget is fixed the same command completes and
-// the worker is uncordoned.
+// in draining-node-failed after --drain-timeout, naming the pod and the budget with advice about
+// the drain (not kubeadm), and `host list` shows it; the worker is left cordoned and its kubelet
+// untouched; once the budget is fixed the same command completes from the drain, the worker is
+// uncordoned, and each node's kubelet was restarted once in all.
 func TestDrainBlockedByBudget(t *testing.T) {
 	u := startLab(t, lab.Options{Controllers: 1, Workers: 1})
 	ctx := t.Context()
@@ -93,6 +94,12 @@ func TestDrainBlockedByBudget(t *testing.T) {
 	if st := u.k.show(t).State; st != "upgrading-kubelets" {
 		t.Errorf("state %s after the blocked drain, want upgrading-kubelets (the host failed)", st)
 	}
+	if !strings.Contains(out, "(drain-blocked)") || strings.Contains(out, "kubelet-config") {
+		t.Errorf("the advice is not about the drain:\n%s", out)
+	}
+	if list := u.k.wantExit(t, 0, "host", "list"); !regexp.MustCompile(`worker-0 .*draining-node-failed`).MatchString(list) {
+		t.Errorf("host list does not show worker-0 draining-node-failed:\n%s", list)
+	}
 	if got, err := u.lab.Cordoned(ctx, "worker-0"); err != nil || !got {
 		t.Errorf("worker-0 cordoned = %v (%v) after the blocked drain, want true", got, err)
 	}
@@ -108,12 +115,19 @@ func TestDrainBlockedByBudget(t *testing.T) {
 	if got, err := u.lab.Cordoned(ctx, "worker-0"); err != nil || got {
 		t.Errorf("worker-0 cordoned = %v (%v) after the retry, want false", got, err)
 	}
+	for _, n := range []string{"controller-0", "worker-0"} {
+		restarts, err := u.lab.Node(n).Exec(ctx, "sh", "-c", "grep -c ' kubelet v1.30.1 restarted' /var/log/kupgrade-lab/events.log")
+		if err != nil || strings.TrimSpace(restarts) != "1" {
+			t.Errorf("%s's kubelet restarted %s time(s) (%v), want once", n, strings.TrimSpace(restarts), err)
+		}
+	}
 }
 
 // TestPackageFailures: an install that dpkg fails half way is the control-plane step's failed
-// twin with dpkg's message and the versions installed and held after it, and the retry (which finishes the interrupted dpkg first)
-// completes; a version the repository does not offer fails the step before kubeadm runs,
-// naming the package, the version and the repository.
+// twin with dpkg's message and the versions installed and held after it (in the probe's finding
+// too), and the retry (which finishes the interrupted dpkg first) completes; a version the
+// repository does not offer is refused by `upgrade start`'s packages check and, past it, fails
+// the step before kubeadm runs, naming the package, the version and the repository.
 func TestPackageFailures(t *testing.T) {
 	u := startLab(t, lab.Options{Controllers: 1, Workers: 1})
 	ctx := t.Context()
@@ -123,7 +137,8 @@ func TestPackageFailures(t *testing.T) {
 	if st := u.k.show(t).State; st != "upgrading-first-master-failed" {
 		t.Errorf("state %s after dpkg failed, want upgrading-first-master-failed", st)
 	}
-	for _, s := range []string{"E: Sub-process /usr/bin/dpkg returned an error code (1)", "kupgrade: installed now: kubeadm 1.29.4-1.1 (held)"} {
+	for _, s := range []string{"E: Sub-process /usr/bin/dpkg returned an error code (1)", "kupgrade: installed now: kubeadm 1.29.4-1.1 (held)",
+		"Installed now: kubeadm 1.29.4-1.1 (held), kubelet 1.29.4-1.1 (held), kubectl 1.29.4-1.1 (held)."} {
 		if !strings.Contains(out, s) {
 			t.Errorf("the failure does not say %q:\n%s", s, out)
 		}
@@ -136,7 +151,12 @@ func TestPackageFailures(t *testing.T) {
 	if err := u.lab.Withdraw(ctx, "v1.30.2"); err != nil {
 		t.Fatal(err)
 	}
-	u.k.wantExit(t, 0, "upgrade", "start", "v1.30.2")
+	out = u.k.wantExit(t, 3, "upgrade", "start", "v1.30.2")
+	if !strings.Contains(out, "controller-0: kubeadm v1.30.2 is not offered by the repository") {
+		t.Errorf("the start is not refused by the packages check:\n%s", out)
+	}
+	// Past the check, the install itself refuses the version, naming the repository.
+	u.k.wantExit(t, 0, "upgrade", "start", "v1.30.2", "--skip-check", "packages")
 	out = u.k.wantExit(t, 1, "upgrade", "run")
 	if !strings.Contains(out, "no repository offers kubeadm 1.30.2") || !strings.Contains(out, "core:/stable:/v1.30/deb") {
 		t.Errorf("the failure does not name the package and the repository:\n%s", out)

@@ -258,7 +258,8 @@ func inFlight(t *testing.T, db *sql.DB) bool {
 	t.Helper()
 	return countRows(t, db, `SELECT COUNT(*) FROM kube_upgrade WHERE state IN ('downloading-images', 'upgrading-networking',
 		'upgrading-first-master', 'upgrading-second-master', 'upgrade-aborting')`)+
-		countRows(t, db, "SELECT COUNT(*) FROM kube_host_upgrade WHERE status IN ('upgrading-control-plane', 'upgrading-kubelet')") > 0
+		countRows(t, db, `SELECT COUNT(*) FROM kube_host_upgrade WHERE status IN ('upgrading-control-plane', 'draining-node',
+			'upgrading-kubelet', 'uncordoning-node')`) > 0
 }
 
 // consistentAfterKill checks what a kill may leave: something in flight only under a lease (the

@@ -31,7 +31,8 @@ func offerVersions(t *testing.T, l *lab.Lab, versions ...string) {
 // TestUpgradeHops: v1.29.4 to v1.31.2 in one upgrade, through v1.30.9, the newest v1.30 the
 // inventory offers. The seed's late `kubeadm upgrade node` failure at the middle hop (v1.30.9,
 // on controller-1) ends `upgrade run` in that hop's failed twin with the kubelet-config finding;
-// the retry resumes that hop, and the run completes with every node at v1.31.2.
+// the retry resumes that hop, and the run completes with every node at v1.31.2; history names
+// each event's hop.
 func TestUpgradeHops(t *testing.T) {
 	u := startLab(t, lab.Options{Controllers: 2, Workers: 1})
 	offerVersions(t, u.lab, "v1.30.0", "v1.30.9", "v1.31.0", "v1.31.2")
@@ -52,4 +53,10 @@ func TestUpgradeHops(t *testing.T) {
 		t.Fatalf("state %s at hop %d, want upgrade-complete at hop 2", v.State, v.Hop)
 	}
 	requireVersions(t, u.lab, "v1.31.2")
+	hist := u.k.wantExit(t, 0, "upgrade", "history", "--wide")
+	for _, want := range []string{"hop 1 of 2 (v1.30.9): done second-master on controller-1", "hop 2 of 2 (v1.31.2): done second-master on controller-1"} {
+		if !strings.Contains(hist, want) {
+			t.Errorf("upgrade history does not say %q:\n%s", want, hist)
+		}
+	}
 }

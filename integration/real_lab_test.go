@@ -14,7 +14,9 @@ import (
 // TestRealLab: a pristine real lab is what an operator who followed kubeadm's install guide
 // has: kubeadm, kubelet and kubectl of the first version installed from the lab's Debian
 // repository of that minor and held, the apt source naming the minor, every version named in
-// order in the inventory, and no budget that blocks a drain. Crossing minors the packages' way
+// order in the inventory, and no budget that blocks a drain. Its external etcd is a host of the
+// inventory's etcd group, reached over SSH, running etcd.service, with the controllers' etcdctl
+// reaching it. Crossing minors the packages' way
 // (rewrite the source, unhold, install, hold) reaches the last version. The test workload's
 // budget lets a drain through when it allows a disruption and stops it when it does not.
 func TestRealLab(t *testing.T) {
@@ -22,6 +24,7 @@ func TestRealLab(t *testing.T) {
 	ctx := t.Context()
 	from, last := lab.RealFromVersion, lab.RealLastVersion
 	requireInventoryVersions(t, l)
+	requireEtcdHost(t, l)
 	for _, n := range l.Nodes() {
 		requireRealPackages(t, n, from, "kubeadm", "kubelet", "kubectl")
 	}
@@ -63,6 +66,34 @@ func requireInventoryVersions(t *testing.T, l *lab.Lab) {
 	}
 	if !slices.Equal(names, lab.RealVersions) {
 		t.Errorf("kupgrade_lab_versions = %v, want %v", h.Vars["kupgrade_lab_versions"], lab.RealVersions)
+	}
+}
+
+// requireEtcdHost: the lab's external etcd host is no node, answers SSH as sysadmin with the
+// host key of known_hosts, runs etcd as its unit, and controller-0's etcdctl lists it as the
+// one member.
+func requireEtcdHost(t *testing.T, l *lab.Lab) {
+	t.Helper()
+	e := l.EtcdHost()
+	if e == nil || l.Node(e.Name) != nil {
+		t.Fatalf("the real lab's etcd host: %v (a node: %v)", e, e != nil && l.Node(e.Name) != nil)
+	}
+	c, err := e.Dial(t.Context())
+	if err != nil {
+		t.Fatalf("SSH to %s: %v", e.Name, err)
+	}
+	defer c.Close()
+	s, err := c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if out, err := s.CombinedOutput("sudo systemctl is-active etcd"); err != nil || strings.TrimSpace(string(out)) != "active" {
+		t.Errorf("systemctl is-active etcd on %s over SSH: %q (%v)", e.Name, out, err)
+	}
+	out, err := l.Node("controller-0").Exec(t.Context(), "etcdctl", "--endpoints=http://"+e.Address+":2379", "member", "list")
+	if err != nil || strings.Count(out, ", started, ") != 1 || !strings.Contains(out, ", "+e.Name+", ") {
+		t.Errorf("etcdctl member list on controller-0: %q (%v), want %s alone", out, err, e.Name)
 	}
 }
 

@@ -24,7 +24,12 @@ const realCommandLimit = 20 * time.Minute
 
 func startRealLab(t *testing.T) *labUnderTest {
 	t.Helper()
-	l := lab.StartReal(t, lab.RealOptions{Controllers: 2, Workers: 1})
+	return kupgradeOnRealLab(t, lab.StartReal(t, lab.RealOptions{Controllers: 2, Workers: 1}))
+}
+
+// kupgradeOnRealLab builds kupgrade for the real lab l with a fresh database.
+func kupgradeOnRealLab(t *testing.T, l *lab.Lab) *labUnderTest {
+	t.Helper()
 	dbPath := filepath.Join(t.TempDir(), "kupgrade.db")
 	k := buildKupgrade(t, l, dbPath)
 	k.limit = realCommandLimit
@@ -49,7 +54,7 @@ func TestRealUpgrade(t *testing.T) {
 	}
 	requireVersions(t, u.lab, to)
 	requireRealCluster(t, u.lab, to)
-	logShares(t, wall, out)
+	logShares(t, lab.RealFromVersion+" -> "+lab.RealToVersion, wall, out)
 }
 
 // requireRealCluster checks the cluster from outside with kubectl: every node's kubelet and
@@ -129,7 +134,7 @@ type taskSpan struct {
 // logShares logs where the wall time of a run went: inside kubeadm, in kubelet restarts, in
 // every task on the hosts (intervals merged, as tasks on several hosts overlap), and the rest,
 // kupgrade's own share.
-func logShares(t *testing.T, wall time.Duration, jsonLines string) {
+func logShares(t *testing.T, label string, wall time.Duration, jsonLines string) {
 	t.Helper()
 	var spans []taskSpan
 	sc := bufio.NewScanner(strings.NewReader(jsonLines))
@@ -157,13 +162,40 @@ func logShares(t *testing.T, wall time.Duration, jsonLines string) {
 	}
 	onHosts := merged(spans)
 	own := wall - onHosts
-	t.Logf("real upgrade %s -> %s: wall %s; kubeadm %s; kubelet restarts %s; all tasks on hosts %s; kupgrade's own %s (%.2f %% of the wall)",
-		lab.RealFromVersion, lab.RealToVersion, wall.Round(100*time.Millisecond), kubeadm.Round(100*time.Millisecond),
+	t.Logf("real upgrade %s: wall %s; kubeadm %s; kubelet restarts %s; all tasks on hosts %s; kupgrade's own %s (%.2f %% of the wall)",
+		label, wall.Round(100*time.Millisecond), kubeadm.Round(100*time.Millisecond),
 		restart.Round(10*time.Millisecond), onHosts.Round(100*time.Millisecond), own.Round(10*time.Millisecond),
 		100*own.Seconds()/wall.Seconds())
 	if len(spans) == 0 {
 		t.Errorf("kupgrade -o json upgrade run reported no task with a duration:\n%s", jsonLines)
 	}
+	for _, g := range widestGaps(spans, 3) {
+		t.Logf("  kupgrade alone for %s: after %q, before %q", g.end.Sub(g.start).Round(10*time.Millisecond), g.after, g.before)
+	}
+}
+
+// gap is a stretch of a run with no task on any host.
+type gap struct {
+	start, end    time.Time
+	after, before string
+}
+
+// widestGaps are the n longest stretches between the spans (sorted by start, as merged leaves
+// them) where no task ran: where kupgrade's own time goes.
+func widestGaps(spans []taskSpan, n int) []gap {
+	var gaps []gap
+	var end time.Time
+	var last string
+	for i, s := range spans {
+		if i > 0 && s.start.After(end) {
+			gaps = append(gaps, gap{end, s.start, last, s.task})
+		}
+		if s.end.After(end) {
+			end, last = s.end, s.task
+		}
+	}
+	sort.Slice(gaps, func(i, j int) bool { return gaps[i].end.Sub(gaps[i].start) > gaps[j].end.Sub(gaps[j].start) })
+	return gaps[:min(n, len(gaps))]
 }
 
 // merged is the length of the union of the spans' intervals.

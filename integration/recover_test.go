@@ -91,15 +91,12 @@ func TestWatchFailsKilledUpgradeAndRetrySucceeds(t *testing.T) {
 	if err := up.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// Wait until kubeadm has swapped the manifests: it hangs right after the control-plane phase.
-	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(200 * time.Millisecond) {
-		out, _ := c1.Exec(t.Context(), "sh", "-c", "grep -h 'image:' /etc/kubernetes/manifests/kube-*.yaml")
-		if strings.Count(out, ":"+target+"\n") == 3 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("kubeadm never reached the hang:\n%s\nkupgrade:\n%s", out, upOut)
-		}
+	// Wait until the one-shot hang has fired: kubeadm removed the fault and hangs right after the
+	// control-plane phase. Seeing the new manifests is not enough: a kill between the last one
+	// and the fault would leave the fault armed for the retry's kubeadm.
+	waitForHang(t, c1, upOut)
+	if out, _ := c1.Exec(t.Context(), "sh", "-c", "grep -h 'image:' /etc/kubernetes/manifests/kube-*.yaml"); strings.Count(out, ":"+target+"\n") != 3 {
+		t.Fatalf("kubeadm hangs after its control-plane phase with manifests at:\n%s\nkupgrade:\n%s", out, upOut)
 	}
 	if err := up.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
@@ -155,7 +152,8 @@ func TestWatchFailsKilledUpgradeAndRetrySucceeds(t *testing.T) {
 		t.Errorf("watch printed no audit event:\n%s", watchOut)
 	}
 
-	k.must(t, "host", "upgrade", "controller-1", "control-plane")
+	// Bounded, so a kubeadm that hangs again fails here in minutes, not at the 15-minute default.
+	k.must(t, "--kubeadm-timeout", "2m", "host", "upgrade", "controller-1", "control-plane")
 	if st, _, _, _ := newestEvent(t, db); st != "upgraded-second-master" {
 		t.Errorf("after the retry the state is %s, want upgraded-second-master", st)
 	}

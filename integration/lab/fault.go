@@ -8,15 +8,28 @@ import (
 	"strings"
 )
 
-// FaultFile is where the simulated kubeadm, apt-get and kubectl look for a fault on a node.
+// FaultFile is where the simulated kubeadm, apt-get, kubectl and etcdctl look for a fault on a
+// node.
 const FaultFile = "/etc/kupgrade-lab/fault"
 
-// Phases are the phases a fault can name: kubeadm upgrade's, in the order they run; then the
+// Phases are the phases a fault can name: kubeadm upgrade's, in the order they run (config is
+// its read of the kubeadm-config ConfigMap: an Exit there prints the Forbidden of an API server
+// restarted a moment before, whose caches are not synced yet; nothing changed); then the
 // simulated apt-get install's (apt-download: nothing changed yet; dpkg-unpack: the package is
-// unpacked, so an exit or a kill leaves dpkg interrupted until `dpkg --configure -a`); then the
-// simulated kubectl drain's (evict: the node is cordoned, no pod evicted yet).
-var Phases = []string{"preflight", "control-plane", "kubelet-config", "addon", "post-upgrade",
-	"apt-download", "dpkg-unpack", "evict"}
+// unpacked, so an exit or a kill leaves dpkg interrupted until `dpkg --configure -a`); the
+// simulated dnf install's (dnf-download: nothing changed yet); then the simulated kubectl drain's (evict: the node is cordoned, no pod evicted yet); then the
+// simulated kubelet's restart posting its node status (kubelet-status, with Stale only); then the
+// simulated etcdctl snapshot save's (PhaseEtcdSnapshot).
+var Phases = []string{"config", "preflight", "control-plane", "kubelet-config", "addon", "post-upgrade",
+	"apt-download", "dpkg-unpack", "dnf-download", "evict", PhaseKubeletStatus, PhaseEtcdSnapshot}
+
+// PhaseEtcdSnapshot is etcdctl snapshot save FILE: Before fires once FILE.part is created and
+// nothing is fetched yet, after once FILE.part is written, before its rename to FILE. An Exit
+// there removes FILE.part and prints etcdctl's error for a snapshot stream that broke.
+const PhaseEtcdSnapshot = "etcd-snapshot"
+
+// PhaseKubeletStatus is the kubelet's restart posting the node's status (its kubelet version).
+const PhaseKubeletStatus = "kubelet-status"
 
 // Action is what a fault does when it fires.
 type Action string
@@ -33,6 +46,10 @@ const (
 	// Delay makes kubeadm wait Fault.Seconds (dying as Hang does if signalled or orphaned), then
 	// go on as if nothing happened: a slow kubeadm, to fault the rest of the world meanwhile.
 	Delay Action = "delay"
+	// Stale, in PhaseKubeletStatus only, keeps the node's status at the kubelet version it
+	// reported before: the kubelet restarts at its new version, and the API server still lists
+	// the old one (until the fault is cleared and the kubelet restarted).
+	Stale Action = "stale"
 )
 
 // Fault is one injected failure of the simulated kubeadm on one node.
@@ -56,18 +73,21 @@ func (f Fault) Validate() error {
 	if f.Check != "" && (f.Phase != "preflight" || f.Action != Exit || strings.ContainsAny(f.Check, "\n=]")) {
 		return fmt.Errorf("fault check %q: only an exit in preflight names a check, one word", f.Check)
 	}
+	if (f.Phase == PhaseKubeletStatus) != (f.Action == Stale) {
+		return fmt.Errorf("fault %s in %s: a stale node status is the only fault of phase %s", f.Action, f.Phase, PhaseKubeletStatus)
+	}
 	switch f.Action {
 	case Exit:
 		if f.Status < 0 || f.Status > 255 {
 			return fmt.Errorf("fault exit status %d: want 0-255", f.Status)
 		}
-	case Hang, Drop:
+	case Hang, Drop, Stale:
 	case Delay:
 		if f.Seconds < 0 {
 			return fmt.Errorf("fault delay %d s: want 0 or more", f.Seconds)
 		}
 	default:
-		return fmt.Errorf("fault action %q: want exit, hang, drop or delay", f.Action)
+		return fmt.Errorf("fault action %q: want exit, hang, drop, delay or stale", f.Action)
 	}
 	return nil
 }

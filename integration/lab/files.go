@@ -89,19 +89,17 @@ func (l *Lab) path(name string) string {
 	return p
 }
 
-// commandVars are the inventory's install and restart commands: on the simulated lab only the
-// kubelet's restart (its apt-get, apt-mark and dpkg are simulated, so the shipped playbooks'
-// default installs run there as on Debian), or on a real lab the package installer, the
-// systemctl shim, the version the lab can be upgraded to in one minor, every version it has in
-// order (kupgrade_lab_versions) and the lab's download-images playbook.
+// commandVars are the inventory's restart commands and the lab's facts. On either lab kupgrade
+// installs kubeadm, kubelet and kubectl its default way, from the lab's per-minor apt
+// repositories (simulated on the simulated lab). The simulated lab has the kubelet's restart; a
+// real lab the systemctl shim, the version the lab can be upgraded to in one minor, every
+// version it has in order (kupgrade_lab_versions) and the lab's download-images playbook.
 func (l *Lab) commandVars() string {
 	var b strings.Builder
 	if l.real == nil {
 		fmt.Fprintf(&b, "    kupgrade_kubelet_restart: %q\n", KubeletRestartCommand)
 		return b.String()
 	}
-	fmt.Fprintf(&b, "    kupgrade_kubeadm_install: %q\n", RealInstallCommand+" kubeadm {{ to_version }}")
-	fmt.Fprintf(&b, "    kupgrade_kubelet_install: %q\n", RealInstallCommand+" kubelet {{ to_version }}")
 	fmt.Fprintf(&b, "    kupgrade_kubelet_restart: %q\n", "systemctl daemon-reload && systemctl restart kubelet")
 	fmt.Fprintf(&b, "    kupgrade_lab_next_version: %q\n", l.real.build.To)
 	fmt.Fprintf(&b, "    kupgrade_lab_versions: [%s]\n", quotedList(l.real.build.Versions))
@@ -116,8 +114,9 @@ type state struct {
 }
 
 type stateNode struct {
-	Name string `json:"name"`
-	Port int    `json:"port"`
+	Name           string `json:"name"`
+	Port           int    `json:"port"`
+	PackageManager string `json:"package_manager,omitempty"` // dnf: an RPM host
 }
 
 func (l *Lab) writeFiles() error {
@@ -125,14 +124,19 @@ func (l *Lab) writeFiles() error {
 	var st state
 	st.Name = l.Name
 	for _, n := range l.nodes {
-		fmt.Fprintf(&hosts, "[127.0.0.1]:%d %s", n.Port, ssh.MarshalAuthorizedKey(n.HostKey))
+		hosts.WriteString(knownHostLine(n))
 		group := &workers
 		if n.Role == "controller" {
 			group = &controllers
 		}
-		fmt.Fprintf(group, "        %s:\n          ansible_host: 127.0.0.1\n          ansible_port: %d\n", n.Name, n.Port)
-		st.Nodes = append(st.Nodes, stateNode{n.Name, n.Port})
+		group.WriteString(inventoryHost(n))
+		if n.PackageManager == DnfManager {
+			fmt.Fprintf(group, "          ansible_pkg_mgr: %s\n", DnfManager)
+		}
+		st.Nodes = append(st.Nodes, stateNode{n.Name, n.Port, n.PackageManager})
 	}
+	etcdKnownHost, etcdGroup := l.etcdFiles()
+	hosts.WriteString(etcdKnownHost)
 	var inv strings.Builder
 	fmt.Fprintf(&inv, "# kupgrade lab %s (remove it with: kupgrade-lab down --dir %s)\n", l.Name, l.Dir)
 	fmt.Fprintf(&inv, "all:\n  vars:\n    ansible_user: sysadmin\n    ansible_ssh_private_key_file: %q\n", l.keys.path)
@@ -142,6 +146,7 @@ func (l *Lab) writeFiles() error {
 	if workers.Len() > 0 {
 		fmt.Fprintf(&inv, "    workers:\n      hosts:\n%s", workers.String())
 	}
+	inv.WriteString(etcdGroup)
 	stateJSON, err := json.MarshalIndent(st, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode lab state: %w", err)

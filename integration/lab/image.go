@@ -200,16 +200,25 @@ func removeBuildTags(client *docker.Client) {
 	}
 }
 
-// removeOldImages drops lab images of older recipes (each is about 500 MB). One still used by a
-// container is kept: removal without force refuses it.
+// keptImages is how many lab images of other recipes survive a build: worktrees and branches
+// at different recipes test side by side, and each rebuild takes minutes.
+const keptImages = 3
+
+// removeOldImages drops lab images of older recipes (each is about 500 MB) but the keptImages
+// newest besides keep. One still used by a container is kept: removal without force refuses it.
 func removeOldImages(client *docker.Client, keep string) {
 	images, err := client.ListImages(docker.ListImagesOptions{Filter: ImageRepository})
 	if err != nil {
 		return
 	}
+	sort.Slice(images, func(i, j int) bool { return images[i].Created > images[j].Created })
+	others := 0
 	for _, img := range images {
 		for _, ref := range img.RepoTags {
-			if strings.HasPrefix(ref, ImageRepository+":") && ref != keep {
+			if !strings.HasPrefix(ref, ImageRepository+":") || ref == keep {
+				continue
+			}
+			if others++; others > keptImages {
 				_ = client.RemoveImage(ref)
 			}
 		}

@@ -21,7 +21,12 @@ type Options struct {
 	FromVersion    string        // Kubernetes version the nodes start at; default DefaultVersion
 	KubeadmVersion string        // what `kubeadm version` reports at start; default FromVersion
 	Expire         time.Duration // containers stop on their own after this (0: never)
-	Log            io.Writer     // progress lines; default io.Discard
+	// PackageManager is how the nodes install kubeadm, kubelet and kubectl: "apt" (the default:
+	// an apt source line per node, held packages) or "dnf" (RPM hosts: the Kubernetes install
+	// guide's /etc/yum.repos.d/kubernetes.repo with its exclude= hold, and ansible_pkg_mgr: dnf
+	// in the inventory), the simulated apt or dnf reading the lab's per-minor repositories.
+	PackageManager string
+	Log            io.Writer // progress lines; default io.Discard
 }
 
 // DefaultVersion is the Kubernetes version a lab starts at unless told otherwise.
@@ -72,6 +77,9 @@ func (l *Lab) bringUp(ctx context.Context, create func() error) error {
 // every node accepts an SSH login with the lab's key and presents the recorded host key.
 func Up(ctx context.Context, opts Options, dir string) (*Lab, error) {
 	opts = opts.withDefaults()
+	if opts.PackageManager != AptManager && opts.PackageManager != DnfManager {
+		return nil, fmt.Errorf("lab: package manager %q is not one the lab simulates (%s, %s)", opts.PackageManager, AptManager, DnfManager)
+	}
 	image, err := EnsureImage(ctx, opts.Log)
 	if err != nil {
 		return nil, err
@@ -101,6 +109,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Log == nil {
 		o.Log = io.Discard
+	}
+	if o.PackageManager == "" {
+		o.PackageManager = AptManager
 	}
 	return o
 }
@@ -141,10 +152,10 @@ func (l *Lab) create(ctx context.Context, opts Options, image string) error {
 		return fmt.Errorf("create volume %s-shared: %w", l.Name, err)
 	}
 	for i := range opts.Controllers {
-		l.nodes = append(l.nodes, &Node{Name: fmt.Sprintf("controller-%d", i), Role: "controller", lab: l})
+		l.nodes = append(l.nodes, &Node{Name: fmt.Sprintf("controller-%d", i), Role: "controller", PackageManager: opts.PackageManager, lab: l})
 	}
 	for i := range opts.Workers {
-		l.nodes = append(l.nodes, &Node{Name: fmt.Sprintf("worker-%d", i), Role: "worker", lab: l})
+		l.nodes = append(l.nodes, &Node{Name: fmt.Sprintf("worker-%d", i), Role: "worker", PackageManager: opts.PackageManager, lab: l})
 	}
 	errs := make([]error, len(l.nodes))
 	var wg sync.WaitGroup

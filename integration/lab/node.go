@@ -17,13 +17,15 @@ import (
 // Node is one lab node: a container with sshd published on 127.0.0.1:Port.
 type Node struct {
 	Name    string // controller-0, worker-0, ... (also the container's hostname)
-	Role    string // "controller" or "worker"
+	Role    string // "controller" or "worker"; "etcd" for a real lab's EtcdHost
 	Port    int
 	HostKey ssh.PublicKey // the ed25519 host key sshd presents
 	Address string        // the node's address on the lab network (real labs)
-	lab     *Lab
-	res     *dockertest.Resource
-	expire  time.Duration
+	// PackageManager is AptManager or DnfManager (Options.PackageManager); "" on a real lab: apt.
+	PackageManager string
+	lab            *Lab
+	res            *dockertest.Resource
+	expire         time.Duration
 }
 
 // Addr is where the node's sshd answers.
@@ -46,7 +48,7 @@ func (n *Node) create(ctx context.Context, opts Options, image string, labels ma
 			Labels: labels, NetworkID: n.lab.netID,
 			Env: []string{
 				"LAB_ROLE=" + n.Role, "LAB_VERSION=" + opts.FromVersion,
-				"LAB_KUBEADM_VERSION=" + opts.KubeadmVersion,
+				"LAB_KUBEADM_VERSION=" + opts.KubeadmVersion, "LAB_PKG_MGR=" + opts.PackageManager,
 				"LAB_AUTHORIZED_KEY=" + n.lab.keys.authorized,
 			},
 			Mounts:       []string{n.lab.Name + "-shared:" + sharedPath},

@@ -42,7 +42,7 @@ func Open(ctx context.Context, dir string) (*Lab, error) {
 		if strings.HasPrefix(sn.Name, "controller-") {
 			role = "controller"
 		}
-		n := &Node{Name: sn.Name, Role: role, Port: sn.Port, lab: l, res: res}
+		n := &Node{Name: sn.Name, Role: role, Port: sn.Port, PackageManager: sn.PackageManager, lab: l, res: res}
 		if out, err := n.Exec(ctx, "cat", "/etc/ssh/ssh_host_ed25519_key.pub"); err == nil {
 			n.HostKey, _, _, _, _ = ssh.ParseAuthorizedKey([]byte(out))
 		}

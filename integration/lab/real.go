@@ -26,20 +26,21 @@ type RealOptions struct {
 	Log         io.Writer     // progress lines; default io.Discard
 }
 
-// realLab is what a real lab adds to a lab: its build, etcd, the package server and the API
-// server's port.
+// realLab is what a real lab adds to a lab: its build, the external etcd host, the package
+// server and the API server's port.
 type realLab struct {
 	build   RealBuild
-	etcdIP  string
+	etcd    *Node  // the external etcd's host (real_etcd.go)
 	pkgsID  string // the package server's container
 	apiPort int    // controller-0's 6443, published on 127.0.0.1
 	token   string
 	certKey string
 }
 
-// UpReal builds the real lab if needed (EnsureReal), starts etcd, the package server and the
-// nodes, installs kubeadm, kubelet and kubectl of the first version from the lab's apt
-// repository of its minor and holds them, runs kubeadm init on controller-0, kubeadm join
+// UpReal builds the real lab if needed (EnsureReal), starts the external etcd host (EtcdHost),
+// the package server and the nodes, installs kubeadm, kubelet and kubectl of the first version
+// from the lab's apt repository of its minor and holds them, runs kubeadm init on controller-0
+// (etcd external at the etcd host's address), kubeadm join
 // --control-plane on the other controllers and kubeadm join on the workers, and writes the lab's
 // files into dir, admin.conf included. Unless opts.Pristine, it then installs the next version's
 // kubeadm everywhere (as a platform does before an upgrade starts), which points the nodes' apt
@@ -120,19 +121,6 @@ func (l *Lab) eachNode(f func(int, *Node) error) error {
 		}
 	}
 	return nil
-}
-
-// startEtcd runs Debian's etcd (from the node image) in its own container, as StarlingX runs
-// etcd outside the kubeadm control plane. Plain HTTP on the lab's network.
-func (l *Lab) startEtcd(ctx context.Context, labels map[string]string) error {
-	id, err := dockerRun(ctx, l.Name+"-etcd", "etcd", l.Name, labels, nil, l.real.build.NodeImage,
-		"etcd", "--name", "etcd", "--data-dir", "/var/lib/etcd/data",
-		"--listen-client-urls", "http://0.0.0.0:2379", "--advertise-client-urls", "http://etcd:2379")
-	if err != nil {
-		return err
-	}
-	l.real.etcdIP, err = l.containerIP(id)
-	return err
 }
 
 // dockerRun starts a detached container with the docker CLI (the API client of this module

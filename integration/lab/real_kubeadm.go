@@ -75,7 +75,7 @@ func (l *Lab) kubeadmCluster(ctx context.Context, opts RealOptions) error {
 	var cfg bytes.Buffer
 	err := kubeadmConfig.Execute(&cfg, map[string]string{
 		"Token": l.real.token, "CertKey": l.real.certKey, "Address": c0.Address, "Name": c0.Name,
-		"Version": l.real.build.From, "Cluster": l.Name, "Etcd": l.real.etcdIP, "Endpoint": apiEndpoint,
+		"Version": l.real.build.From, "Cluster": l.Name, "Etcd": l.real.etcd.Address, "Endpoint": apiEndpoint,
 	})
 	if err != nil {
 		return fmt.Errorf("kubeadm config: %w", err)

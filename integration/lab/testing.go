@@ -108,6 +108,17 @@ func RequireReal(t testing.TB) {
 	}
 }
 
+// RequireRealLong skips t unless KUPGRADE_FULL=1 (make test-real): the real-Kubernetes tests of
+// an upgrade and its abort (two upgrades and two aborts, or one with etcd's restore) take 6 to 8
+// minutes each on two cores; make test, which runs the other real tests wherever the real lab is
+// built, leaves them to make test-real to stay well inside CI's time.
+func RequireRealLong(t testing.TB) {
+	t.Helper()
+	if os.Getenv("KUPGRADE_FULL") != "1" {
+		t.Skip("a real-Kubernetes abort test: it runs with KUPGRADE_FULL=1 (make test-real)")
+	}
+}
+
 // StartReal starts a real lab for a test (see RequireReal), with its files in a t.TempDir, and
 // purges it in t.Cleanup.
 func StartReal(t testing.TB, opts RealOptions) *Lab {

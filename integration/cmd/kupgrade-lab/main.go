@@ -96,6 +96,7 @@ type upCmd struct {
 	FromVersion string `help:"Kubernetes version the nodes start at (simulated lab)." default:"${version}"`
 	Real        bool   `help:"A real Kubernetes (kubeadm, kubelet, containerd, external etcd) built from source at ${realfrom}, upgradable to ${realversions}, installed from Debian packages; the first build takes tens of minutes."`
 	Pristine    bool   `help:"With --real: leave the packages as kubeadm init had them (no next kubeadm installed; the apt source at ${realfrom}'s minor)."`
+	PkgMgr      string `help:"How the nodes install kubeadm, kubelet and kubectl (simulated lab): apt (a source line, held packages) or dnf (RPM hosts: /etc/yum.repos.d/kubernetes.repo with its exclude= hold, ansible_pkg_mgr: dnf in the inventory)." enum:"apt,dnf" default:"apt"`
 }
 
 func (u upCmd) Run(ctx context.Context, c *cli) error {
@@ -111,7 +112,7 @@ func (u upCmd) Run(ctx context.Context, c *cli) error {
 		return nil
 	}
 	l, err := lab.Up(ctx, lab.Options{
-		Controllers: u.Controllers, Workers: u.Workers, FromVersion: u.FromVersion, Log: os.Stderr,
+		Controllers: u.Controllers, Workers: u.Workers, FromVersion: u.FromVersion, PackageManager: u.PkgMgr, Log: os.Stderr,
 	}, c.Dir)
 	if err != nil {
 		return err
@@ -169,6 +170,7 @@ type faultCmd struct {
 	Hang  bool   `help:"Hang until signalled or the SSH session is gone." xor:"action"`
 	Drop  bool   `help:"Drop the SSH connection." xor:"action"`
 	Delay *int   `help:"Wait this many seconds, then go on (a slow kubeadm)." xor:"action"`
+	Stale bool   `help:"With --in kubelet-status: the kubelet's restart leaves its node status at the old version." xor:"action"`
 	Once  bool   `help:"Remove the fault when it fires, so a retry succeeds."`
 	Clear bool   `help:"Remove the node's fault." xor:"when,action"`
 }
@@ -198,8 +200,10 @@ func (f faultCmd) Run(ctx context.Context, c *cli) error {
 		fault.Action, fault.Status = lab.Exit, *f.Exit
 	case f.Delay != nil:
 		fault.Action, fault.Seconds = lab.Delay, *f.Delay
+	case f.Stale:
+		fault.Action = lab.Stale
 	default:
-		return errors.New("say what the fault does: --exit N, --hang, --drop or --delay SECONDS")
+		return errors.New("say what the fault does: --exit N, --hang, --drop, --delay SECONDS or --stale")
 	}
 	if err := node.InjectFault(ctx, fault); err != nil {
 		return err

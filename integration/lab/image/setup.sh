@@ -22,8 +22,9 @@ rm -rf /etc/update-motd.d && : > /etc/motd
 # Host keys are made when a container first starts, so no two nodes share one.
 rm -f /etc/ssh/ssh_host_*
 
-chmod 755 /usr/bin/kubeadm /usr/bin/kubelet /usr/bin/kubectl /usr/local/sbin/kupgrade-lab-* \
-    /usr/local/bin/apt-get /usr/local/bin/apt-mark /usr/local/bin/apt-cache /usr/local/bin/dpkg-query /usr/local/bin/dpkg
+chmod 755 /usr/bin/kubeadm /usr/bin/kubelet /usr/bin/kubectl /usr/bin/etcdctl /usr/local/sbin/kupgrade-lab-* \
+    /usr/local/bin/apt-get /usr/local/bin/apt-mark /usr/local/bin/apt-cache /usr/local/bin/dpkg-query /usr/local/bin/dpkg \
+    /usr/local/bin/dnf /usr/local/bin/rpm
 install -d /etc/kubernetes/manifests /etc/kubernetes/tmp /var/lib/kubelet /etc/kupgrade-lab \
     /var/lib/kupgrade-lab/shared /var/log/kupgrade-lab
 

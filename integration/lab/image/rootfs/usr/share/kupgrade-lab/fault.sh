@@ -2,16 +2,29 @@
 #
 # /etc/kupgrade-lab/fault holds key=value lines:
 #   after=PHASE | in=PHASE   fire when PHASE ends (after) or before it does anything (in)
-#   action=exit|hang|drop|delay
+#   action=exit|hang|drop|delay|stale
 #                            exit with a status; hang until signalled or the SSH session is
 #                            gone; drop the SSH connection (kill this session's sshd) and stop;
-#                            delay: wait seconds=N (as hang does), then go on as if nothing
+#                            delay: wait seconds=N (as hang does), then go on as if nothing;
+#                            stale (phase kubelet-status only): the kubelet's restart leaves its
+#                            node status at the version it reported before
 #   status=N                 exit status for action=exit (default 1)
 #   seconds=N                how long action=delay waits (default 10)
 #   once=true|false          true: the file is removed when the fault fires, so a retry succeeds
 #   check=NAME               the preflight check an exit in preflight fails (default LabFault)
-# Phases: preflight, control-plane, kubelet-config, addon, post-upgrade (kubeadm); apt-download,
-# dpkg-unpack (apt-get install of kubeadm, kubelet or kubectl); evict (kubectl drain).
+# Phases: config (the read of the kubeadm-config ConfigMap), preflight, control-plane, kubelet-config, addon, post-upgrade (kubeadm); apt-download,
+# dpkg-unpack (apt-get install of kubeadm, kubelet or kubectl); dnf-download (dnf install of
+# them, before anything changes); evict (kubectl drain);
+# kubelet-status (the kubelet's restart posting its node status); etcd-snapshot (etcdctl snapshot
+# save: "in" once FILE.part is created, "after" once it is written, before its rename to FILE).
+
+# fault_stale_status: whether a stale fault keeps this node's status from being posted (it fires
+# at every restart until the fault is cleared, or once).
+fault_stale_status() {
+    [ -f "$FAULT_FILE" ] && grep -q '=kubelet-status$' "$FAULT_FILE" && grep -qx 'action=stale' "$FAULT_FILE" || return 1
+    grep -qx 'once=true' "$FAULT_FILE" && rm -f "$FAULT_FILE"
+    return 0
+}
 
 # fault_point WHEN PHASE: called by kubeadm at the start ("in") and end ("after") of each phase.
 fault_point() {
@@ -49,8 +62,20 @@ fault_exit() {
         echo "dpkg: error processing archive (--unpack): failure injected by kupgrade-lab" >&2
         echo "E: Sub-process /usr/bin/dpkg returned an error code (1)" >&2
         exit "$2" ;;
+    dnf-download)
+        echo "Error: Error downloading packages:" >&2
+        echo "  Cannot download Packages/kubeadm.rpm: failure injected by kupgrade-lab, all mirrors were tried" >&2
+        exit "$2" ;;
     evict)
         echo "error: unable to drain node: failure injected by kupgrade-lab" >&2
+        exit "$2" ;;
+    etcd-snapshot)
+        rm -f "${SNAPSHOT_PART:-}"
+        echo "Error: rpc error: code = Unavailable desc = error reading from server: EOF (failure injected by kupgrade-lab)" >&2
+        exit "$2" ;;
+    config)
+        printf 'unable to fetch the kubeadm-config ConfigMap: failed to get config map: configmaps "kubeadm-config" is forbidden: User "system:node:%s" cannot get resource "configmaps" in API group "" in the namespace "kube-system": failure injected by kupgrade-lab\n' "$NODE_NAME" >&2
+        echo "To see the stack trace of this error execute with --v=5 or higher" >&2
         exit "$2" ;;
     esac
     if [ "$1" = preflight ]; then

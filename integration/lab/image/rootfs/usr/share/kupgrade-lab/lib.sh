@@ -65,6 +65,22 @@ timestamp_dir() {
     echo "$dir"
 }
 
+# publish_pods: this node's static pods, as its kubelet reports them to the API server (the
+# image tag of each manifest, one file per component on the shared volume); kubectl get pods
+# reads them. Called when manifests change (kubeadm, the node's first start) and when the
+# kubelet restarts.
+publish_pods() {
+    local c dir=$SHARED/nodes/$NODE_NAME/pods
+    mkdir -p "$dir"
+    for c in $COMPONENTS; do
+        if [ -f "$MANIFESTS/$c.yaml" ]; then
+            sed -n 's/^ *image: .*:\(v[0-9.]*\)$/\1/p' "$MANIFESTS/$c.yaml" | head -1 | write_atomic "$dir/$c"
+        else
+            rm -f "$dir/$c"
+        fi
+    done
+}
+
 lab_log() { { echo "$(date +%FT%T) $*" >> /var/log/kupgrade-lab/events.log; } 2>/dev/null || true; }
 
 # session_sshd_pids: the sshd processes serving the SSH session this process runs under
