@@ -15,6 +15,7 @@ require (
 	github.com/nikolalohinski/gonja/v2 v2.9.1
 	github.com/ory/dockertest/v3 v3.12.0
 	github.com/pkg/sftp v1.13.12
+	github.com/pmezard/go-difflib v1.0.0
 	github.com/posener/complete v1.2.3
 	github.com/prometheus/client_golang v1.25.0
 	github.com/rogpeppe/go-internal v1.16.0
