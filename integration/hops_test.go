@@ -60,3 +60,40 @@ func TestUpgradeHops(t *testing.T) {
 		}
 	}
 }
+
+// TestUpgradeHopsImagesMissing: the registry serves no image of the last hop (v1.31.2). The
+// first hop's download step asks for every hop's images, so `upgrade run` ends in
+// downloading-images-failed at hop 1 naming the missing image, with every control plane still
+// at v1.29.4; once the registry serves them, the same command completes at v1.31.2.
+func TestUpgradeHopsImagesMissing(t *testing.T) {
+	u := startLab(t, lab.Options{Controllers: 2, Workers: 1})
+	offerVersions(t, u.lab, "v1.30.9", "v1.31.2")
+	c0 := u.lab.Node("controller-0")
+	if _, err := c0.Exec(t.Context(), "sh", "-c", "echo v1.31.2 > /var/lib/kupgrade-lab/shared/registry-missing"); err != nil {
+		t.Fatal(err)
+	}
+	u.k.wantExit(t, 0, "upgrade", "start", "v1.31.2")
+	out := u.k.wantExit(t, 1, "upgrade", "run")
+	if v := u.k.show(t); v.State != "downloading-images-failed" || v.Hop != 1 {
+		t.Fatalf("state %s at hop %d, want downloading-images-failed at hop 1:\n%s", v.State, v.Hop, out)
+	}
+	if !strings.Contains(out, "registry.k8s.io/kube-apiserver:v1.31.2: not found") {
+		t.Errorf("the failure does not name the missing image:\n%s", out)
+	}
+	requireControlPlanes(t, u.lab, "v1.29.4")
+	if _, err := c0.Exec(t.Context(), "rm", "/var/lib/kupgrade-lab/shared/registry-missing"); err != nil {
+		t.Fatal(err)
+	}
+	u.k.wantExit(t, 0, "upgrade", "run")
+	requireVersions(t, u.lab, "v1.31.2")
+}
+
+// requireControlPlanes fails t unless every controller's manifests name version.
+func requireControlPlanes(t *testing.T, l *lab.Lab, version string) {
+	t.Helper()
+	for _, n := range l.Nodes() {
+		if n.Role == "controller" {
+			requireVersionsOn(t, n, version)
+		}
+	}
+}

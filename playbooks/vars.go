@@ -16,6 +16,11 @@ const (
 	// VarDrainTimeout is how long the kubelet playbook's drain may wait on evictions (a
 	// budget that blocks) before the step fails: kubectl drain's --timeout.
 	VarDrainTimeout = "drain_timeout"
+	// VarImageVersions are the versions whose control-plane images the download-images step
+	// makes ready: the running hop's and every later one's (to_version alone for one hop), so
+	// that a hop whose images no registry serves fails the first hop's download step, before
+	// any control plane moves.
+	VarImageVersions = "image_versions"
 
 	// VarFirstController tells the control-plane playbook to run `kubeadm upgrade apply` rather
 	// than `kubeadm upgrade node`.

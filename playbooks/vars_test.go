@@ -20,7 +20,7 @@ func TestSharedVariables(t *testing.T) {
 		{"etcd-snapshot", []string{VarEtcdSnapshotScript}, []string{VarEtcdSnapshot}},
 		{"etcd-restore", []string{VarEtcdRestoreScript, VarEtcdRestoreFile, VarEtcdRestoreDest}, []string{VarEtcdRestore}},
 		{"kubelet", []string{VarToVersion, VarKubeadmTimeout, VarDrainTimeout, VarKubeletBack}, []string{VarKubeletVersion}},
-		{"download-images", []string{VarToVersion, VarKubeadmTimeout}, nil},
+		{"download-images", []string{VarImageVersions, VarKubeadmTimeout}, nil},
 	}
 	for _, tc := range cases {
 		pb, err := Embedded(tc.playbook)

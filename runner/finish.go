@@ -1,13 +1,16 @@
 package runner
 
 import (
-	"github.com/kupgrade/kupgrade/modules"
-
+	"cmp"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"maps"
+	"strings"
 	"time"
 
 	"github.com/kupgrade/kupgrade/jinja"
+	"github.com/kupgrade/kupgrade/modules"
 )
 
 // applyFacts sets the facts a result returns (set_fact, include_vars, setup), unless it failed.
@@ -167,6 +170,7 @@ func (e *playExec) hostError(h *hostState, t *ctask, res map[string]any, cause e
 		}
 		return he
 	}
+	res = failedItem(res)
 	he.Result = map[string]any{"msg": res["msg"]}
 	for _, k := range []string{"rc", "timedout"} {
 		if v, ok := res[k]; ok {
@@ -192,6 +196,24 @@ func (e *playExec) hostError(h *hostState, t *ctask, res map[string]any, cause e
 		he.Err = &causeError{msg: msg, cause: cause}
 	}
 	return he
+}
+
+// failedItem is a failed loop's first failed item, its msg naming the item, as the evidence of
+// the host's failure: the loop's own msg ("One or more items failed") says neither which item
+// nor why. Any other result is res.
+func failedItem(res map[string]any) map[string]any {
+	items, _ := res["results"].([]any)
+	for _, x := range items {
+		item, _ := x.(map[string]any)
+		if truth(item["failed"]) {
+			loopVar, _ := item["ansible_loop_var"].(string)
+			label := jinja.Display(item[cmp.Or(loopVar, "item")])
+			out := maps.Clone(item)
+			out["msg"] = strings.TrimSpace(fmt.Sprintf("(item=%s) %s", label, jinja.Display(item["msg"])))
+			return out
+		}
+	}
+	return res
 }
 
 type causeError struct {

@@ -1,6 +1,7 @@
 package runner_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -46,5 +47,30 @@ func TestLoopUndefinedWaitsForWhen(t *testing.T) {
 	}
 	if m, _ := reg(t, recap, "h1", "r")["msg"].(string); !strings.Contains(m, "'nope' is undefined") {
 		t.Errorf("the loop's error = %q, want it to name nope", m)
+	}
+}
+
+// TestLoopFailureNamesTheItem: a failed loop's evidence is its first failed item's, naming the
+// item, with that item's exit status and stderr: "One or more items failed" alone says neither
+// which item nor why.
+func TestLoopFailureNamesTheItem(t *testing.T) {
+	_, err, _ := run(t, &runnertest.LocalDialer{}, "all:\n  hosts:\n    h1:\n", `- hosts: all
+  gather_facts: false
+  tasks:
+    - name: pull
+      shell: "test {{ v }} != v1.31.2 || { echo 'image v1.31.2: not found' >&2; exit 3; }"
+      loop: [v1.30.9, v1.31.2]
+      loop_control: {loop_var: v}
+`, runner.PlayOptions{})
+	var he *runner.HostError
+	if !errors.As(err, &he) {
+		t.Fatalf("err = %v, want a host's failure", err)
+	}
+	r := he.TaskResult()
+	if r.Msg != "(item=v1.31.2) non-zero return code" || !r.NonZero() || *r.RC != 3 || !strings.Contains(r.Stderr, "image v1.31.2: not found") {
+		t.Errorf("the loop's failure reads msg %q, rc %v, stderr %q; want the item v1.31.2's", r.Msg, r.RC, r.Stderr)
+	}
+	if !strings.Contains(he.Error(), "image v1.31.2: not found") {
+		t.Errorf("the host's error %q does not say why", he.Error())
 	}
 }

@@ -1,6 +1,7 @@
 package upgrade
 
 import (
+	"cmp"
 	"errors"
 	"maps"
 	"regexp"
@@ -28,11 +29,39 @@ func (w *Workflow) plannedTasks(pb *playbooks.Playbook, hosts []string, varsFor 
 		}
 		for _, t := range tasks {
 			for i, name := range hosts {
-				out = append(out, plannedTask(t, name, scopes[i], registered))
+				out = append(out, plannedLoop(t, name, scopes[i], registered)...)
 			}
 		}
 	}
 	return out
+}
+
+// plannedLoop is t on host, once per item when t has a loop whose list the plan already knows
+// (a list, or a template of the step's variables: one line per version of download-images);
+// a with_* lookup or a list known only at run time leaves one line, whose note says so.
+func plannedLoop(t *playbooks.Task, host string, scope map[string]any, registered map[string]bool) []PlannedTask {
+	items, ok := knownItems(t, scope)
+	if !ok {
+		return []PlannedTask{plannedTask(t, host, scope, registered)}
+	}
+	loopVar := cmp.Or(t.LoopVar, "item")
+	out := make([]PlannedTask, 0, len(items))
+	for _, it := range items {
+		s := maps.Clone(scope)
+		s[loopVar] = it
+		out = append(out, plannedTask(t, host, s, registered))
+	}
+	return out
+}
+
+// knownItems is t's loop list rendered with scope, when it renders to a list now.
+func knownItems(t *playbooks.Task, scope map[string]any) ([]any, bool) {
+	if t.Loop == nil || t.LoopWith != "" || t.LoopDict {
+		return nil, false
+	}
+	v, err := jinja.RenderValue(t.Loop, scope)
+	items, ok := v.([]any)
+	return items, err == nil && ok
 }
 
 // flatten is ts in the order they run, blocks opened (rescue and always after the block).

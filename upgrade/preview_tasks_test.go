@@ -3,6 +3,7 @@ package upgrade_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -88,5 +89,34 @@ func TestPreviewTasksRuntimeValues(t *testing.T) {
 	if ping.Name != "Ping from controller-1" || ping.Command != "ping -c1 -I <ansible_default_ipv4> <route>" ||
 		!strings.Contains(ping.Note, "ansible_default_ipv4 (a fact, gathered at run time)") || !strings.Contains(ping.Note, "route (registered by an earlier task)") {
 		t.Errorf("ping = %+v", *ping)
+	}
+}
+
+// In an upgrade across several minors, the first hop's download step readies every hop's
+// images, and the plan shows one pull per version: a hop whose images no registry serves
+// fails that first step, before any control plane moves.
+func TestPlanPullsEveryHopsImagesAtTheFirstHop(t *testing.T) {
+	f := newFixtureWith(t, twoPlusOneOffering)
+	p, err := f.w.Preview(t.Context(), upgrade.PreviewOptions{Version: "v1.31.2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pulls := map[string][]string{} // hop -> commands
+	for _, s := range p.Steps {
+		for _, task := range s.Tasks {
+			if s.Step == "download-images" && task.Host == "controller-0" {
+				pulls[s.Hop] = append(pulls[s.Hop], task.Command)
+			}
+		}
+	}
+	const pull = "kubeadm config images pull --kubernetes-version "
+	want := map[string][]string{
+		"hop 1 of 2 (v1.30.9)": {pull + "v1.30.9", pull + "v1.31.2"},
+		"hop 2 of 2 (v1.31.2)": {pull + "v1.31.2"},
+	}
+	for hop, w := range want {
+		if !slices.Equal(pulls[hop], w) {
+			t.Errorf("download-images on controller-0 at %s plans %q, want %q", hop, pulls[hop], w)
+		}
 	}
 }

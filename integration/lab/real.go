@@ -288,13 +288,15 @@ const RealInstallCommand = "/usr/local/sbin/kupgrade-real-install"
 const realImagesPlaybook = "download-images.yml"
 
 const realImagesCheck = `# kupgrade real lab: download-images without a registry. Every image of the lab's versions is
-# imported into each node's containerd when the lab starts; this checks the target's are there.
+# imported into each node's containerd when the lab starts; this checks that the images of this
+# hop and of every later one (image_versions) are there.
 - name: Check the control-plane images of {{ to_version }}
   hosts: controllers
   become: true
   gather_facts: false
   tasks:
     - name: every image kubeadm lists is in containerd
-      shell: "for i in $(kubeadm config images list --kubernetes-version {{ to_version }} | grep -v /etcd:); do crictl inspecti -q $i >/dev/null || { echo \"missing image $i\" >&2; exit 1; }; done"
+      shell: "for i in $(kubeadm config images list --kubernetes-version {{ item }} | grep -v /etcd:); do crictl inspecti -q $i >/dev/null || { echo \"missing image $i\" >&2; exit 1; }; done"
+      loop: "{{ image_versions | default([to_version]) }}"
       changed_when: false
 `

@@ -11,6 +11,9 @@ KTMP=/etc/kubernetes/tmp
 KUBELET_CONFIG=/var/lib/kubelet/config.yaml
 FAULT_FILE=/etc/kupgrade-lab/fault
 COMPONENTS="kube-apiserver kube-controller-manager kube-scheduler"
+# REGISTRY_MISSING lists, one a line, the versions whose images the lab's simulated registry
+# does not serve (kubeadm config images pull fails on them); tests write it.
+REGISTRY_MISSING=$SHARED/registry-missing
 
 # node.env holds NODE_NAME, NODE_ROLE and NODE_ADDRESS, fixed when the node first started.
 [ -r /etc/kupgrade-lab/node.env ] && . /etc/kupgrade-lab/node.env
