@@ -51,7 +51,7 @@ unit: ## unit tests (no Docker, no root; writes nothing outside the tree but Go'
 	$(GO) vet -tags integration ./...
 	$(GO) test -count=1 -timeout 15m $(UNIT_PKGS)
 
-integration: deps ## integration tests in Docker labs (builds the lab image once; the two real-Kubernetes tests of hops only when built or KUPGRADE_FULL=1, the other real ones only with KUPGRADE_FULL=1)
+integration: deps ## integration tests in Docker labs (builds the lab image once; TestRealHops only when the real lab is built or KUPGRADE_FULL=1, the other real ones only with KUPGRADE_FULL=1; the kill campaign with 20 kills)
 	@$(GO) run ./integration/cmd/kupgrade-lab image --real --check >/dev/null 2>&1 || [ "$$KUPGRADE_FULL" = 1 ] || \
 		echo "make: the real lab is not built: the real-Kubernetes tests (TestReal*) will SKIP; make test-real (or KUPGRADE_FULL=1) builds and runs them"
 	$(GO) test -tags integration -count=1 -timeout 90m -p 1 ./integration/...
@@ -59,8 +59,8 @@ integration: deps ## integration tests in Docker labs (builds the lab image once
 test-real: deps ## the real-Kubernetes tests: builds the real lab when missing (cold about 30 min on 2 cores), then about 60 min
 	KUPGRADE_FULL=1 $(GO) test -tags integration -count=1 -timeout 120m -p 1 -run 'TestReal' -v ./integration/
 
-faults: deps ## the kill campaign alone (part of make test): SIGKILL of upgrade run at 50 seeded moments, about 17 minutes (KUPGRADE_FAULT_KILLS=200 for more, KUPGRADE_FAULT_SEED)
-	$(GO) test -tags integration -count=1 -timeout 60m -p 1 -run TestFaultKillAtRandomMoments -v ./integration/
+faults: deps ## the kill campaign alone (make test runs 20 kills): SIGKILL of upgrade run at 50 seeded moments, about 17 minutes (KUPGRADE_FAULT_KILLS=200 for more, KUPGRADE_FAULT_SEED)
+	KUPGRADE_FAULT_KILLS=$${KUPGRADE_FAULT_KILLS:-50} $(GO) test -tags integration -count=1 -timeout 60m -p 1 -run TestFaultKillAtRandomMoments -v ./integration/
 
 test-galera: deps ## the store, the audit lock and an upgrade against a 3-node MariaDB Galera cluster (about 5 minutes; KUPGRADE_GALERA_NODES=all runs the store suite on every node)
 	KUPGRADE_GALERA=1 $(GO) test -tags integration -count=1 -timeout 30m -p 1 -run 'Galera' -v ./integration/...

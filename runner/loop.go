@@ -76,6 +76,9 @@ func (e *playExec) runItem(ctx context.Context, h *hostState, t *ctask, items []
 	return r, cause
 }
 
+// loopDone is a loop's msg when no item failed, as Ansible's; the text report does not repeat it.
+const loopDone = "All items completed"
+
 // loopResult is a finished loop's result: changed or failed when any item was, skipped when
 // every item was (and there was one). As Ansible's, it has a failed key only when an item failed.
 func loopResult(results []any) map[string]any {
@@ -86,7 +89,7 @@ func loopResult(results []any) map[string]any {
 		failed = failed || truth(r["failed"])
 		skipped = skipped && truth(r["skipped"])
 	}
-	res := map[string]any{"results": results, "changed": changed, "skipped": skipped, "msg": "All items completed"}
+	res := map[string]any{"results": results, "changed": changed, "skipped": skipped, "msg": loopDone}
 	if failed {
 		res["failed"], res["msg"] = true, "One or more items failed"
 	}

@@ -74,3 +74,24 @@ func TestLoopFailureNamesTheItem(t *testing.T) {
 		t.Errorf("the host's error %q does not say why", he.Error())
 	}
 }
+
+// TestLoopTextReportSaysNoMoreThanTheLine: a loop whose items all passed shows its line, not
+// Ansible's "All items completed" as if a module had said something.
+func TestLoopTextReportSaysNoMoreThanTheLine(t *testing.T) {
+	i, p := setup(t, "all:\n  hosts:\n    h1:\n", `- hosts: all
+  gather_facts: false
+  tasks:
+    - name: pull
+      command: "true {{ item }}"
+      loop: [a, b]
+`)
+	var out strings.Builder
+	r := runner.New(&runnertest.LocalDialer{}, runner.Options{Reporter: runner.NewTextReporter(&out, false)})
+	t.Cleanup(func() { r.Close() })
+	if _, err := r.Play(t.Context(), p, i, runner.PlayOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "changed: [h1] pull") || strings.Contains(out.String(), "All items completed") {
+		t.Errorf("the report:\n%s\nwant the task's line and no msg", out.String())
+	}
+}
