@@ -19,7 +19,6 @@ import (
 // /readyz ok, the first ConfigMap there and the second gone; on the external etcd host etcd-0 the
 // old data dir is kept aside and an event records the member's restore. It logs its figures.
 func TestRealAbortRestoresEtcd(t *testing.T) {
-	lab.RequireRealLong(t)
 	u := startRealLab(t)
 	requireRestorableEtcd(t, u.lab)
 	from, to := lab.RealFromVersion, lab.RealToVersion

@@ -19,7 +19,6 @@ import (
 // Each abort ends upgrade-aborted with every controller's manifests and kubelet at the starting
 // version, every control-plane pod Running at it and /readyz ok.
 func TestRealAbortRestoresOnlyWhatItChanged(t *testing.T) {
-	lab.RequireRealLong(t)
 	u := startRealLab(t)
 	from, to := lab.RealFromVersion, lab.RealToVersion
 	c1 := u.lab.Node("controller-1")

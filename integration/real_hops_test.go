@@ -151,7 +151,6 @@ func logHops(t *testing.T, start time.Time, wall time.Duration, jsonLines string
 // (The budget is first seen by the health checks before hop 2, which refuse the hop; the test
 // then overrides that check, as an operator who means to wait for the budget would.)
 func TestRealHopsRetries(t *testing.T) {
-	lab.RequireRealLong(t)
 	u := startPristineRealLab(t)
 	ctx := t.Context()
 	n := len(u.lab.Nodes())

@@ -20,7 +20,6 @@ import (
 // (rewrite the source, unhold, install, hold) reaches the last version. The test workload's
 // budget lets a drain through when it allows a disruption and stops it when it does not.
 func TestRealLab(t *testing.T) {
-	lab.RequireRealLong(t)
 	l := lab.StartReal(t, lab.RealOptions{Controllers: 1, Workers: 1, Pristine: true})
 	ctx := t.Context()
 	from, last := lab.RealFromVersion, lab.RealLastVersion

@@ -22,7 +22,6 @@ import (
 // *-failed with its classified finding, the retries complete, and kubectl sees a healthy
 // cluster at the new version.
 func TestRealSeed(t *testing.T) {
-	lab.RequireRealLong(t)
 	u := startRealLab(t)
 	to := lab.RealToVersion
 	u.k.wantExit(t, 0, "upgrade", "start", to)

@@ -43,7 +43,6 @@ func kupgradeOnRealLab(t *testing.T, l *lab.Lab) *labUnderTest {
 // machine sees every node and control-plane pod at the new version and a healthy API. It logs
 // the figures of docs/labs.md "A real Kubernetes".
 func TestRealUpgrade(t *testing.T) {
-	lab.RequireRealLong(t)
 	u := startRealLab(t)
 	to := lab.RealToVersion
 	u.k.wantExit(t, 0, "upgrade", "start", to)
