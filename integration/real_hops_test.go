@@ -24,6 +24,19 @@ func startPristineRealLab(t *testing.T) *labUnderTest {
 	return kupgradeOnRealLab(t, l)
 }
 
+// startHopsWithWorkload starts a pristine real lab, deploys the protected workload on all nodes
+// but one and starts the upgrade to the lab's last version; n is the number of nodes.
+func startHopsWithWorkload(t *testing.T) (u *labUnderTest, n int) {
+	t.Helper()
+	u = startPristineRealLab(t)
+	n = len(u.lab.Nodes())
+	if err := u.lab.DeployProtected(t.Context(), "protected", n-1); err != nil {
+		t.Fatal(err)
+	}
+	u.k.wantExit(t, 0, "upgrade", "start", lab.RealLastVersion)
+	return u, n
+}
+
 // TestRealHops: one `upgrade run` takes a real 2+1 cluster from the first to the last version
 // of the lab through the minor in between, installing kubeadm, kubelet and kubectl from the
 // lab's per-minor repositories; every node and control-plane pod ends at the last version, the
@@ -31,14 +44,8 @@ func startPristineRealLab(t *testing.T) *labUnderTest {
 // Deployment never went below its budget while nodes were drained. It logs the wall time of
 // each hop and kupgrade's own share.
 func TestRealHops(t *testing.T) {
-	u := startPristineRealLab(t)
-	ctx := t.Context()
-	n := len(u.lab.Nodes())
-	if err := u.lab.DeployProtected(ctx, "protected", n-1); err != nil {
-		t.Fatal(err)
-	}
+	u, n := startHopsWithWorkload(t)
 	last := lab.RealLastVersion
-	u.k.wantExit(t, 0, "upgrade", "start", last)
 	if v := u.k.show(t); strings.Join(v.Hops, " ") != strings.Join(lab.RealVersions[1:], " ") {
 		t.Fatalf("hops %v, want %v", v.Hops, lab.RealVersions[1:])
 	}
@@ -151,14 +158,9 @@ func logHops(t *testing.T, start time.Time, wall time.Duration, jsonLines string
 // (The budget is first seen by the health checks before hop 2, which refuse the hop; the test
 // then overrides that check, as an operator who means to wait for the budget would.)
 func TestRealHopsRetries(t *testing.T) {
-	u := startPristineRealLab(t)
+	u, n := startHopsWithWorkload(t)
 	ctx := t.Context()
-	n := len(u.lab.Nodes())
-	if err := u.lab.DeployProtected(ctx, "protected", n-1); err != nil {
-		t.Fatal(err)
-	}
 	last := lab.RealLastVersion
-	u.k.wantExit(t, 0, "upgrade", "start", last)
 	injectFault(t, u.lab.Node("controller-1"), lab.Fault{Phase: "kubelet-config", Action: lab.Exit, Status: 1, Once: true})
 	out := u.k.wantExit(t, 1, "upgrade", "run")
 	if v := u.k.show(t); v.State != "upgrading-second-master-failed" || v.Hop != 1 {
