@@ -70,3 +70,10 @@ func (c *Client) RunBareSession(cmd string) error {
 	defer s.Close()
 	return s.Run(cmd)
 }
+
+// SlowStart delays every session's command by d until the test ends, as a loaded client may.
+func SlowStart(tb testing.TB, d time.Duration) {
+	old := beforeStart
+	beforeStart = func() { time.Sleep(d) }
+	tb.Cleanup(func() { beforeStart = old })
+}

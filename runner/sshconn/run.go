@@ -64,13 +64,18 @@ func (c *Client) runSession(ctx context.Context, cmd string, stdin io.Reader, st
 	var stop string
 	if stdin != nil {
 		stop = stopDir()
+	}
+	beforeStart()
+	if err := s.Start(wrap(cmd, stop)); err != nil {
+		return -1, c.connErr("start command", err)
+	}
+	if stdin != nil {
+		// Only now: OpenSSH drops an end of input that comes before the command has
+		// started, and the command would then wait for it forever.
 		go func() {
 			io.Copy(w, stdin) //nolint:errcheck // the command's exit status tells what mattered
 			w.Close()
 		}()
-	}
-	if err := s.Start(wrap(cmd, stop)); err != nil {
-		return -1, c.connErr("start command", err)
 	}
 	waited := make(chan error, 1)
 	go func() { waited <- s.Wait() }()
@@ -87,6 +92,10 @@ func (c *Client) runSession(ctx context.Context, cmd string, stdin io.Reader, st
 		return -1, fmt.Errorf("run on %s: %w", c.host, cause(ctx))
 	}
 }
+
+// beforeStart runs just before a session's command is sent; tests slow it down to show that
+// nothing of stdin leaves before the command has started.
+var beforeStart = func() {}
 
 // cause says why ctx ended: its cancel cause when it has one, else its Err.
 func cause(ctx context.Context) error {
