@@ -246,12 +246,14 @@ func showValue(ev *Event, t *ctask, res map[string]any) {
 	if _, text := v.(string); text {
 		return
 	}
-	if !ok && t.modName == "debug" && len(res) == 2 { // {"changed": false, var: value}
+	if !ok && t.modName == "debug" { // {"changed": false, "failed": false, var: value}
+		n := 0
 		for k, x := range res {
-			if k != "changed" {
-				v, ok = x, true
+			if k != "changed" && k != "failed" {
+				v, n = x, n+1
 			}
 		}
+		ok = n == 1
 	}
 	if ok {
 		ev.Msg, ev.MsgJSON = jinja.Display(v), json.RawMessage(jinja.DisplayJSON(v, 0))

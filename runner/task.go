@@ -122,7 +122,23 @@ func (e *playExec) runOnce(ctx context.Context, h *hostState, t *ctask) (map[str
 	if m.Env, err = renderEnv(t.env, h.vars); err != nil {
 		return failure("environment: " + err.Error()), nil
 	}
-	return e.attempts(ctx, h, t, m, args, timeout, rt)
+	res, cause := e.attempts(ctx, h, t, m, args, timeout, rt)
+	settle(res)
+	return res, cause
+}
+
+// settle adds the keys Ansible's executor gives a module's result that left them out: changed
+// false and, unless a non-zero rc says otherwise, failed false (a playbook may read r.failed).
+func settle(res map[string]any) {
+	if res == nil || truth(res["unreachable"]) {
+		return
+	}
+	if _, ok := res["changed"]; !ok {
+		res["changed"] = false
+	}
+	if _, ok := res["failed"]; !ok && (res["rc"] == nil || fmt.Sprint(res["rc"]) == "0") {
+		res["failed"] = false
+	}
 }
 
 // call runs the module under the task's timeout and turns transport errors into results.
