@@ -15,7 +15,9 @@
 // setup, ping, lineinfile, blockinfile, replace, service, systemd, get_url, uri, apt, package,
 // unarchive, raw, script, sysctl, mount, cron, group, group_by: the runner puts the host in the
 // group it names; pause: it waits on the controller, as Ansible does without a terminal;
-// wait_for_connection: it dials the host again through Task.Redial until ping answers); a caller adds its own with Registry.Add (kubeadm's kubelet_config is one),
+// wait_for_connection: it dials the host again through Task.Redial until ping answers; reboot:
+// it dials again until the boot id has changed); a caller adds its own with Registry.Add
+// (kubeadm's kubelet_config is one),
 // which refuses a name already taken, and hands the registry to the runner. sysctl and mount are
 // also called by their collection's names (ansible.posix.sysctl, ansible.posix.mount): the
 // playbook loader maps those to the built-in ones. To add a built-in module:

@@ -39,6 +39,7 @@ type Task struct {
 	RoleDir    string            // the folder of the role the task comes from ("" outside a role)
 	PlayDir    string            // the playbook's folder: copy and template look there after RoleDir
 	Fence      Fence             // set when the task's root commands run under a host fence
+	Local      bool              // the task runs on this machine (a local connection): reboot refuses
 	// Redial drops the host's connection and dials it again, returning the new one (which the
 	// runner's later tasks use): wait_for_connection's way to reach a host that went away.
 	Redial func(ctx context.Context) (Conn, error)

@@ -57,6 +57,7 @@ func Builtins() *Registry {
 
 		"pause":               modPause,
 		"wait_for_connection": modWaitForConnection,
+		"reboot":              modReboot,
 	}}
 }
 

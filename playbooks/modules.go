@@ -101,6 +101,8 @@ var modules = map[string]*module{
 	"pause": {args: map[string]argType{"minutes": tStr, "seconds": tStr, "prompt": tStr, "echo": tBool},
 		exclusive: [][]string{{"minutes", "seconds"}}},
 	"wait_for_connection": {args: map[string]argType{"connect_timeout": tInt, "delay": tInt, "sleep": tInt, "timeout": tInt}},
+	"reboot": {args: map[string]argType{"boot_time_command": tStr, "connect_timeout": tInt, "msg": tStr, "post_reboot_delay": tInt,
+		"pre_reboot_delay": tInt, "reboot_command": tStr, "reboot_timeout": tInt, "search_paths": tList, "test_command": tStr}},
 	"lineinfile": {
 		args: withFileArgs(map[string]argType{"path": tStr, "state": tStr, "regexp": tStr, "search_string": tStr, "line": tStr,
 			"insertafter": tStr, "insertbefore": tStr, "backrefs": tBool, "create": tBool, "backup": tBool, "firstmatch": tBool, "validate": tStr}),

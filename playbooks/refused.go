@@ -9,7 +9,6 @@ import (
 // have, each with the reason; refused by name when a playbook loads.
 var controllerActions = map[string]string{
 	"async_status": "it collects tasks started with poll: 0, which kupgrade refuses (it runs each task to its end)",
-	"reboot":       "kupgrade does not reboot a host and wait for a new boot_id as Ansible does (its lab hosts are containers, whose boot_id never changes); run the reboot with a command task, then wait_for the SSH port, delegated to localhost",
 }
 
 // refusedAction is the error for a task whose module is a controller action kupgrade lacks.

@@ -142,13 +142,19 @@ func (e *playExec) remoteUser(h *hostState, user string) (string, error) {
 	return u, nil
 }
 
+// isLocal is whether h is reached by a local connection: its ansible_connection is local, or it
+// sets none and the play's or task's connection keyword is local.
+func isLocal(h *inventory.Host, connection string) bool {
+	kind, set := h.Var("ansible_connection")
+	return kind == "local" || !set && connection == "local"
+}
+
 // connFor returns a connection to h as user (remote_user: it applies only where the inventory
 // sets no ansible_user, as in Ansible). A host with ansible_connection=local, or none and the
 // connection keyword local, gets a local connection; the others are pooled under their name
 // and user.
 func (r *Runner) connFor(ctx context.Context, h *inventory.Host, user, connection string) (Conn, string, error) {
-	kind, set := h.Var("ansible_connection")
-	if kind == "local" || !set && connection == "local" {
+	if isLocal(h, connection) {
 		return &LocalConn{}, "", nil
 	}
 	if user == "" || h.User() != "" {
