@@ -207,16 +207,9 @@ func (a rebootArgs) once(ctx context.Context, m *Task, end time.Time, stale bool
 	ctx, cancel := context.WithDeadline(ctx, end)
 	defer cancel()
 	if stale {
-		if m.Redial == nil {
-			return fmt.Errorf("this runner cannot dial the host again")
-		}
-		dialCtx, cancelDial := context.WithTimeout(ctx, time.Duration(a.connect)*time.Second)
-		c, err := m.Redial(dialCtx)
-		cancelDial()
-		if err != nil {
+		if err := redialWithin(ctx, m, time.Duration(a.connect)*time.Second); err != nil {
 			return err
 		}
-		m.Conn = c
 	}
 	return try(ctx)
 }

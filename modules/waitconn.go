@@ -51,11 +51,9 @@ func modWaitForConnection(ctx context.Context, m *Task, args map[string]any) (Re
 func pingAgain(ctx context.Context, m *Task, limit time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	c, err := m.Redial(ctx)
-	if err != nil {
+	if err := redialWithin(ctx, m, limit); err != nil {
 		return err
 	}
-	m.Conn = c
 	out, err := m.runPlain(ctx, "echo pong")
 	if err != nil {
 		return err
@@ -63,6 +61,22 @@ func pingAgain(ctx context.Context, m *Task, limit time.Duration) error {
 	if out.rc != 0 || out.stdout != "pong\n" {
 		return fmt.Errorf("ping test failed")
 	}
+	return nil
+}
+
+// redialWithin dials the host again (Task.Redial) within limit and makes the new connection the
+// task's.
+func redialWithin(ctx context.Context, m *Task, limit time.Duration) error {
+	if m.Redial == nil {
+		return fmt.Errorf("this runner cannot dial the host again")
+	}
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	c, err := m.Redial(ctx)
+	if err != nil {
+		return err
+	}
+	m.Conn = c
 	return nil
 }
 

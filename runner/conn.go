@@ -70,9 +70,10 @@ func (e *UnreachableError) Is(target error) bool { return target == fault.ErrUnr
 // the connection, so the engine can drop it from the pool and mark the host unreachable.
 type trackedConn struct {
 	Conn
-	lost error
-	key  string            // the pool's key, when not the host's name (delegate_to, remote_user)
-	say  func(line string) // the running task's lines go to the live view (tapLines), when set
+	lost  error
+	key   string            // the pool's key, when not the host's name (delegate_to, remote_user)
+	local bool              // a local connection (connFor gave no pool key): reboot refuses it
+	say   func(line string) // the running task's lines go to the live view (tapLines), when set
 }
 
 func (c *trackedConn) Run(ctx context.Context, cmd string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {

@@ -24,9 +24,7 @@ func (e *playExec) modTask(h *hostState, t *ctask) *modules.Task {
 	m := &modules.Task{Host: h.name, Conn: h.conn, Vars: h.vars, Env: t.env, Check: e.po.Check, NoLog: t.noLog,
 		RoleDir: t.roleDir, PlayDir: e.dir, Name: t.name, Become: h.host.Become(), BecomeUser: h.host.BecomeUser()}
 	m.Redial = e.redial(h, t)
-	if target, err := e.delegateHost(h, t); err == nil {
-		m.Local = isLocal(target, e.taskConnection(t))
-	}
+	m.Local = h.conn != nil && h.conn.local
 	if t.checkMode != nil {
 		m.Check = *t.checkMode
 	}

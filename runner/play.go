@@ -219,7 +219,7 @@ func (e *playExec) dialAll(ctx context.Context, hosts []*hostState) {
 			e.unreachable(h, "", err)
 			return
 		}
-		h.conn = &trackedConn{Conn: c}
+		h.conn = &trackedConn{Conn: c, local: key == ""}
 		if key != h.name {
 			h.conn.key = key
 		}

@@ -54,7 +54,7 @@ func (e *playExec) pickConn(ctx context.Context, h *hostState, t *ctask) (func()
 		h.conn = nil
 		return restore, map[string]any{"unreachable": true, "changed": false, "msg": err.Error()}
 	}
-	h.conn = &trackedConn{Conn: c, key: key}
+	h.conn = &trackedConn{Conn: c, key: key, local: key == ""}
 	if own == nil && target == h.host {
 		return func() {}, nil // the host's own connection, dialled at last: it stays
 	}
@@ -126,7 +126,7 @@ func (e *playExec) redial(h *hostState, t *ctask) func(context.Context) (Conn, e
 		if err != nil {
 			return nil, err
 		}
-		h.conn = &trackedConn{Conn: c, key: key}
+		h.conn = &trackedConn{Conn: c, key: key, local: key == ""}
 		return h.conn, nil
 	}
 }
