@@ -7,4 +7,8 @@
 // bounded number of times with a doubling backoff. Close drains the queue for at most a short
 // deadline, then gives up on what is left, so a dead or hanging webhook cannot slow a run's
 // exit by more than that deadline nor change its outcome.
+//
+// A redirect is refused, not followed: the payload never goes to another host or over plain
+// http. The webhook's address reaches errors as its scheme and host only (its path may hold
+// the token).
 package notify

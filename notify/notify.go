@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -32,17 +33,18 @@ type Notifier struct {
 	once    sync.Once
 	sent    atomic.Int64
 	dropped atomic.Int64
+	lastErr atomic.Value // string: why the last event given up was not delivered, no token in it
 }
 
 // New returns a Notifier posting to rawURL, or nil when rawURL is "" (notifications off). A URL
-// that is not http(s)://host/... is refused.
+// that is not http(s)://host/... is refused, without quoting it (its path may hold a token).
 func New(rawURL string, o Options) (*Notifier, error) {
 	if rawURL == "" {
 		return nil, nil
 	}
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("--notify-url %q: want an http:// or https:// URL with a host", rawURL)
+		return nil, errors.New("--notify-url: want an http:// or https:// URL with a host (the URL is not shown: it may hold a token)")
 	}
 	o = o.withDefaults()
 	n := &Notifier{url: rawURL, opts: o, queue: make(chan Event, o.Queue), done: make(chan struct{})}
@@ -64,11 +66,19 @@ func (o Options) withDefaults() Options {
 	if o.Queue <= 0 {
 		o.Queue = 64
 	}
-	if o.Client == nil {
-		o.Client = &http.Client{}
+	c := http.Client{}
+	if o.Client != nil {
+		c = *o.Client
 	}
+	c.CheckRedirect = refuseRedirect
+	o.Client = &c
 	return o
 }
+
+// refuseRedirect stops the client at a redirect: following it would send the payload (cluster,
+// hosts, findings) to wherever the answer points, another host or plain http included. post
+// reports the redirect as the delivery's failure.
+func refuseRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // Send queues e and returns at once; when the queue is full (the webhook is slower than the
 // events) or the Notifier is closed, e is dropped.
@@ -104,7 +114,11 @@ func (n *Notifier) Close(deadline time.Duration) error {
 	}
 	n.cancel()
 	if d := n.dropped.Load(); d > 0 {
-		return fmt.Errorf("notify: %d of %d events not delivered to %s", d, d+n.sent.Load(), redact(n.url))
+		why, _ := n.lastErr.Load().(string)
+		if why != "" {
+			why = " (last: " + why + ")"
+		}
+		return fmt.Errorf("notify: %d of %d events not delivered to %s%s", d, d+n.sent.Load(), redact(n.url), why)
 	}
 	return nil
 }
@@ -112,15 +126,18 @@ func (n *Notifier) Close(deadline time.Duration) error {
 func (n *Notifier) loop() {
 	defer close(n.done)
 	for e := range n.queue {
-		if n.ctx.Err() == nil && n.deliver(e) == nil {
-			n.sent.Add(1)
-		} else {
+		if n.ctx.Err() != nil {
 			n.dropped.Add(1)
+		} else if err := n.deliver(e); err != nil {
+			n.lastErr.Store(err.Error())
+			n.dropped.Add(1)
+		} else {
+			n.sent.Add(1)
 		}
 	}
 }
 
-// deliver posts e until the webhook answers 2xx, at most Attempts times.
+// deliver posts e until the webhook answers 2xx, at most Attempts times; a redirect is final.
 func (n *Notifier) deliver(e Event) error {
 	body, err := json.Marshal(e)
 	if err != nil {
@@ -128,7 +145,7 @@ func (n *Notifier) deliver(e Event) error {
 	}
 	wait := n.opts.Backoff
 	for i := 0; ; i++ {
-		if err = n.post(body); err == nil || i+1 >= n.opts.Attempts {
+		if err = n.post(body); err == nil || i+1 >= n.opts.Attempts || errors.Is(err, errRedirect) {
 			return err
 		}
 		select {
@@ -150,21 +167,45 @@ func (n *Notifier) post(body []byte) error {
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := n.opts.Client.Do(req)
 	if err != nil {
-		return err
+		return withoutURL(err)
 	}
 	resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
+	switch {
+	case resp.StatusCode/100 == 3:
+		return fmt.Errorf("webhook answered %s, a redirect to %s: %w", resp.Status, redactLocation(resp), errRedirect)
+	case resp.StatusCode/100 != 2:
 		return fmt.Errorf("webhook answered %s", resp.Status)
 	}
 	return nil
 }
 
-// redact drops the URL's user info and query, which may hold a token.
+// errRedirect is a webhook's redirect, refused and not retried.
+var errRedirect = errors.New("redirects are refused, the payload is not sent on; give --notify-url the address the webhook redirects to")
+
+// withoutURL is err without the URL net/http puts in its errors (its path may hold a token).
+func withoutURL(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return fmt.Errorf("%s %s: %w", ue.Op, redact(ue.URL), ue.Err)
+	}
+	return err
+}
+
+// redactLocation is where a redirect points, scheme and host only.
+func redactLocation(resp *http.Response) string {
+	loc, err := resp.Location()
+	if err != nil {
+		return "an address not given"
+	}
+	return redact(loc.String())
+}
+
+// redact is the URL's scheme and host only: Slack, Discord and Teams keep the webhook's secret
+// in its path, others in its query or user info.
 func redact(raw string) string {
 	u, err := url.Parse(raw)
-	if err != nil {
+	if err != nil || u.Host == "" {
 		return "the webhook"
 	}
-	u.User, u.RawQuery = nil, ""
-	return u.String()
+	return u.Scheme + "://" + u.Host
 }

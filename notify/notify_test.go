@@ -138,3 +138,68 @@ func TestBadURLRefusedEmptyIsOff(t *testing.T) {
 		t.Fatal("nil Close")
 	}
 }
+
+// Slack, Discord and Teams keep the webhook's secret in its path: a loss report, whatever the
+// cause (an error answer, a refused connection), and a refused URL show scheme and host only.
+func TestLossReportShowsSchemeAndHostOnly(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusBadGateway)
+	}))
+	defer srv.Close()
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close()
+	const secretPart = "/services/T0001/B0002/XXXXsecretXXXX?token=qsecret"
+	for _, base := range []string{srv.URL, closed.URL} {
+		n, err := New(strings.Replace(base, "://", "://user:pwsecret@", 1)+secretPart, fast())
+		if err != nil {
+			t.Fatal(err)
+		}
+		n.Send(Event{Kind: Failed, Cluster: "c"})
+		err = n.Close(5 * time.Second)
+		if err == nil || !strings.Contains(err.Error(), "not delivered to "+base) {
+			t.Fatalf("err = %v, want the loss reported with %s", err, base)
+		}
+		if strings.Contains(err.Error(), "secret") || strings.Contains(err.Error(), "/services") {
+			t.Fatalf("the loss report shows more than scheme and host: %v", err)
+		}
+	}
+	if _, err := New("ftp://hooks.example"+secretPart, Options{}); err == nil || strings.Contains(err.Error(), "secret") {
+		t.Fatalf("a refused URL: %v, want an error that does not quote it", err)
+	}
+}
+
+// A webhook that redirects (to another host, from https to http) gets the payload once and
+// no one else does: the redirect is refused, not retried, and reported naming where it pointed.
+func TestRedirectRefusedAndReported(t *testing.T) {
+	var elsewhere atomic.Int32
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { elsewhere.Add(1) }))
+	defer target.Close()
+	var calls atomic.Int32
+	redirect := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		http.Redirect(w, r, target.URL+"/collect/secret", http.StatusPermanentRedirect)
+	})
+	plain, tls := httptest.NewServer(redirect), httptest.NewTLSServer(redirect)
+	defer plain.Close()
+	defer tls.Close()
+	for _, origin := range []*httptest.Server{plain, tls} {
+		calls.Store(0)
+		o := fast()
+		o.Client = origin.Client()
+		n, _ := New(origin.URL+"/hook", o)
+		n.Send(Event{Kind: Failed, Cluster: "c"})
+		err := n.Close(5 * time.Second)
+		if err == nil || !strings.Contains(err.Error(), "redirect to "+target.URL+": redirects are refused") {
+			t.Fatalf("%s: err = %v, want the refused redirect to %s reported", origin.URL, err, target.URL)
+		}
+		if strings.Contains(err.Error(), "secret") {
+			t.Fatalf("the report shows the redirect's path: %v", err)
+		}
+		if c := calls.Load(); c != 1 {
+			t.Errorf("%s: %d POSTs, want 1 (a redirect is not retried)", origin.URL, c)
+		}
+	}
+	if c := elsewhere.Load(); c != 0 {
+		t.Fatalf("the payload followed the redirect %d times", c)
+	}
+}

@@ -113,9 +113,12 @@ func TestNotifyHangingWebhookDoesNotFailTheRun(t *testing.T) {
 }
 
 func TestNotifyURLBadInput(t *testing.T) {
-	code, _, errs := kupgrade(t, "--notify-url", "hooks.example/x", "version")
+	code, _, errs := kupgrade(t, "--notify-url", "hooks.example/services/T01/B02/XXsecretXX", "version")
 	if code != exitBadInput || !strings.Contains(errs, "--notify-url") {
 		t.Fatalf("exit %d, want %d naming --notify-url:\n%s", code, exitBadInput, errs)
+	}
+	if strings.Contains(errs, "secret") {
+		t.Fatalf("the refusal shows the webhook's token:\n%s", errs)
 	}
 }
 
