@@ -3,6 +3,7 @@ package watch
 import (
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"html/template"
 	"net/http"
 	"strconv"
@@ -10,8 +11,23 @@ import (
 )
 
 // defaultRefresh is how often the status page asks /status.json again; ?refresh=SECONDS on the
-// page's address changes it.
-const defaultRefresh = 5 * time.Second
+// page's address changes it, up to maxRefresh: a number past it is taken as maxRefresh (a huge
+// one overflowed into a negative wait, and browsers run a setTimeout past 2^31 ms at once: a
+// tight poll loop on the database either way).
+const (
+	defaultRefresh = 5 * time.Second
+	maxRefresh     = time.Hour
+)
+
+// refreshOf is the page's poll interval for the query's value q: whole seconds from 1 to
+// maxRefresh's; "", 0, a negative number or not a number is the default.
+func refreshOf(q string) time.Duration {
+	n, err := strconv.ParseInt(q, 10, 64) // out of range: the bound of q's sign, and ErrRange
+	if (err != nil && !errors.Is(err, strconv.ErrRange)) || n <= 0 {
+		return defaultRefresh
+	}
+	return time.Duration(min(n, int64(maxRefresh/time.Second))) * time.Second
+}
 
 // StatusHandler serves the status page at / and its data at /status.json. The page is rendered
 // in the browser from the same JSON it polls, so it refreshes without a reload and a script
@@ -45,10 +61,7 @@ func (w *Watcher) StatusHandler() http.Handler {
 			http.Error(rw, "encode the status: "+err.Error(), http.StatusInternalServerError)
 			return
 		}
-		refresh := defaultRefresh
-		if n, err := strconv.Atoi(r.URL.Query().Get("refresh")); err == nil && n > 0 {
-			refresh = time.Duration(n) * time.Second
-		}
+		refresh := refreshOf(r.URL.Query().Get("refresh"))
 		rw.Header().Set("Content-Type", "text/html; charset=utf-8")
 		rw.Header().Set("Cache-Control", "no-store")
 		page := map[string]any{"Data": template.JS(data), "RefreshMS": refresh.Milliseconds(),
