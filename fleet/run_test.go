@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/kupgrade/kupgrade/fleet"
-	"github.com/kupgrade/kupgrade/fleet/fleettest"
+	"github.com/kupgrade/kupgrade/internal/sim"
 	"github.com/kupgrade/kupgrade/inventory"
 	"github.com/kupgrade/kupgrade/kubeadm"
 	"github.com/kupgrade/kupgrade/runner"
@@ -26,9 +26,9 @@ func (d dialer) Dial(ctx context.Context, h *inventory.Host) (runner.Conn, error
 
 // startFleet starts n simulated clusters of 2 controllers and 1 worker at v1.29.4 and loads
 // their inventories.
-func startFleet(t *testing.T, n int) (*fleettest.Fleet, []fleet.Target) {
+func startFleet(t *testing.T, n int) (*sim.Fleet, []fleet.Target) {
 	t.Helper()
-	f, err := fleettest.Start(fleettest.Options{Clusters: n, Controllers: 2, Workers: 1, From: "v1.29.4", To: "v1.30.1", Dir: t.TempDir()})
+	f, err := sim.Start(sim.Options{Clusters: n, Controllers: 2, Workers: 1, From: "v1.29.4", To: "v1.30.1", Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func newSQLite(t *testing.T) *sqlite.Store {
 
 // newRunner is a fleet runner named owner on st over f's hosts; the results it reports are
 // appended to *results when results is not nil.
-func newRunner(f *fleettest.Fleet, st fleet.Store, owner string, results *[]fleet.Result) *fleet.Runner {
+func newRunner(f *sim.Fleet, st fleet.Store, owner string, results *[]fleet.Result) *fleet.Runner {
 	d := &sshconn.Dialer{KnownHosts: f.KnownHosts}
 	r := &fleet.Runner{Store: st, Owner: owner, Open: func(tg fleet.Target) (*upgrade.Workflow, func(), error) {
 		run := runner.New(dialer{d}, runner.Options{Modules: kubeadm.Modules()})

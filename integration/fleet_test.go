@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/kupgrade/kupgrade/fleet/fleettest"
 	"github.com/kupgrade/kupgrade/integration/lab"
+	"github.com/kupgrade/kupgrade/internal/sim"
 	"github.com/kupgrade/kupgrade/state"
 )
 
@@ -55,12 +55,13 @@ func (r *fleetRunner) owner() string {
 // kubeadm at once, and the killed runner's clusters are taken over within about one lease TTL.
 // A few clusters fail late once and are completed by --retries. KUPGRADE_FULL=1: 1,000 clusters.
 func TestFleetThreeRunnersOneKilled(t *testing.T) {
+	t.Parallel()
 	n := 90
 	if os.Getenv("KUPGRADE_FULL") == "1" {
 		n = 1000
 	}
 	m := lab.StartMariaDB(t)
-	f, err := fleettest.Start(fleettest.Options{Clusters: n, Controllers: 2, Workers: 1, From: "v1.29.4", To: "v1.30.1",
+	f, err := sim.Start(sim.Options{Clusters: n, Controllers: 2, Workers: 1, From: "v1.29.4", To: "v1.30.1",
 		Dir: t.TempDir(), LateFailure: func(i int) bool { return i%30 == 7 }, KubeadmDelay: 300 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -119,7 +120,7 @@ func waitDone(t *testing.T, db *sql.DB, k int) {
 	t.Fatalf("fewer than %d clusters done after 2 minutes", k)
 }
 
-func checkSharedFleet(t *testing.T, db *sql.DB, f *fleettest.Fleet, n int) {
+func checkSharedFleet(t *testing.T, db *sql.DB, f *sim.Fleet, n int) {
 	t.Helper()
 	var complete, done int
 	if err := db.QueryRow("SELECT COUNT(*) FROM kube_upgrade WHERE state = 'upgrade-complete'").Scan(&complete); err != nil {
@@ -131,7 +132,7 @@ func checkSharedFleet(t *testing.T, db *sql.DB, f *fleettest.Fleet, n int) {
 	if complete != n || done != n {
 		t.Errorf("%d clusters upgrade-complete and %d done, want %d", complete, done, n)
 	}
-	if err := fleettest.CheckOneOperation(readEvents(t, db)); err != nil {
+	if err := sim.CheckOneOperation(readEvents(t, db)); err != nil {
 		t.Errorf("the event log shows two operations at once: %v", err)
 	}
 	if k := f.MaxConcurrentKubeadm(); k > 1 {
@@ -198,8 +199,9 @@ func checkTakeover(t *testing.T, db *sql.DB, owner string, killedAt time.Time, t
 // The fleet on the status page, in headless Chromium: its counts and the cluster that failed,
 // with why.
 func TestFleetStatusPageInBrowser(t *testing.T) {
+	t.Parallel()
 	browser := chromium(t)
-	f, err := fleettest.Start(fleettest.Options{Clusters: 4, Controllers: 2, Workers: 1, From: "v1.29.4", To: "v1.30.1",
+	f, err := sim.Start(sim.Options{Clusters: 4, Controllers: 2, Workers: 1, From: "v1.29.4", To: "v1.30.1",
 		Dir: t.TempDir(), LateFailure: func(i int) bool { return i == 2 }})
 	if err != nil {
 		t.Fatal(err)

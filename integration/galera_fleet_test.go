@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kupgrade/kupgrade/fleet/fleettest"
 	"github.com/kupgrade/kupgrade/integration/lab"
+	"github.com/kupgrade/kupgrade/internal/sim"
 )
 
 // Two fleet runs share a 3-node Galera cluster, given all three nodes; the node they started on
@@ -19,10 +19,11 @@ import (
 // at once, read on the third node after the run. A cluster whose run the stop cut is handed back
 // to the fleet, never counted failed.
 func TestGaleraFleetThroughNodeStop(t *testing.T) {
+	t.Parallel()
 	lab.RequireGalera(t)
 	g := lab.StartGalera(t)
 	const n = 30
-	f, err := fleettest.Start(fleettest.Options{Clusters: n, Controllers: 2, Workers: 1, From: "v1.29.4", To: "v1.30.1",
+	f, err := sim.Start(sim.Options{Clusters: n, Controllers: 2, Workers: 1, From: "v1.29.4", To: "v1.30.1",
 		Dir: t.TempDir(), LateFailure: func(i int) bool { return i%15 == 7 }, KubeadmDelay: 300 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

@@ -10,15 +10,15 @@ import (
 	"testing"
 
 	"github.com/kupgrade/kupgrade/fleet"
-	"github.com/kupgrade/kupgrade/fleet/fleettest"
+	"github.com/kupgrade/kupgrade/internal/sim"
 	"github.com/kupgrade/kupgrade/state"
 )
 
 // startFleet starts a simulated fleet of n clusters of 2 controllers and 1 worker; late says
 // which get a late kubeadm failure on their second controller, once.
-func startFleet(t testing.TB, n int, late func(int) bool) *fleettest.Fleet {
+func startFleet(t testing.TB, n int, late func(int) bool) *sim.Fleet {
 	t.Helper()
-	f, err := fleettest.Start(fleettest.Options{Clusters: n, Controllers: 2, Workers: 1, From: "v1.29.4", To: "v1.30.1", Dir: t.TempDir(), LateFailure: late})
+	f, err := sim.Start(sim.Options{Clusters: n, Controllers: 2, Workers: 1, From: "v1.29.4", To: "v1.30.1", Dir: t.TempDir(), LateFailure: late})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func events(t testing.TB, db string) []state.Event {
 
 // checkFleetDone checks what a user would: every cluster upgrade-complete, every host at the
 // target, never two operations at once on a cluster nor two kubeadm at once on a host.
-func checkFleetDone(t testing.TB, f *fleettest.Fleet, db string) {
+func checkFleetDone(t testing.TB, f *sim.Fleet, db string) {
 	t.Helper()
 	s := fleetShow(t, db)
 	if s.States[string(state.UpgradeComplete)] != len(f.Clusters) || s.Outcomes[state.FleetDone] != len(f.Clusters) {
@@ -78,7 +78,7 @@ func checkFleetDone(t testing.TB, f *fleettest.Fleet, db string) {
 			}
 		}
 	}
-	if err := fleettest.CheckOneOperation(events(t, db)); err != nil {
+	if err := sim.CheckOneOperation(events(t, db)); err != nil {
 		t.Error(err)
 	}
 	if m := f.MaxConcurrentKubeadm(); m > 1 {

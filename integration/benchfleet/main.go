@@ -1,4 +1,4 @@
-// Command benchfleet measures `kupgrade fleet run` on a simulated fleet (fleet/fleettest): for
+// Command benchfleet measures `kupgrade fleet run` on a simulated fleet (internal/sim): for
 // each database and number of clusters, the wall time, kupgrade's CPU per cluster (the fleet
 // run's process alone: the simulated hosts run in this one), and the database transactions
 // and statements per cluster (counted by kupgrade's store). `make bench-fleet` runs it.
@@ -23,8 +23,8 @@ import (
 
 	_ "github.com/go-sql-driver/mysql" // to empty the MariaDB database between runs
 
-	"github.com/kupgrade/kupgrade/fleet/fleettest"
 	"github.com/kupgrade/kupgrade/integration/lab"
+	"github.com/kupgrade/kupgrade/internal/sim"
 )
 
 type options struct {
@@ -165,7 +165,7 @@ func measure(ctx context.Context, o options, db, dsn string, n int, dir string, 
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return result{}, err
 	}
-	f, err := fleettest.Start(fleettest.Options{Clusters: n, Controllers: 2, Workers: 1, From: "v1.29.4", To: "v1.30.1", Dir: dir})
+	f, err := sim.Start(sim.Options{Clusters: n, Controllers: 2, Workers: 1, From: "v1.29.4", To: "v1.30.1", Dir: dir})
 	if err != nil {
 		return result{}, err
 	}

@@ -2,7 +2,7 @@
 // stamp a fenced command leaves, the generation announcements, and the shell functions that read
 // and write them on a host. The runner's fence script (runner.Fence) is built from these
 // functions, the kubeadm probe reads the stamp with Parse, and the simulated fleet
-// (fleet/fleettest) writes and reads it with Stamp.Line and Parse: the format is spelled here
+// (internal/sim) writes and reads it with Stamp.Line and Parse: the format is spelled here
 // only.
 //
 // Guarantees:

@@ -1,4 +1,4 @@
-// Command kupgrade-fleetsim serves a simulated fleet (fleet/fleettest) until interrupted: N
+// Command kupgrade-fleetsim serves a simulated fleet (internal/sim) until interrupted: N
 // clusters of 2 controllers and 1 worker on one SSH listener on 127.0.0.1, and one inventory per
 // cluster in DIR/inventories, for trying `kupgrade fleet run` without a thousand machines.
 //
@@ -14,7 +14,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/kupgrade/kupgrade/fleet/fleettest"
+	"github.com/kupgrade/kupgrade/internal/sim"
 )
 
 func main() {
@@ -32,11 +32,11 @@ func main() {
 		fmt.Fprintln(os.Stderr, "kupgrade-fleetsim:", err)
 		os.Exit(1)
 	}
-	o := fleettest.Options{Clusters: *n, Controllers: 2, Workers: *workers, From: "v1.29.4", To: "v1.30.1", Dir: *dir, KubeadmDelay: *delay}
+	o := sim.Options{Clusters: *n, Controllers: 2, Workers: *workers, From: "v1.29.4", To: "v1.30.1", Dir: *dir, KubeadmDelay: *delay}
 	if *late > 0 {
 		o.LateFailure = func(i int) bool { return i%*late == 1 }
 	}
-	f, err := fleettest.Start(o)
+	f, err := sim.Start(o)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "kupgrade-fleetsim:", err)
 		os.Exit(1)

@@ -1,4 +1,4 @@
-// Package fleettest is a simulated fleet: many small kubeadm clusters served by one in-process
+// Package sim is a simulated fleet: many small kubeadm clusters served by one in-process
 // SSH listener, for tests and benchmarks of `kupgrade fleet run` at a scale real sshd containers
 // cannot reach on a small machine.
 //
@@ -15,4 +15,4 @@
 // A host counts the kubeadm commands that ever ran on it at once (one per host is what kupgrade
 // promises), and a cluster can be given a late kubeadm failure (after kubelet-config) on its
 // second controller, once.
-package fleettest
+package sim

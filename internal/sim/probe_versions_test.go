@@ -1,4 +1,4 @@
-package fleettest
+package sim
 
 import (
 	"testing"

@@ -1,4 +1,4 @@
-package fleettest
+package sim
 
 import (
 	"context"
@@ -32,7 +32,7 @@ var templates embed.FS
 func render(name, version, node string) []byte {
 	b, err := templates.ReadFile("templates/" + name)
 	if err != nil {
-		panic(fmt.Sprintf("fleettest: template %s: %v", name, err))
+		panic(fmt.Sprintf("sim: template %s: %v", name, err))
 	}
 	return []byte(strings.NewReplacer("@VERSION@", version, "@ADDRESS@", "127.0.0.1", "@NODE_NAME@", node).Replace(string(b)))
 }
@@ -69,7 +69,7 @@ func (h *Host) kubeadm(ctx context.Context, hc interp.HandlerContext, args []str
 		fmt.Fprintln(hc.Stdout, h.cluster.fleet.opts.To)
 		return 0
 	}
-	return failKubeadm(hc.Stderr, "kupgrade fleettest kubeadm: unsupported command %q (upgrade apply|node, config images pull, version)", a)
+	return failKubeadm(hc.Stderr, "kupgrade sim kubeadm: unsupported command %q (upgrade apply|node, config images pull, version)", a)
 }
 
 func (h *Host) upgradeApply(hc interp.HandlerContext, args []string) int {
@@ -172,7 +172,7 @@ func (h *Host) kubeletPhase(hc interp.HandlerContext, v string, node bool) int {
 	h.mu.Unlock()
 	fmt.Fprintf(hc.Stdout, "[kubelet-start] Writing kubelet configuration to file %q\n", kubeletConfig)
 	if node && h.cluster.takeLateFailure() {
-		return failKubeadm(hc.Stderr, "error execution phase kubelet-config: failure injected by kupgrade fleettest (exit status 1)")
+		return failKubeadm(hc.Stderr, "error execution phase kubelet-config: failure injected by kupgrade sim (exit status 1)")
 	}
 	return 0
 }
@@ -195,7 +195,7 @@ func (h *Host) timestampDir(prefix string, now time.Time) string {
 // kubelet is `kubelet --version`.
 func (h *Host) kubelet(_ context.Context, hc interp.HandlerContext, args []string) int {
 	if len(args) == 0 || (args[0] != "--version" && args[0] != "version") {
-		fmt.Fprintln(hc.Stderr, "kupgrade fleettest kubelet: only --version is simulated")
+		fmt.Fprintln(hc.Stderr, "kupgrade sim kubelet: only --version is simulated")
 		return 1
 	}
 	v, _ := h.File(labDir + "/kubelet-installed")

@@ -1,4 +1,4 @@
-package fleettest
+package sim
 
 import (
 	"context"
@@ -58,13 +58,13 @@ var (
 // shell: the interpreter's `command -v` looks there.
 func binDir() string {
 	binOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "fleettest-bin-")
+		dir, err := os.MkdirTemp("", "kupgrade-sim-bin-")
 		if err != nil {
-			panic(fmt.Sprintf("fleettest: %v", err))
+			panic(fmt.Sprintf("sim: %v", err))
 		}
 		for name := range tools {
 			if err := os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/false\n"), 0o755); err != nil {
-				panic(fmt.Sprintf("fleettest: %v", err))
+				panic(fmt.Sprintf("sim: %v", err))
 			}
 		}
 		bin = dir

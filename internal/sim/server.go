@@ -1,4 +1,4 @@
-package fleettest
+package sim
 
 import (
 	"bufio"
@@ -100,7 +100,7 @@ func (h *Host) agent(ctx context.Context, ch ssh.Channel) {
 		if script, err := unquote(word); t == "s" && err == nil {
 			rc = h.Run(ctx, script, nil, nil, ch, ch.Stderr())
 		} else {
-			fmt.Fprintf(ch.Stderr(), "kupgrade fleettest agent: bad request %q: %v\n", t, err)
+			fmt.Fprintf(ch.Stderr(), "kupgrade sim agent: bad request %q: %v\n", t, err)
 		}
 		fmt.Fprintf(ch, "\n%s %d 0\n", mark, rc)
 		fmt.Fprintf(ch.Stderr(), "\n%s\n", mark)

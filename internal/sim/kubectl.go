@@ -1,4 +1,4 @@
-package fleettest
+package sim
 
 import (
 	"context"
@@ -32,7 +32,7 @@ func (h *Host) kubectl(_ context.Context, hc interp.HandlerContext, args []strin
 	case slices.Equal(words, []string{"get", "pods"}):
 		out = h.cluster.staticPods()
 	default:
-		fmt.Fprintf(hc.Stderr, "kupgrade fleettest kubectl: %q is not simulated\n", args)
+		fmt.Fprintf(hc.Stderr, "kupgrade sim kubectl: %q is not simulated\n", args)
 		return 1
 	}
 	data, _ := json.Marshal(map[string]any{"kind": "List", "items": out})
