@@ -21,7 +21,7 @@ DEB_PKGS := debootstrap openssh-server openssh-client sudo chromium prometheus s
 DB       ?= sqlite
 KEEP_LAB ?= 0
 
-.PHONY: help deps build man docs test unit integration test-galera lint bench bench-fleet test-fleet demo lab lab-down reallab reallab-down test-real clean
+.PHONY: help deps build man docs check test unit integration faults test-galera lint bench bench-fleet test-fleet demo lab lab-down reallab reallab-down test-real clean
 
 help: ## show this help
 	@awk 'BEGIN{FS=":.*## "} /^[a-z-]+:.*## /{printf "  %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -45,21 +45,29 @@ man: build ## write kupgrade.1, the man page generated from the command grammar
 docs: build ## write docs/cli.md, the command reference generated from the command grammar
 	$(BIN) man --markdown > docs/cli.md
 
-test: deps unit integration ## every test, unit and integration
+# How many Docker-backed tests run side by side: they mostly wait on containers, so more than
+# the cores; each holds a lab of a few containers.
+INTEGRATION_PARALLEL ?= 6
+
+check: ## go vet and the fast unit tests (-short: no Spin model, no Chromium, no older-binary builds); about 2 minutes warm
+	$(GO) vet -tags integration ./...
+	$(GO) test -short -count=1 -timeout 10m $(UNIT_PKGS)
+
+test: deps unit integration ## every test, unit and integration (what CI runs)
 
 unit: ## unit tests (no Docker, no root; writes nothing outside the tree but Go's caches and temp dirs)
 	$(GO) vet -tags integration ./...
 	$(GO) test -count=1 -timeout 15m $(UNIT_PKGS)
 
-integration: deps ## integration tests in Docker labs (builds the lab image once; the real-Kubernetes tests are make test-real's)
-	@echo "make: the real-Kubernetes tests (TestReal*) SKIP in make test; make test-real (or KUPGRADE_FULL=1) builds the real lab when missing and runs them"
-	$(GO) test -tags integration -count=1 -timeout 90m -p 1 ./integration/...
+integration: deps ## integration tests in Docker labs, INTEGRATION_PARALLEL at once (builds the lab image once; the real-Kubernetes tests are make test-real's)
+	@echo "make: of the real-Kubernetes tests, make test runs TestRealHops where the real lab is built and skips the rest; make test-real (or KUPGRADE_FULL=1) builds the real lab when missing and runs them all"
+	$(GO) test -tags integration -count=1 -timeout 60m -p 2 -parallel $(INTEGRATION_PARALLEL) ./integration/...
 
 test-real: deps ## the real-Kubernetes tests: builds the real lab when missing (cold about 30 min on 2 cores), then about 60 min
 	KUPGRADE_FULL=1 $(GO) test -tags integration -count=1 -timeout 120m -p 1 -run 'TestReal' -v ./integration/
 
-faults: deps ## the kill campaign alone (make test runs 20 kills): SIGKILL of upgrade run at 50 seeded moments, about 17 minutes (KUPGRADE_FAULT_KILLS=200 for more, KUPGRADE_FAULT_SEED)
-	KUPGRADE_FAULT_KILLS=$${KUPGRADE_FAULT_KILLS:-50} $(GO) test -tags integration -count=1 -timeout 60m -p 1 -run TestFaultKillAtRandomMoments -v ./integration/
+faults: deps ## the kill campaign alone at 200 kills (make test runs 50): SIGKILL of upgrade run at seeded moments, shared among KUPGRADE_FAULT_SHARDS labs side by side (KUPGRADE_FAULT_KILLS, KUPGRADE_FAULT_SEED)
+	KUPGRADE_FAULT_KILLS=$${KUPGRADE_FAULT_KILLS:-200} KUPGRADE_FAULT_SHARDS=$${KUPGRADE_FAULT_SHARDS:-8} $(GO) test -tags integration -count=1 -timeout 90m -p 1 -parallel 8 -run TestFaultKillAtRandomMoments -v ./integration/
 
 test-galera: deps ## the store, the audit lock and an upgrade against a 3-node MariaDB Galera cluster (about 5 minutes; KUPGRADE_GALERA_NODES=all runs the store suite on every node)
 	KUPGRADE_GALERA=1 $(GO) test -tags integration -count=1 -timeout 30m -p 1 -run 'Galera' -v ./integration/...

@@ -19,6 +19,7 @@ import (
 // restore the killed one did. KUPGRADE_ABORT_KILLS (default 6) and KUPGRADE_FAULT_SEED reproduce
 // a run.
 func TestFaultKillInsideTheAbort(t *testing.T) {
+	t.Parallel()
 	kills := envInt(t, "KUPGRADE_ABORT_KILLS", 6)
 	seed := envInt(t, "KUPGRADE_FAULT_SEED", 20261204)
 	rng := rand.New(rand.NewPCG(uint64(seed), 24))

@@ -19,6 +19,7 @@ import (
 // version, kubeadm, kubelet and kubectl held at it with the source naming its minor on every
 // node, no node left cordoned, and the budget never broken.
 func TestAbortTakesKubeletsBack(t *testing.T) {
+	t.Parallel()
 	u := startLab(t, lab.Options{Controllers: 2, Workers: 1})
 	u.k.env = append(u.k.env, "KUPGRADE_LEASE_TTL=2s")
 	ctx := t.Context()

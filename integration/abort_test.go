@@ -22,6 +22,7 @@ const oldBackup = "/etc/kubernetes/tmp/kubeadm-backup-manifests-2099-01-01-00-00
 //
 // Each abort ends upgrade-aborted only after kupgrade read every controller back.
 func TestAbortRestoresWhatTheUpgradeChanged(t *testing.T) {
+	t.Parallel()
 	u := startLab(t, lab.Options{Controllers: 2, Workers: 1})
 	c1 := u.lab.Node("controller-1")
 	run(t, c1, `mkdir -p `+oldBackup+` && for c in kube-apiserver kube-controller-manager kube-scheduler; do

@@ -14,6 +14,7 @@ import (
 // upgrade-completing-failed naming worker-0 and the version it reports, the hosts still
 // upgraded and the lease free; once the node reports the target, the same command completes.
 func TestCompleteVerifiesTheCluster(t *testing.T) {
+	t.Parallel()
 	u := startLab(t, lab.Options{Controllers: 2, Workers: 1})
 	worker := u.lab.Node("worker-0")
 	injectFault(t, worker, lab.Fault{Phase: lab.PhaseKubeletStatus, Before: true, Action: lab.Stale})
@@ -67,6 +68,7 @@ func TestCompleteVerifiesTheCluster(t *testing.T) {
 // (run from controller-0) failing once, one `upgrade run` completes, kubeadm having run twice
 // on each of the two.
 func TestKubeadmRunAgainWhileTheAPIServerSyncs(t *testing.T) {
+	t.Parallel()
 	u := startLab(t, lab.Options{Controllers: 2, Workers: 1})
 	names := []string{"controller-1", "worker-0"}
 	for _, name := range names {

@@ -11,6 +11,7 @@ import (
 // The conformance suite's own comparison must see the differences a user would: these run
 // without Ansible or sshd.
 func TestConformanceRecapsParse(t *testing.T) {
+	t.Parallel()
 	ansible := []byte(`{"plays": [], "stats": {"h1": {"changed": 1, "failures": 2, "ignored": 0, "ok": 3,
 		"rescued": 0, "skipped": 4, "unreachable": 0}}}`)
 	kupgrade := []byte(`{"event":"task_ok","host":"h1","task":"x"}
@@ -26,6 +27,7 @@ func TestConformanceRecapsParse(t *testing.T) {
 }
 
 func TestConformanceDiffs(t *testing.T) {
+	t.Parallel()
 	want := outcome{
 		Recap: map[string]map[string]int{"h1": {"ok": 2}},
 		Files: map[string]string{

@@ -53,6 +53,7 @@ var conformanceHosts = []string{"h1", "h2", "h3"}
 
 // TestConformance runs every case with ansible-playbook and kupgrade and reports how many match.
 func TestConformance(t *testing.T) {
+	t.Parallel()
 	requireAnsible(t)
 	bin := filepath.Join(binaries(t), "kupgrade")
 	servers := conformanceServers(t)

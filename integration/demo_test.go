@@ -20,6 +20,7 @@ import (
 // and its story must reach upgrade-complete. The MariaDB run starts its own server through
 // kupgrade-lab, as `make demo DB=mysql` does.
 func TestDemo(t *testing.T) {
+	t.Parallel()
 	lab.RequireDocker(t)
 	bin := binaries(t)
 	script, err := filepath.Abs(filepath.Join("demo", "demo.sh"))

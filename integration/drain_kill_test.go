@@ -18,6 +18,7 @@ import (
 // draining-node-failed, the install to idle), and `upgrade run` completes: every node at the
 // target, the worker uncordoned, no kubeadm left running.
 func TestFaultKillInsideDrainAndInstall(t *testing.T) {
+	t.Parallel()
 	u := startLab(t, lab.Options{Controllers: 1, Workers: 1})
 	u.k.env = append(u.k.env, "KUPGRADE_LEASE_TTL=2s")
 	ctx := t.Context()

@@ -21,6 +21,7 @@ import (
 // repository, the budget is never broken, the nodes kupgrade cordoned are schedulable again and
 // the node it did not cordon stays cordoned.
 func TestUpgradePackagesAndDrains(t *testing.T) {
+	t.Parallel()
 	u := startLab(t, lab.Options{Controllers: 2, Workers: 1})
 	ctx := t.Context()
 	web := lab.Deployment{Name: "web", Replicas: 3, MinAvailable: 2, Nodes: []string{"controller-0", "controller-1", "worker-0"}}
@@ -76,6 +77,7 @@ func readRunLog(t *testing.T, out string) string {
 // untouched; once the budget is fixed the same command completes from the drain, the worker is
 // uncordoned, and each node's kubelet was restarted once in all.
 func TestDrainBlockedByBudget(t *testing.T) {
+	t.Parallel()
 	u := startLab(t, lab.Options{Controllers: 1, Workers: 1})
 	ctx := t.Context()
 	web := lab.Deployment{Name: "web", Replicas: 2, MinAvailable: 2, Nodes: []string{"worker-0"}}
@@ -129,6 +131,7 @@ func TestDrainBlockedByBudget(t *testing.T) {
 // repository does not offer is refused by `upgrade start`'s packages check and, past it, fails
 // the step before kubeadm runs, naming the package, the version and the repository.
 func TestPackageFailures(t *testing.T) {
+	t.Parallel()
 	u := startLab(t, lab.Options{Controllers: 1, Workers: 1})
 	ctx := t.Context()
 	injectFault(t, u.lab.Node("controller-0"), lab.Fault{Phase: "dpkg-unpack", Before: true, Action: lab.Exit, Status: 100, Once: true})

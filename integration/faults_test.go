@@ -6,14 +6,12 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -74,6 +72,7 @@ func waitForProcess(t *testing.T, n *lab.Node, pattern string) {
 // is back. 10 s is shorter than kubeadm's run and longer than the lease's TTL; in the 60 s one
 // kubeadm ends while the database is still down.
 func TestFaultDatabaseOutageDuringKubeadm(t *testing.T) {
+	t.Parallel()
 	for _, outage := range []time.Duration{10 * time.Second, 60 * time.Second} {
 		t.Run(outage.String(), func(t *testing.T) {
 			u, m := startLabMySQL(t, lab.Options{Controllers: 2})
@@ -128,6 +127,7 @@ func manifestVersion(t *testing.T, n *lab.Node) string {
 // a machine's clock could enter a lease decision.) No healthy operation is failed, and the second
 // runner is refused by the live lease instead of taking it over.
 func TestFaultClocksAMinuteApart(t *testing.T) {
+	t.Parallel()
 	u, _ := startLabMySQL(t, lab.Options{Controllers: 2})
 	u.k.env = append(u.k.env, "KUPGRADE_LEASE_TTL=5s")
 	u.begin(t, "v1.30.1", "upgraded-first-master")
@@ -156,82 +156,6 @@ func TestFaultClocksAMinuteApart(t *testing.T) {
 // killCampaign is what TestFaultKillAtRandomMoments saw, for the figures of docs/reliability.md.
 type killCampaign struct {
 	kills, inFlight, finishedFirst, consistent, retried int
-}
-
-// SIGKILL of `upgrade run` at random moments of a whole 2+1 upgrade, seeded: after every kill the
-// database is consistent (nothing in flight without a lease, the newest event leads to the
-// state), `recover` and `upgrade run` finish the upgrade on the nodes, and over the whole
-// campaign the event log has no hole (every state change starts where the previous one ended).
-// KUPGRADE_FAULT_KILLS (default 20 in make test, which must stay inside CI's time; make faults
-// sets 50) and KUPGRADE_FAULT_SEED reproduce a run.
-func TestFaultKillAtRandomMoments(t *testing.T) {
-	kills := envInt(t, "KUPGRADE_FAULT_KILLS", 20)
-	seed := envInt(t, "KUPGRADE_FAULT_SEED", 20261203)
-	rng := rand.New(rand.NewPCG(uint64(seed), 13))
-	// The lab outlives the default test expiry: on a loaded machine the campaign takes longer.
-	u := startLab(t, lab.Options{Controllers: 2, Workers: 1, Expire: 2 * time.Hour})
-	u.k.env = append(u.k.env, "KUPGRADE_LEASE_TTL=2s")
-	t.Cleanup(func() {
-		if t.Failed() {
-			u.dumpForDiagnosis(t)
-		}
-	})
-
-	// Round 0 measures a whole upgrade, the window the kills are spread over.
-	u.k.wantExit(t, 0, "upgrade", "start", patch(1))
-	began := time.Now()
-	u.k.wantExit(t, 0, "upgrade", "run")
-	window := time.Since(began)
-	u.k.wantExit(t, 0, "upgrade", "delete")
-	t.Logf("seed %d: a whole upgrade takes %s; %d kills spread over it", seed, window.Round(time.Millisecond), kills)
-
-	var c killCampaign
-	for i := range kills {
-		target := patch(i + 2)
-		u.k.wantExit(t, 0, "upgrade", "start", target)
-		cmd, wait := u.k.start(t, "upgrade", "run")
-		at := time.Duration(rng.Int64N(int64(window)))
-		time.Sleep(at)
-		_ = cmd.Process.Signal(syscall.SIGKILL)
-		code, _ := wait()
-		c.kills++
-		if code == 0 {
-			c.finishedFirst++
-		}
-		if u.consistentAfterKill(t, i, at) {
-			c.consistent++
-		}
-		if u.k.show(t).Lease != nil || inFlight(t, u.db) {
-			c.inFlight++
-			time.Sleep(2500 * time.Millisecond) // the dead runner's lease expires
-			u.k.wantExit(t, 0, "recover")
-			c.retried++
-		}
-		u.finish(t, target)
-		for _, n := range u.lab.Nodes() {
-			requireNoKubeadm(t, n)
-		}
-		u.k.wantExit(t, 0, "upgrade", "delete")
-		if (i+1)%25 == 0 {
-			t.Logf("%d kills so far: %d left an operation in flight, %d found it done", c.kills, c.inFlight, c.finishedFirst)
-		}
-	}
-	holes := eventHoles(t, u.db)
-	twice := 0
-	for _, n := range u.lab.Nodes() {
-		if max, err := n.KubeadmMaxConcurrent(t.Context()); err != nil || max > 1 {
-			t.Errorf("%s ran %d kubeadm at once (%v), want at most 1", n.Name, max, err)
-			twice++
-		}
-	}
-	t.Logf("kill campaign (seed %d): %d kills, %d left an operation in flight (recovered and finished), %d found it done, %d/%d consistent, %d event-log holes, %d nodes that ever ran two kubeadm at once",
-		seed, c.kills, c.inFlight, c.finishedFirst, c.consistent, c.kills, len(holes), twice)
-	for _, h := range holes {
-		t.Errorf("event log hole: %s", h)
-	}
-	if c.consistent != c.kills {
-		t.Errorf("%d of %d kills left the database inconsistent", c.kills-c.consistent, c.kills)
-	}
 }
 
 // patch is the i-th patch release after the lab's version: v1.29.4 -> v1.29.(4+i).
@@ -318,6 +242,7 @@ func eventHoles(t *testing.T, db *sql.DB) []string {
 // the operation, and the retry starts at once, while the first kubeadm still runs: the host's
 // fence makes the retry's kubeadm wait for the first one, so the node never runs two.
 func TestFaultHangingRenewal(t *testing.T) {
+	t.Parallel()
 	u, m := startLabMySQL(t, lab.Options{Controllers: 2})
 	u.k.env = append(u.k.env, "KUPGRADE_LEASE_TTL=5s")
 	u.begin(t, "v1.30.1", "upgraded-first-master")

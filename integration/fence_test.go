@@ -15,6 +15,7 @@ import (
 // start a second kubeadm next to the first: it waits on the host's fence, then fails saying who
 // holds it. Once the first kupgrade is gone, a retry runs.
 func TestOneKubeadmPerHost(t *testing.T) {
+	t.Parallel()
 	u := startLab(t, lab.Options{Controllers: 2})
 	u.begin(t, "v1.30.1", "upgraded-first-master")
 	c1 := u.lab.Node("controller-1")

@@ -32,6 +32,7 @@ func galeraDSN(n *lab.MariaDB) string { return n.DSN() + "&" + farSession }
 // spread, where the suite's n-th store connects to node n % 3 and its checks and hand edits go
 // through another (a writer on node 1, a reader on node 2, racers on all three).
 func TestGaleraStoreConformance(t *testing.T) {
+	t.Parallel()
 	lab.RequireGalera(t)
 	g := lab.StartGalera(t)
 	var dsns []string
@@ -75,6 +76,7 @@ func openNode(t *testing.T, dsn string) *mysql.Store {
 // one wins, the other gets the ordinary refusal (ErrConflict), never an error of Galera's, and
 // one event is written. Galera's certification failures are retried inside the store (counted).
 func TestGaleraRaceAcrossNodes(t *testing.T) {
+	t.Parallel()
 	lab.RequireGalera(t)
 	g := lab.StartGalera(t)
 	backend := mysqlBackend(t, galeraDSN(g.Nodes[0])+"&wsrep_sync_wait=7")
@@ -193,6 +195,7 @@ func BenchmarkGaleraClocks(b *testing.B) {
 // fails with 1047): the transaction runs again, the failover moves to the next node of the
 // DSN, and the write lands once.
 func TestGaleraNodeOutOfService(t *testing.T) {
+	t.Parallel()
 	lab.RequireGalera(t)
 	g := lab.StartGalera(t)
 	db := mysqlBackend(t, galeraDSN(g.Nodes[2])+"&wsrep_sync_wait=7").DB
@@ -222,6 +225,7 @@ func TestGaleraNodeOutOfService(t *testing.T) {
 // migrate one at a time (a lock row of schema_migrations; GET_LOCK would hold on one node only),
 // every Open succeeds, each migration is recorded once and the lock row is gone.
 func TestGaleraFirstOpenOnThreeNodes(t *testing.T) {
+	t.Parallel()
 	lab.RequireGalera(t)
 	g := lab.StartGalera(t)
 	db, err := sql.Open("mysql", galeraDSN(g.Nodes[2])+"&wsrep_sync_wait=7")

@@ -17,6 +17,7 @@ import (
 // the third node, show every step entered and left once, nothing failed, nothing twice; and the
 // killed node, started again, rejoins with the same history.
 func TestGaleraUpgradeThroughNodeFailure(t *testing.T) {
+	t.Parallel()
 	lab.RequireGalera(t)
 	g := lab.StartGalera(t)
 	l := lab.Start(t, lab.Options{Controllers: 2, Workers: 1})

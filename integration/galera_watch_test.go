@@ -56,6 +56,7 @@ func startGaleraWatch(t *testing.T, node int, dsn string) *watcher {
 // Galera, would have let both audit); SIGKILL the auditor and the other takes over once the
 // dead one's lease (4 s here) has expired, as the lock row on the third node shows.
 func TestGaleraOneAuditor(t *testing.T) {
+	t.Parallel()
 	lab.RequireGalera(t)
 	g := lab.StartGalera(t)
 	db := mysqlBackend(t, galeraDSN(g.Nodes[2])+"&wsrep_sync_wait=7").DB

@@ -34,6 +34,7 @@ func offerVersions(t *testing.T, l *lab.Lab, versions ...string) {
 // the retry resumes that hop, and the run completes with every node at v1.31.2; history names
 // each event's hop.
 func TestUpgradeHops(t *testing.T) {
+	t.Parallel()
 	u := startLab(t, lab.Options{Controllers: 2, Workers: 1})
 	offerVersions(t, u.lab, "v1.30.0", "v1.30.9", "v1.31.0", "v1.31.2")
 	u.k.wantExit(t, 0, "upgrade", "start", "v1.31.2")
@@ -66,6 +67,7 @@ func TestUpgradeHops(t *testing.T) {
 // downloading-images-failed at hop 1 naming the missing image, with every control plane still
 // at v1.29.4; once the registry serves them, the same command completes at v1.31.2.
 func TestUpgradeHopsImagesMissing(t *testing.T) {
+	t.Parallel()
 	u := startLab(t, lab.Options{Controllers: 2, Workers: 1})
 	offerVersions(t, u.lab, "v1.30.9", "v1.31.2")
 	c0 := u.lab.Node("controller-0")

@@ -35,6 +35,7 @@ type invView struct {
 // TestInventoryMatchesAnsible runs Debian's ansible-inventory (and ansible --list-hosts and a
 // debug of inventory_file) on every case and compares with what the inventory package resolves.
 func TestInventoryMatchesAnsible(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("ansible-inventory"); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatal("ansible-inventory is missing: `make deps` installs ansible-core")

@@ -22,6 +22,7 @@ import (
 // outlives it. (What watch does after the SIGKILL is TestWatchFailsKilledUpgradeAndRetrySucceeds;
 // here it is recover.)
 func TestOneOperationAtATime(t *testing.T) {
+	t.Parallel()
 	u := startLab(t, lab.Options{Controllers: 2})
 	// Long enough that the refused commands below surely run under the dead process's lease.
 	const ttl = 10 * time.Second

@@ -14,6 +14,7 @@ import (
 // connection) runs again from its first statement: 0008, which moves the lease to upgrade_lease
 // and leaves kube_upgrade_lease a view, runs again without error and loses no lease.
 func TestMySQLLeaseMigrationRunsAgain(t *testing.T) {
+	t.Parallel()
 	b := mysqlBackend(t, mariaDSN(t))
 	ctx := context.Background()
 	s := b.Open(t)

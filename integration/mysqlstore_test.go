@@ -119,6 +119,7 @@ func dropTables(tb testing.TB, db *sql.DB) {
 // TestMySQLStoreConformance runs the conformance suite that state/sqlite passes in its unit
 // tests against a real MariaDB, with the session in a zone far from UTC.
 func TestMySQLStoreConformance(t *testing.T) {
+	t.Parallel()
 	dsn := mariaDSN(t)
 	storetest.Run(t, func(t *testing.T) storetest.Backend { return mysqlBackend(t, dsn) })
 }

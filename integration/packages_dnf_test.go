@@ -17,6 +17,7 @@ import (
 // and held after it; the retry completes: every node has the three packages at v1.30.2 from the
 // v1.30 repository, its .repo file names v1.30 (baseurl and gpgkey) and keeps its exclude= line.
 func TestPackagesDnf(t *testing.T) {
+	t.Parallel()
 	u := startLab(t, lab.Options{Controllers: 2, Workers: 1, PackageManager: lab.DnfManager})
 	out := u.k.wantExit(t, 3, "upgrade", "start", "v1.29.95")
 	requireRefusedNaming(t, u.lab, out, "kubeadm v1.29.95", "v1.29/rpm")

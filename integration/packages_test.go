@@ -18,6 +18,7 @@ import (
 // held, its source naming v1.29 and its lists as they were. --skip-check packages goes on and
 // is recorded.
 func TestPackagesCheck(t *testing.T) {
+	t.Parallel()
 	u := startLab(t, lab.Options{Controllers: 2, Workers: 1})
 	lists := nodeLists(t, u.lab)
 	out := u.k.wantExit(t, 3, "upgrade", "plan", "v1.29.95")

@@ -17,6 +17,7 @@ import (
 // stopped whole, on the real sudo of the lab nodes (use_pty, a login user that cannot signal
 // root's processes), whether the task times out, kupgrade gets Ctrl-C or kupgrade is killed.
 func TestPlayLeavesNothingRunningUnderBecome(t *testing.T) {
+	t.Parallel()
 	u := startLab(t, lab.Options{Controllers: 1})
 	node := u.lab.Node("controller-0")
 	// Each case sleeps for its own number of seconds, so pgrep tells the cases apart; "^sleep"

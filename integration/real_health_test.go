@@ -29,7 +29,7 @@ const removedAPI = "flowschemas.v1beta3.flowcontrol.apiserver.k8s.io"
 // its objects, exit 3 and record nothing; each check can be skipped by name, the others still
 // refusing; with all three skipped the start goes on and records the override.
 func TestRealHealthChecksFail(t *testing.T) {
-	u := startPristineRealLab(t)
+	u := startPristineRealLab(t, false)
 	ctx := t.Context()
 	n := len(u.lab.Nodes())
 	if err := u.lab.DeployProtected(ctx, "protected", n); err != nil {

@@ -17,18 +17,18 @@ import (
 // package at the first version and held, the apt source naming its minor, no next kubeadm
 // installed; kupgrade installs every package itself, the default way (the inventory names no
 // install command), and the inventory offers every version of the lab (kupgrade_versions).
-func startPristineRealLab(t *testing.T) *labUnderTest {
+func startPristineRealLab(t *testing.T, ifBuilt bool) *labUnderTest {
 	t.Helper()
-	l := lab.StartReal(t, lab.RealOptions{Controllers: 2, Workers: 1, Pristine: true})
+	l := lab.StartReal(t, lab.RealOptions{Controllers: 2, Workers: 1, Pristine: true, IfBuilt: ifBuilt})
 	offerVersions(t, l, lab.RealVersions...)
 	return kupgradeOnRealLab(t, l)
 }
 
 // startHopsWithWorkload starts a pristine real lab, deploys the protected workload on all nodes
 // but one and starts the upgrade to the lab's last version; n is the number of nodes.
-func startHopsWithWorkload(t *testing.T) (u *labUnderTest, n int) {
+func startHopsWithWorkload(t *testing.T, ifBuilt bool) (u *labUnderTest, n int) {
 	t.Helper()
-	u = startPristineRealLab(t)
+	u = startPristineRealLab(t, ifBuilt)
 	n = len(u.lab.Nodes())
 	if err := u.lab.DeployProtected(t.Context(), "protected", n-1); err != nil {
 		t.Fatal(err)
@@ -42,9 +42,10 @@ func startHopsWithWorkload(t *testing.T) (u *labUnderTest, n int) {
 // lab's per-minor repositories; every node and control-plane pod ends at the last version, the
 // packages are installed and held there, each kubelet was restarted once, and the protected
 // Deployment never went below its budget while nodes were drained. It logs the wall time of
-// each hop and kupgrade's own share.
+// each hop and kupgrade's own share. make test runs it where the real lab is built (and builds
+// nothing), alone before the Docker tests that run side by side.
 func TestRealHops(t *testing.T) {
-	u, n := startHopsWithWorkload(t)
+	u, n := startHopsWithWorkload(t, true)
 	last := lab.RealLastVersion
 	if v := u.k.show(t); strings.Join(v.Hops, " ") != strings.Join(lab.RealVersions[1:], " ") {
 		t.Fatalf("hops %v, want %v", v.Hops, lab.RealVersions[1:])
@@ -158,7 +159,7 @@ func logHops(t *testing.T, start time.Time, wall time.Duration, jsonLines string
 // (The budget is first seen by the health checks before hop 2, which refuse the hop; the test
 // then overrides that check, as an operator who means to wait for the budget would.)
 func TestRealHopsRetries(t *testing.T) {
-	u, n := startHopsWithWorkload(t)
+	u, n := startHopsWithWorkload(t, false)
 	ctx := t.Context()
 	last := lab.RealLastVersion
 	injectFault(t, u.lab.Node("controller-1"), lab.Fault{Phase: "kubelet-config", Action: lab.Exit, Status: 1, Once: true})

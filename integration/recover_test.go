@@ -76,6 +76,7 @@ func envOr(name, def string) string {
 // the state becomes upgrading-second-master-failed with the probe's evidence, the host status is
 // cleared, and the retry succeeds.
 func TestWatchFailsKilledUpgradeAndRetrySucceeds(t *testing.T) {
+	t.Parallel()
 	l := lab.Start(t, lab.Options{Controllers: 2})
 	dbPath := filepath.Join(t.TempDir(), "kupgrade.db")
 	k := buildKupgrade(t, l, dbPath)

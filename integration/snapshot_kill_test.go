@@ -121,6 +121,7 @@ func startSnapshotLab(t *testing.T) (*labUnderTest, string) {
 // status cleared), and `upgrade run` completes with exactly one snapshot recorded, whose file on
 // kupgrade's side matches its recorded sha256.
 func TestFaultKillInsideTheEtcdSnapshot(t *testing.T) {
+	t.Parallel()
 	u, dir := startSnapshotLab(t)
 	c0 := u.lab.Node("controller-0")
 	target := patch(1)
@@ -170,6 +171,7 @@ func TestFaultKillInsideTheEtcdSnapshot(t *testing.T) {
 // error; nothing is recorded and kubeadm never ran on the controller. The retry takes the
 // snapshot, records it (verified by its sha256 on kupgrade's side) and the upgrade completes.
 func TestFaultEtcdSnapshotFails(t *testing.T) {
+	t.Parallel()
 	u, dir := startSnapshotLab(t)
 	c0 := u.lab.Node("controller-0")
 	target := patch(1)

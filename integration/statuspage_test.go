@@ -23,6 +23,7 @@ import (
 // flight with nobody's lease, then the failure nobody retried for two hours with the command
 // that retries it. A screenshot of each is kept (KUPGRADE_ARTIFACTS, else a temp dir).
 func TestStatusPageInBrowser(t *testing.T) {
+	t.Parallel()
 	browser := chromium(t)
 	dir := t.TempDir()
 	dbPath := filepath.Join(dir, "kupgrade.db")

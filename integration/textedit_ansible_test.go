@@ -22,6 +22,7 @@ const editCases = "../runner/testdata/textedit"
 // TestTextEditMatchesAnsible runs every case with ansible-playbook (connection local, one play)
 // and checks that Ansible still does what ansible.json records.
 func TestTextEditMatchesAnsible(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("ansible-playbook"); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatal("ansible-playbook is missing: `make deps` installs ansible-core")

@@ -110,6 +110,7 @@ func (u *labUnderTest) failThenRetry(t *testing.T, f failure, running, done stri
 // one, then one upgrade per pair of failures (one on each controller, so both kubeadm upgrade
 // apply and kubeadm upgrade node fail), each failure retried.
 func TestUpgradeTwoControllers(t *testing.T) {
+	t.Parallel()
 	u := startLab(t, lab.Options{Controllers: 2, Workers: 1})
 
 	ok := t.Run("whole upgrade", func(t *testing.T) {
@@ -203,6 +204,7 @@ func TestUpgradeTwoControllers(t *testing.T) {
 
 // TestUpgradeOneController: a one-controller, one-worker lab goes all the way with upgrade run.
 func TestUpgradeOneController(t *testing.T) {
+	t.Parallel()
 	u := startLab(t, lab.Options{Controllers: 1, Workers: 1})
 	u.k.wantExit(t, 0, "upgrade", "start", "v1.30.1")
 	out := u.k.wantExit(t, 0, "upgrade", "run")

@@ -113,6 +113,9 @@ func headless(t *testing.T, browser string, args ...string) string {
 
 // chromiumPath finds Debian's chromium; without it the test is skipped, except in CI.
 func chromiumPath(t *testing.T) string {
+	if testing.Short() {
+		t.Skip("-short (make check): the status page is rendered in Chromium by make test")
+	}
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
 		if p, err := exec.LookPath(name); err == nil {
 			return p

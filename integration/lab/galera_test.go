@@ -10,6 +10,7 @@ import (
 // A row written on one node is read on the others, and a node killed and started again rejoins
 // the cluster with what was written while it was down.
 func TestGalera(t *testing.T) {
+	t.Parallel()
 	RequireGalera(t)
 	g := StartGalera(t)
 	ctx := t.Context()

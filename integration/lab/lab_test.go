@@ -18,6 +18,7 @@ import (
 // TestLab walks one two-controller, one-worker lab through what kupgrade's tests rely on.
 // The subtests run in order and build on each other, like an upgrade does.
 func TestLab(t *testing.T) {
+	t.Parallel()
 	l := Start(t, Options{Controllers: 2, Workers: 1})
 	c0, c1, w0 := l.Node("controller-0"), l.Node("controller-1"), l.Node("worker-0")
 

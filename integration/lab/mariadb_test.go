@@ -9,6 +9,7 @@ import (
 
 // The DSN reaches a database kupgrade can create tables in, as the MySQL store will.
 func TestMariaDB(t *testing.T) {
+	t.Parallel()
 	m := StartMariaDB(t)
 	db, err := sql.Open("mysql", m.DSN())
 	if err != nil {

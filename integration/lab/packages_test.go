@@ -13,6 +13,7 @@ import (
 // An RPM host of a simulated lab is one kupgrade reads as such: ansible_pkg_mgr: dnf in the
 // inventory for that host only, kept in lab.json for kupgrade-lab's later commands.
 func TestDnfHostInventory(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	keys, err := newClientKey(dir)
 	if err != nil {

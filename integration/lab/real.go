@@ -24,6 +24,9 @@ type RealOptions struct {
 	Workers     int           // default 1
 	Expire      time.Duration // test labs: swept by a later lab start after this (0: never)
 	Log         io.Writer     // progress lines; default io.Discard
+	// IfBuilt lets a test run without KUPGRADE_FULL where the real lab is already built on the
+	// machine (RealCached): make test runs the multi-minor upgrade there, and builds nothing.
+	IfBuilt bool
 }
 
 // realLab is what a real lab adds to a lab: its build, the external etcd host, the package

@@ -103,7 +103,16 @@ func RequireGalera(t testing.TB) {
 // lab is built.
 func RequireReal(t testing.TB) {
 	t.Helper()
+	requireReal(t, false)
+}
+
+// requireReal is RequireReal, or, with ifBuilt, also runs the test where the real lab is built.
+func requireReal(t testing.TB, ifBuilt bool) {
+	t.Helper()
 	RequireDocker(t)
+	if ifBuilt && RealCached(RealVersions...) {
+		return
+	}
 	if os.Getenv("KUPGRADE_FULL") != "1" {
 		t.Skipf("a real-Kubernetes test (real lab %s): make test-real, or KUPGRADE_FULL=1, builds the lab when missing and runs it",
 			strings.Join(RealVersions, " -> "))
@@ -114,7 +123,7 @@ func RequireReal(t testing.TB) {
 // purges it in t.Cleanup.
 func StartReal(t testing.TB, opts RealOptions) *Lab {
 	t.Helper()
-	RequireReal(t)
+	requireReal(t, opts.IfBuilt)
 	if opts.Expire == 0 {
 		opts.Expire = 2 * TestExpiry
 	}

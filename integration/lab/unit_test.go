@@ -11,6 +11,7 @@ import (
 )
 
 func TestMirrorFromSources(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, deb822, list, want string
 	}{
@@ -41,6 +42,7 @@ func TestMirrorFromSources(t *testing.T) {
 }
 
 func TestFaultFile(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		fault   Fault
@@ -87,6 +89,7 @@ func TestFaultFile(t *testing.T) {
 
 // A second taker of the image lock waits for the first: two test processes never build at once.
 func TestLockFileSerialises(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "lock")
 	unlock, err := lockFile(t.Context(), path, nopWriter{})
 	if err != nil {

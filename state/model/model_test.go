@@ -41,6 +41,9 @@ func needSpin(t *testing.T) {
 	if os.Getenv("KUPGRADE_NO_SPIN") == "1" {
 		t.Skip("KUPGRADE_NO_SPIN=1: the lease model is not checked")
 	}
+	if testing.Short() {
+		t.Skip("-short (make check): the lease model is checked by make test")
+	}
 	for _, tool := range []string{"spin", "gcc"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			msg := tool + " is not installed: `make deps` installs spin and gcc (or set KUPGRADE_NO_SPIN=1 to skip)"
