@@ -46,55 +46,83 @@ func minorOf(tag string) ([2]int, bool) {
 	return [2]int{maj, mi}, err1 == nil && err2 == nil
 }
 
-// checkEtcdRestore decides whether this abort must put etcd back from the upgrade's snapshot
-// (the operator asked, --restore-etcd; etcd moved to a newer minor; or an earlier attempt of
-// this abort left the manifests aside) and, when it must, checks the snapshot (recorded, its
-// file present with the sha256 recorded) and reads every member (etcdMembers): the restore
-// abort will run. Where kupgrade cannot restore a member itself it refuses, before anything is
-// written, naming what is missing and the commands that restore each member by hand, to run
-// before aborting again with --etcd-restored (EtcdRestored), which an event records. aside
-// names the controllers whose manifests an earlier attempt left aside. Nothing to restore: nil.
+// checkEtcdRestore decides whether this abort puts etcd back from the upgrade's snapshot: only
+// when the operator asked (--restore-etcd, RestoreEtcd). Where the abort cannot be done without
+// it (etcd moved to a newer minor, or an earlier attempt of this abort left the manifests aside)
+// a plain abort refuses, saying why and what a restore would discard (refuseUnasked). Asked, it
+// checks the snapshot (recorded, no older than the age limit unless ForceOldSnapshot, its file
+// present with the sha256 recorded), reads every member (etcdMembers) and asks ConfirmEtcd,
+// naming the snapshot's time and revision, the cluster's revision now and what is discarded.
+// Where kupgrade cannot restore a member itself it refuses, before anything is written, naming
+// what is missing and the commands that restore each member by hand, to run before aborting
+// again with --etcd-restored (EtcdRestored), which an event records. aside names the
+// controllers whose manifests an earlier attempt left aside. Nothing to restore: nil.
 func (w *Workflow) checkEtcdRestore(ctx context.Context, u state.Upgrade, plan []restore, cs []*inventory.Host, aside []string) (*etcdRestore, error) {
 	moved := etcdMoved(plan)
 	if w.EtcdRestored {
-		if len(aside) > 0 {
-			return nil, fmt.Errorf("%w: abort --etcd-restored: an earlier abort of this upgrade moved the static pod manifests of %s aside to %s while it put etcd back: abort again without --etcd-restored to finish that restore",
-				state.ErrRefused, strings.Join(aside, ", "), asideDir(u.UUID))
-		}
-		return nil, w.retryDB(ctx, "record --etcd-restored", func(ctx context.Context) error {
-			return w.Store.AddEvent(ctx, state.Event{Cluster: w.Cluster, Hostname: state.WholeCluster, Actor: state.ActorCLI,
-				Reason: "abort: etcd restored by hand from the upgrade's snapshot (--etcd-restored); etcd moved on: " + strings.Join(moved, ", ")})
-		})
+		return nil, w.restoredByHand(ctx, u, moved, aside)
 	}
-	if !w.RestoreEtcd && len(moved) == 0 && len(aside) == 0 {
-		return nil, nil
+	if !w.RestoreEtcd {
+		if len(moved) == 0 && len(aside) == 0 {
+			return nil, nil
+		}
+		return nil, w.refuseUnasked(ctx, u, plan, cs, aside)
 	}
 	why := "--restore-etcd asks for etcd to be put back"
-	switch {
-	case len(aside) > 0:
+	if len(aside) > 0 {
 		why = "an earlier abort of this upgrade was putting etcd back (the manifests of " + strings.Join(aside, ", ") + " are aside)"
-	case len(moved) > 0:
-		why = "this upgrade moved etcd to a newer minor on " + strings.Join(moved, ", ") + ", whose data the older etcd cannot read"
 	}
+	snap, err := w.abortSnapshot(ctx, u)
+	if err != nil {
+		return nil, err
+	}
+	if snap == nil {
+		return nil, fmt.Errorf("%w: abort: %s, and this upgrade has no etcd snapshot (its events say why none was taken): nothing was restored; restore etcd from a backup of your own, then `kupgrade upgrade abort --etcd-restored`",
+			state.ErrRefused, why)
+	}
+	if err := w.snapshotTooOld(*snap, len(aside) > 0); err != nil {
+		return nil, fmt.Errorf("%w: abort: %s, but %v; nothing was changed", state.ErrRefused, why, err)
+	}
+	if err := verifySnapshotFile(*snap); err != nil {
+		return nil, fmt.Errorf("%w: abort: %s, but %v: nothing was restored", state.ErrRefused, why, err)
+	}
+	r, err := w.readMembers(ctx, u, *snap, cs)
+	if err != nil {
+		return nil, fmt.Errorf("%w: abort: %s, and the snapshot %s is verified, but kupgrade cannot put etcd back itself: %v; nothing was changed. By hand: %s; then `kupgrade upgrade abort --etcd-restored`",
+			state.ErrRefused, why, snap, err, restoreCommands(*snap))
+	}
+	if err := w.confirmRestore(ctx, *snap, cs[0], len(r.members)); err != nil {
+		return nil, err
+	}
+	w.log().Info("abort: etcd will be restored", "why", why, "snapshot", snap.Path, "revision", snap.Revision, "saved", snap.CreatedAt, "members", len(r.members))
+	return r, nil
+}
+
+// restoredByHand records --etcd-restored (the operator put etcd back from the snapshot by
+// hand); refused while an earlier abort's restore left manifests aside.
+func (w *Workflow) restoredByHand(ctx context.Context, u state.Upgrade, moved, aside []string) error {
+	if len(aside) > 0 {
+		return fmt.Errorf("%w: abort --etcd-restored: an earlier abort of this upgrade moved the static pod manifests of %s aside to %s while it put etcd back: abort again with --restore-etcd, without --etcd-restored, to finish that restore",
+			state.ErrRefused, strings.Join(aside, ", "), asideDir(u.UUID))
+	}
+	return w.retryDB(ctx, "record --etcd-restored", func(ctx context.Context) error {
+		return w.Store.AddEvent(ctx, state.Event{Cluster: w.Cluster, Hostname: state.WholeCluster, Actor: state.ActorCLI,
+			Reason: "abort: etcd restored by hand from the upgrade's snapshot (--etcd-restored); etcd moved on: " + strings.Join(moved, ", ")})
+	})
+}
+
+// abortSnapshot is the snapshot abort restores from: the one taken before this upgrade's first
+// hop; nil when none was recorded.
+func (w *Workflow) abortSnapshot(ctx context.Context, u state.Upgrade) (*state.EtcdSnapshot, error) {
 	snaps, err := w.Store.Snapshots(ctx, w.Cluster)
 	if err != nil {
 		return nil, fmt.Errorf("abort: read the etcd snapshots: %w", err)
 	}
 	snap, ok := state.SnapshotFor(snaps, u.UUID, 0)
 	if !ok {
-		return nil, fmt.Errorf("%w: abort: %s, and this upgrade has no etcd snapshot (its events say why none was taken): nothing was restored; restore etcd from a backup of your own, then `kupgrade upgrade abort --etcd-restored`",
-			state.ErrRefused, why)
+		return nil, nil
 	}
-	if err := verifySnapshotFile(snap); err != nil {
-		return nil, fmt.Errorf("%w: abort: %s, but %v: nothing was restored", state.ErrRefused, why, err)
-	}
-	r, err := w.readMembers(ctx, u, snap, cs)
-	if err != nil {
-		return nil, fmt.Errorf("%w: abort: %s, and the snapshot %s is verified, but kupgrade cannot put etcd back itself: %v; nothing was changed. By hand: %s; then `kupgrade upgrade abort --etcd-restored`",
-			state.ErrRefused, why, snap, err, restoreCommands(snap))
-	}
-	w.log().Info("abort: etcd will be restored", "why", why, "snapshot", snap.Path, "members", len(r.members))
-	return r, nil
+	return &snap, nil
 }
 
 // readMembers reads every etcd member (etcdMembers) and composes the restored cluster's

@@ -2,6 +2,7 @@ package upgrade
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -17,8 +18,9 @@ import (
 // to be back; otherwise upgrade-aborting-failed names what differs (a second abort retries it).
 // Controllers this upgrade never touched are left alone. Once a kubelet was upgraded abort
 // refuses unless AbortKubelets (--kubelets): then it takes those kubelets back first
-// (abort_kubelets.go says why first). When etcd must be put back (checkEtcdRestore) its
-// restore runs around the manifests' restore, inside the same operation.
+// (abort_kubelets.go says why first). etcd is put back from the snapshot only when asked
+// (RestoreEtcd); where the abort needs it and it was not asked, abort refuses
+// (checkEtcdRestore). The restore runs around the manifests' restore, in the same operation.
 func (w *Workflow) Abort(ctx context.Context) error {
 	step, _ := state.StepNamed(state.StepAbort)
 	u, err := w.Store.Upgrade(ctx, w.Cluster)
@@ -73,7 +75,16 @@ func (w *Workflow) Abort(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return o.execute(ctx)
+	return retryRestoring(o.execute(ctx), er != nil)
+}
+
+// retryRestoring gives a failed abort that was restoring etcd the retry that finishes it: a
+// plain abort never restores etcd, so the retry needs --restore-etcd too.
+func retryRestoring(err error, restoring bool) error {
+	if se := (*StepError)(nil); restoring && errors.As(err, &se) && se.Recorded && se.Retry != "" {
+		se.Retry = state.PlainCommand(state.Next("upgrade", "abort", "--restore-etcd"))
+	}
+	return err
 }
 
 // abortOp is the abort's operation: the manifests' restore on the controllers of plan and,

@@ -36,8 +36,11 @@
 // (the etcd-snapshot playbook, with health's etcdctl), copies it to SnapshotOptions.Dir checked
 // against the controller's sha256, and records it (state.EtcdSnapshot) with its event; a
 // failure there is the step's failed twin, and kubeadm does not run. Abort (abort_etcd.go)
-// puts etcd back from that snapshot when it must (RestoreEtcd, etcd moved a minor, or an
-// earlier attempt left the manifests aside): it reads every member first (etcd_restore.go) and
+// puts etcd back from that snapshot only when asked (RestoreEtcd); where it would have to (etcd
+// moved a minor, or an earlier attempt left the manifests aside) a plain abort refuses, naming
+// the snapshot's time and revision, etcd's revision now and etcd's own downgrade where it keeps
+// the data (abort_etcd_guard.go); a snapshot past MaxSnapshotAge is refused unless
+// ForceOldSnapshot. Asked, it reads every member first (etcd_restore.go) and
 // refuses, before writing anything, with what is missing and the manual commands; else the
 // restore's phases (etcd_restore_run.go: stop, restore, start, the etcd-restore playbook) run
 // inside the abort operation, and a member whose data dir carries the restore's mark is not

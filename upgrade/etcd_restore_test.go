@@ -13,6 +13,7 @@ import (
 	"github.com/kupgrade/kupgrade/runner"
 	"github.com/kupgrade/kupgrade/runner/runnertest"
 	"github.com/kupgrade/kupgrade/state"
+	"github.com/kupgrade/kupgrade/upgrade"
 )
 
 // etcdSim is etcd on the fake cluster's members for abort's restore: what each member's
@@ -132,8 +133,8 @@ func restorePlays(f *fixture) []string {
 	return plays[i:]
 }
 
-// TestAbortRestoresEtcd: with a stacked etcd moved to a newer minor, abort stops every
-// controller's static pods, restores the manifests in the aside folder, restores each member
+// TestAbortRestoresEtcd: with a stacked etcd moved to a newer minor, abort --restore-etcd stops
+// every controller's static pods, restores the manifests in the aside folder, restores each member
 // from the verified snapshot with its own name and peer URL and the whole cluster's, puts the
 // manifests back and ends upgrade-aborted, an event per member restored.
 func TestAbortRestoresEtcd(t *testing.T) {
@@ -141,6 +142,7 @@ func TestAbortRestoresEtcd(t *testing.T) {
 	snapshotCluster(t, f, sumOf(snapData))
 	withEtcd(t, f, "3.5.12-0", "3.6.4-0")
 	sim := newEtcdSim(t, f)
+	f.w.RestoreEtcd = true
 	if err := f.w.Abort(t.Context()); err != nil {
 		t.Fatalf("abort: %v", err)
 	}
@@ -172,21 +174,35 @@ func TestAbortRestoresEtcd(t *testing.T) {
 }
 
 // TestAbortEtcdRestoreRetry: a restore that fails on one member fails the abort naming the
-// member, the task and what it printed; the retry (without --restore-etcd: the manifests left
-// aside say a restore is under way) restores only that member and puts everything back.
+// member, the task and what it printed, and a retry with --restore-etcd; a plain abort then
+// refuses (the manifests left aside say a restore is under way, which only --restore-etcd
+// finishes) and changes nothing; the retry with --restore-etcd restores only that member and
+// puts everything back.
 func TestAbortEtcdRestoreRetry(t *testing.T) {
 	f := newFixture(t)
 	snapshotCluster(t, f, sumOf(snapData))
 	withEtcd(t, f, "3.5.12-0", "3.6.4-0")
 	sim := newEtcdSim(t, f)
 	sim.fail = "controller-1"
+	f.w.RestoreEtcd = true
 	err := f.w.Abort(t.Context())
 	if err == nil || !strings.Contains(err.Error(), `controller-1: task "Run this phase of the restore": Error: write`) || !strings.Contains(err.Error(), "no space left on device") {
 		t.Fatalf("abort: %v; want the member, its task and what it printed", err)
 	}
+	if se := (*upgrade.StepError)(nil); !errors.As(err, &se) || se.Retry != "kupgrade upgrade abort --restore-etcd" {
+		t.Errorf("abort: %#v; want the retry `kupgrade upgrade abort --restore-etcd`", err)
+	}
 	f.wantState(t, state.UpgradeAbortingFailed)
 	sim.fail = ""
 	before := len(f.c.played())
+	f.w.RestoreEtcd = false
+	if err := f.w.Abort(t.Context()); !errors.Is(err, state.ErrRefused) || !strings.Contains(err.Error(), "`kupgrade upgrade abort --restore-etcd` finishes that restore") {
+		t.Fatalf("plain abort of a restore under way: %v; want it refused, naming --restore-etcd", err)
+	}
+	if got := f.c.played()[before:]; len(got) != 0 || sim.restored["controller-1"] != 0 {
+		t.Fatalf("the plain abort played %v, restores %v; want nothing", got, sim.restored)
+	}
+	f.w.RestoreEtcd = true
 	if err := f.w.Abort(t.Context()); err != nil {
 		t.Fatalf("abort again: %v", err)
 	}

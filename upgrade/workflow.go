@@ -63,6 +63,14 @@ type Workflow struct {
 	// EtcdRestored tells abort the operator restored etcd from the snapshot by hand
 	// (--etcd-restored): it goes on without the etcd check, and an event records it.
 	EtcdRestored bool
+	// MaxSnapshotAge is the age past which abort refuses to restore etcd from the upgrade's
+	// snapshot (--max-snapshot-age; default DefaultMaxSnapshotAge), unless ForceOldSnapshot
+	// (--force-old-snapshot): every API write since the snapshot would be discarded.
+	MaxSnapshotAge   time.Duration
+	ForceOldSnapshot bool
+	// ConfirmEtcd, when set, is asked before abort restores etcd, with what the restore
+	// discards (the snapshot's time and revision, etcd's revision now); an error refuses it.
+	ConfirmEtcd func(what string) error
 	// Snapshots says where the etcd snapshots taken before the control plane moves are kept.
 	Snapshots SnapshotOptions
 	// VerifyTimeout bounds how long complete waits for the cluster to report the upgrade done

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kupgrade/kupgrade/state"
+	"github.com/kupgrade/kupgrade/upgrade"
 )
 
 // rfc3339 prints t in UTC as docs/cli.md requires.
@@ -93,7 +94,7 @@ func writeUpgrade(w io.Writer, v upgradeView, now time.Time) {
 		rows = slices.Insert(rows, 4, [2]string{"hops", v.hopsLine})
 	}
 	for _, s := range v.EtcdSnapshots {
-		rows = append(rows, [2]string{"etcd_snapshot", s.String()})
+		rows = append(rows, [2]string{"etcd_snapshot", snapshotLine(s, now)})
 	}
 	for _, r := range rows {
 		fmt.Fprintf(tw, "%s\t%s\n", r[0], r[1])
@@ -194,4 +195,14 @@ func resolvedMark(h state.Host, ended bool) string {
 // is left to run, so no failure of its hosts is still open.
 func ended(s state.State) bool {
 	return !s.Failed() && slices.Contains(state.DeletableStates(), s)
+}
+
+// snapshotLine is an etcd snapshot as `upgrade show` prints it: what it is, when it was saved
+// and, for the one abort restores from (hop 0), what `abort --restore-etcd` would discard.
+func snapshotLine(s state.EtcdSnapshot, now time.Time) string {
+	line := s.String() + ", " + upgrade.SnapshotSaved(s, now)
+	if s.Hop == 0 {
+		line += "; `upgrade abort --restore-etcd` puts etcd back to this revision, discarding every API write since"
+	}
+	return line
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/alecthomas/kong"
 	"github.com/kupgrade/kupgrade/state"
@@ -185,10 +186,17 @@ func (c *upgradeCompleteCmd) Run(ctx context.Context, a *app) error {
 }
 
 type upgradeAbortCmd struct {
-	Yes          bool `short:"y" help:"Do not ask for confirmation on a terminal."`
-	Kubelets     bool `help:"Take back first every kubelet this upgrade moved, one host at a time, workers before controllers: drain the node, install kubelet and kubectl at the version the upgrade started from, put back the kubelet config kubeadm saved, restart, wait for the node Ready at that version, uncordon. Without it abort refuses once a kubelet was upgraded."`
-	RestoreEtcd  bool `name:"restore-etcd" help:"Put etcd back from the snapshot this upgrade took (also done when the upgrade moved etcd to a newer minor): kupgrade verifies the snapshot's sha256, stops the control plane, restores every etcd member (the controllers' static pods, or the inventory's etcd group) into a new data dir, keeps the old one aside and starts it all again; where it cannot reach or restore a member it refuses before anything changes, printing the commands to run by hand."`
-	EtcdRestored bool `name:"etcd-restored" help:"You restored etcd from this upgrade's snapshot by hand (the commands --restore-etcd prints): abort goes on with the manifests and records that you did."`
+	Yes              bool          `short:"y" help:"Do not ask for confirmation on a terminal."`
+	Kubelets         bool          `help:"Take back first every kubelet this upgrade moved, one host at a time, workers before controllers: drain the node, install kubelet and kubectl at the version the upgrade started from, put back the kubelet config kubeadm saved, restart, wait for the node Ready at that version, uncordon. Without it abort refuses once a kubelet was upgraded."`
+	RestoreEtcd      bool          `name:"restore-etcd" help:"Put etcd back from the snapshot this upgrade took, discarding every API write since it was saved (the question names its time, its revision and etcd's revision now): kupgrade verifies the snapshot's sha256, stops the control plane, restores every etcd member (the controllers' static pods, or the inventory's etcd group) into a new data dir, keeps the old one aside and starts it all again; where it cannot reach or restore a member it refuses before anything changes, printing the commands to run by hand. Without it abort never restores etcd, and refuses where the abort needs it (the upgrade moved etcd to a newer minor)."`
+	EtcdRestored     bool          `name:"etcd-restored" help:"You restored etcd from this upgrade's snapshot by hand (the commands --restore-etcd prints): abort goes on with the manifests and records that you did."`
+	MaxSnapshotAge   time.Duration `name:"max-snapshot-age" default:"24h" help:"With --restore-etcd: refuse a snapshot saved longer ago than this, whose restore would discard every API write since (a script's -y included), unless --force-old-snapshot."`
+	ForceOldSnapshot bool          `name:"force-old-snapshot" help:"With --restore-etcd: restore from the snapshot even when it is older than --max-snapshot-age."`
+}
+
+// abortDoes is what abort's question says it does.
+func (c *upgradeAbortCmd) abortDoes() string {
+	return "upgrade abort rolls the controllers this upgrade touched back to what it found there, from the backups kubeadm made during this upgrade, and verifies their versions" + kubeletsNote(c.Kubelets) + "."
 }
 
 func (c *upgradeAbortCmd) Run(ctx context.Context, a *app) error {
@@ -197,7 +205,10 @@ func (c *upgradeAbortCmd) Run(ctx context.Context, a *app) error {
 		return err
 	}
 	w.RestoreEtcd, w.EtcdRestored, w.AbortKubelets = c.RestoreEtcd, c.EtcdRestored, c.Kubelets
-	if err := a.confirmUpgrade(ctx, w.Store, "upgrade abort rolls the controllers this upgrade touched back to what it found there, from the backups kubeadm made during this upgrade, and verifies their versions"+kubeletsNote(c.Kubelets)+".", c.Yes); err != nil {
+	w.MaxSnapshotAge, w.ForceOldSnapshot = c.MaxSnapshotAge, c.ForceOldSnapshot
+	if c.RestoreEtcd { // asked once the snapshot and the members are read, naming what it discards
+		w.ConfirmEtcd = func(what string) error { return a.confirmUpgrade(ctx, w.Store, c.abortDoes()+"\n"+what, c.Yes) }
+	} else if err := a.confirmUpgrade(ctx, w.Store, c.abortDoes(), c.Yes); err != nil {
 		return err
 	}
 	return a.outcome(a.notifyFailure(ctx, w, w.Abort(ctx)))
