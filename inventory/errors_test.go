@@ -136,6 +136,16 @@ all:
   vars: {kupgrade_cluster: [a, b]}
   hosts: {h1: }
 `}, `inventory.yml:3:28: kupgrade_cluster must be text, not a list; write it as a string`},
+		{"cluster named ..", map[string]string{"inventory.yml": `
+all:
+  vars: {kupgrade_cluster: ..}
+  hosts: {h1: }
+`}, `inventory.yml:3:28: kupgrade_cluster: the cluster name ".." is a folder's name (. and ..), not a cluster's; ` + clusterFix},
+		{"cluster named with a newline", map[string]string{"group_vars/all.yml": "kupgrade_cluster: \"prod\\nok\"\n",
+			"inventory.yml": "all:\n  hosts: {h1: }\n"},
+			`group_vars/all.yml:1:19: kupgrade_cluster: the cluster name "prod\nok" holds the control character U+000A; ` + clusterFix},
+		{"cluster named nothing", map[string]string{"inventory.yml": "all:\n  vars: {kupgrade_cluster: ''}\n  hosts: {h1: }\n"},
+			`inventory.yml:2:28: kupgrade_cluster: the cluster name is empty; ` + clusterFix},
 		{"tab indentation", map[string]string{"inventory.yml": "all:\n  hosts:\n\th1:\n"},
 			`inventory.yml:3:1: invalid YAML: found character that cannot start any token; indent with spaces, YAML does not allow tabs`},
 		{"unclosed quote", map[string]string{"inventory.yml": "all:\n  hosts:\n    \"h1:\n"},
@@ -191,3 +201,5 @@ func TestLoadMissingFile(t *testing.T) {
 		t.Errorf("error %T is not of class bad input (exit 2)", err)
 	}
 }
+
+const clusterFix = ClusterNameFix + `, or drop kupgrade_cluster (then --cluster names it, else it is "default")`

@@ -119,6 +119,12 @@ func validateInventoryVars(defs map[string]varDef) error {
 			}
 		}
 	}
+	if d, ok := defs["kupgrade_cluster"]; ok && d.val != nil {
+		if err := CheckClusterName(d.val.(string)); err != nil {
+			return d.at.errorf(ClusterNameFix+", or drop kupgrade_cluster (then --cluster names it, else it is \"default\")",
+				"kupgrade_cluster: %v", err)
+		}
+	}
 	return nil
 }
 

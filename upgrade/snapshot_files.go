@@ -18,12 +18,26 @@ import (
 	"github.com/kupgrade/kupgrade/state"
 )
 
-// unsafeName is what a cluster's name may not carry into a folder name.
-var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]`)
+// ownFolder is a cluster name that is its own folder name (as it always was): lowercase letters,
+// digits, '.', '_' and '-', a letter or a digit first, at most 128 bytes. No other name maps to
+// it, even on a file system that ignores case.
+var ownFolder = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,127}$`)
 
-// SnapshotFolder is where the etcd snapshots of cluster go under dir.
+// unsafeName is what the readable part of another name's folder may not carry.
+var unsafeName = regexp.MustCompile(`[^a-z0-9._-]`)
+
+// SnapshotFolder is where the etcd snapshots of cluster go under dir: a folder of the cluster's
+// own, which no other cluster shares (pruning one cluster's snapshots never touches another's)
+// and which is always under dir. A name that is not its own folder name (see ownFolder) gets a
+// readable part and '~' with a hash of the exact name: `prod/east`, `prod_east`, `prod east` and
+// `Prod_east` are four folders, `..` one of its own.
 func SnapshotFolder(dir, cluster string) string {
-	return filepath.Join(dir, unsafeName.ReplaceAllString(cluster, "_"))
+	if ownFolder.MatchString(cluster) {
+		return filepath.Join(dir, cluster)
+	}
+	readable := strings.TrimLeft(unsafeName.ReplaceAllString(strings.ToLower(cluster), "_"), ".")
+	sum := sha256.Sum256([]byte(cluster))
+	return filepath.Join(dir, readable[:min(len(readable), 64)]+"~"+hex.EncodeToString(sum[:6]))
 }
 
 // snapshotName is the file of u's hop's snapshot: the upgrade's uuid first, so that the

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kupgrade/kupgrade/inventory"
 	"github.com/kupgrade/kupgrade/state"
 )
 
@@ -13,8 +14,11 @@ import (
 // cannot be read (explicitInventory judges that), leaves --cluster as it is; the fleet's
 // commands read their own inventories.
 func (a *app) clusterAgrees(command string) error {
-	if a.g.Cluster == "" || !clusterCommand(command) {
+	if !clusterCommand(command) {
 		return nil
+	}
+	if err := a.clusterNameValid(); err != nil || a.g.Cluster == "" {
+		return err
 	}
 	inv, err := a.Inventory()
 	if err != nil || inv.Cluster() == "" || inv.Cluster() == a.g.Cluster {
@@ -31,6 +35,25 @@ func (a *app) clusterAgrees(command string) error {
 	return fmt.Errorf("%s disagrees with the inventory %s, whose kupgrade_cluster is %s: kupgrade would act on %s's hosts under %s's upgrade; "+
 		"give -i the inventory of cluster %s (a fleet member's: run it with `kupgrade fleet run`), or drop %s to work on %s: %w",
 		from, strings.Join(paths, ", "), inv.Cluster(), inv.Cluster(), a.g.Cluster, a.g.Cluster, strings.Fields(from)[0], inv.Cluster(), state.ErrBadInput)
+}
+
+// clusterNameValid refuses a --cluster (`--cluster ""` typed included) or KUPGRADE_CLUSTER that
+// cannot name a cluster (inventory.CheckClusterName), naming where it came from; the inventory's
+// kupgrade_cluster is checked as the inventory loads.
+func (a *app) clusterNameValid() error {
+	if a.g.Cluster == "" && !a.given["cluster"] {
+		return nil
+	}
+	err := inventory.CheckClusterName(a.g.Cluster)
+	if err == nil {
+		return nil
+	}
+	from := "KUPGRADE_CLUSTER"
+	if a.given["cluster"] {
+		from = "--cluster"
+	}
+	return fmt.Errorf("%s: %v; %s, or drop %s (then the inventory's kupgrade_cluster names it, else it is \"default\"): %w",
+		from, err, inventory.ClusterNameFix, from, state.ErrBadInput)
 }
 
 // clusterCommand says whether command works on one cluster: not the fleet's (their inventories
