@@ -18,6 +18,7 @@ import (
 	_ "github.com/go-sql-driver/mysql"
 
 	"github.com/kupgrade/kupgrade/integration/lab"
+	"github.com/kupgrade/kupgrade/internal/killcheck"
 )
 
 // The fault campaign of issue 13: the faults a hostile environment brings (SIGKILL at any
@@ -181,57 +182,35 @@ func envInt(t *testing.T, name string, def int) int {
 // inFlight reports whether the upgrade's state or any host status is in flight.
 func inFlight(t *testing.T, db *sql.DB) bool {
 	t.Helper()
-	return countRows(t, db, `SELECT COUNT(*) FROM kube_upgrade WHERE state IN ('downloading-images', 'upgrading-networking',
-		'upgrading-first-master', 'upgrading-second-master', 'upgrade-aborting')`)+
-		countRows(t, db, `SELECT COUNT(*) FROM kube_host_upgrade WHERE status IN ('upgrading-control-plane', 'draining-node',
-			'upgrading-kubelet', 'uncordoning-node')`) > 0
+	flying, err := killcheck.InFlight(t.Context(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return flying
 }
 
-// consistentAfterKill checks what a kill may leave: something in flight only under a lease (the
-// dead runner's, until it expires), and the newest state change leading to the stored state.
+// consistentAfterKill checks what a kill may leave (killcheck.Problems): something in flight
+// only under a lease (the dead runner's, until it expires), and the newest state change leading
+// to the stored state.
 func (u *labUnderTest) consistentAfterKill(t *testing.T, round int, at time.Duration) bool {
 	t.Helper()
-	ok := true
-	if inFlight(t, u.db) && countRows(t, u.db, "SELECT COUNT(*) FROM upgrade_lease") == 0 {
-		t.Errorf("kill %d at %s: an operation is in flight with no lease", round, at)
-		ok = false
-	}
-	var st, last string
-	err := u.db.QueryRowContext(t.Context(), `SELECT u.state, COALESCE((SELECT e.to_state FROM kube_upgrade_event e
-		WHERE e.upgrade_uuid = u.uuid AND COALESCE(e.from_state, '') <> COALESCE(e.to_state, '') ORDER BY e.id DESC LIMIT 1), '')
-		FROM kube_upgrade u`).Scan(&st, &last)
+	problems, err := killcheck.Problems(t.Context(), u.db)
 	if err != nil {
-		t.Fatalf("kill %d: read state: %v", round, err)
+		t.Fatalf("kill %d: %v", round, err)
 	}
-	if last != "" && last != st {
-		t.Errorf("kill %d at %s: state %s but the newest state change went to %s", round, at, st, last)
-		ok = false
+	for _, p := range problems {
+		t.Errorf("kill %d at %s: %s", round, at, p)
 	}
-	return ok
+	return len(problems) == 0
 }
 
 // eventHoles lists the state changes of every upgrade that do not start where the previous one
 // ended: an event lost, or a state written without its event.
 func eventHoles(t *testing.T, db *sql.DB) []string {
 	t.Helper()
-	rows, err := db.QueryContext(t.Context(), `SELECT id, upgrade_uuid, COALESCE(from_state, ''), COALESCE(to_state, '')
-		FROM kube_upgrade_event WHERE COALESCE(from_state, '') <> COALESCE(to_state, '') ORDER BY id`)
+	holes, err := killcheck.EventHoles(t.Context(), db)
 	if err != nil {
-		t.Fatalf("read events: %v", err)
-	}
-	defer rows.Close()
-	last := map[string]string{}
-	var holes []string
-	for rows.Next() {
-		var id int64
-		var uuid, from, to string
-		if err := rows.Scan(&id, &uuid, &from, &to); err != nil {
-			t.Fatalf("read events: %v", err)
-		}
-		if prev, seen := last[uuid]; seen && prev != from {
-			holes = append(holes, fmt.Sprintf("event %d of upgrade %s goes %s -> %s, but the previous change ended in %s", id, uuid, from, to, prev))
-		}
-		last[uuid] = to
+		t.Fatal(err)
 	}
 	return holes
 }
