@@ -47,7 +47,7 @@ docs: build ## write docs/cli.md, the command reference generated from the comma
 
 # How many Docker-backed tests run side by side: they mostly wait on containers, so more than
 # the cores; each holds a lab of a few containers.
-INTEGRATION_PARALLEL ?= 6
+INTEGRATION_PARALLEL ?= 4
 
 check: ## go vet and the fast unit tests (-short: no Spin model, no Chromium, no older-binary builds); about 2 minutes warm
 	$(GO) vet -tags integration ./...

@@ -63,6 +63,12 @@ func newLab(ctx context.Context, prefix, dir string) (*Lab, error) {
 
 // bringUp runs create, then writes the lab's files; on an error it removes whatever was started.
 func (l *Lab) bringUp(ctx context.Context, create func() error) error {
+	select {
+	case starting <- struct{}{}:
+		defer func() { <-starting }()
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 	err := create()
 	if err == nil {
 		err = l.writeFiles()
@@ -72,6 +78,11 @@ func (l *Lab) bringUp(ctx context.Context, create func() error) error {
 	}
 	return err
 }
+
+// starting bounds how many labs this process brings up at once: a node's first start (its
+// packages and host key) is the busiest moment of a lab, and tests that run side by side would
+// otherwise all start theirs together and starve each other on a small machine.
+var starting = make(chan struct{}, 2)
 
 // Up builds the image if needed, starts a lab and writes its files into dir. It returns once
 // every node accepts an SSH login with the lab's key and presents the recorded host key.

@@ -82,9 +82,10 @@ func (n *Node) setExpiry() {
 }
 
 // waitReady waits until sshd accepts the lab's key as sysadmin, shows the node's host key and
-// lets sysadmin sudo without a password.
+// lets sysadmin sudo without a password. On a busy machine a node's first start can take a
+// minute; readyWithin is far above that and still ends a node that never comes up.
 func (n *Node) waitReady(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, readyWithin)
 	defer cancel()
 	var last error
 	for {
@@ -98,6 +99,8 @@ func (n *Node) waitReady(ctx context.Context) error {
 		}
 	}
 }
+
+const readyWithin = 3 * time.Minute
 
 func (n *Node) trySSH(ctx context.Context) error {
 	if n.HostKey == nil {
