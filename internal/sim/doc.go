@@ -13,6 +13,9 @@
 // costs memory only while idle: no goroutine, no file, no process.
 //
 // A host counts the kubeadm commands that ever ran on it at once (one per host is what kupgrade
-// promises), and a cluster can be given a late kubeadm failure (after kubelet-config) on its
-// second controller, once.
+// promises). Its kubeadm runs the lab kubeadm's phases (config, preflight, control-plane,
+// kubelet-config, addon, post-upgrade) and fires the lab's faults between them: a Fault armed
+// with InjectFault (the lab's fault file, on the host's disk) exits, hangs until the session
+// ends, drops the SSH connection, or waits, before or after a named phase, once or always. A
+// cluster can be given the seed's late failure (LateFault) on its second controller.
 package sim

@@ -24,8 +24,8 @@ type Options struct {
 	Workers     int    // workers per cluster (default 1)
 	From, To    string // the version the clusters run, and the one their kubeadm reports
 	Dir         string // where the inventories, the client key and known_hosts are written
-	// LateFailure, when set, says which clusters (by index) get a late kubeadm failure: `kubeadm
-	// upgrade node` on the second controller fails once, after rewriting the kubelet config.
+	// LateFailure, when set, says which clusters (by index) get a late kubeadm failure: the
+	// second controller's kubeadm fails once after its kubelet-config phase (LateFault).
 	LateFailure func(i int) bool
 	// KubeadmDelay is how long each `kubeadm upgrade` takes (0: no time), so that a test can
 	// kill a runner while operations are in flight.
@@ -55,23 +55,17 @@ type Cluster struct {
 	Hosts []*Host
 	fleet *Fleet
 
-	mu       sync.Mutex
-	ver      string
-	lateFail bool
+	mu  sync.Mutex
+	ver string
 }
 
 func (c *Cluster) version() string { c.mu.Lock(); defer c.mu.Unlock(); return c.ver }
 
 func (c *Cluster) setVersion(v string) { c.mu.Lock(); defer c.mu.Unlock(); c.ver = v }
 
-// takeLateFailure reports, once, that this cluster's late failure is due.
-func (c *Cluster) takeLateFailure() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	f := c.lateFail
-	c.lateFail = false
-	return f
-}
+// LateFault is the seed's late kubeadm failure: an exit, once, right after the kubelet config
+// was rewritten.
+var LateFault = Fault{Phase: "kubelet-config", Action: Exit, Once: true}
 
 // Start builds the fleet and starts its listener; Close stops it.
 func Start(o Options) (*Fleet, error) {
@@ -105,7 +99,6 @@ func (f *Fleet) build() {
 	width := len(fmt.Sprint(f.opts.Clusters - 1))
 	for i := range f.opts.Clusters {
 		c := &Cluster{Name: fmt.Sprintf("c%0*d", max(width, 4), i), fleet: f, ver: f.opts.From}
-		c.lateFail = f.opts.LateFailure != nil && f.opts.LateFailure(i)
 		for j := range f.opts.Controllers {
 			c.Hosts = append(c.Hosts, newHost(c, fmt.Sprintf("controller-%d", j), true, f.opts.From, now))
 		}
@@ -114,6 +107,9 @@ func (f *Fleet) build() {
 		}
 		for _, h := range c.Hosts {
 			f.hosts[h.Login] = h
+		}
+		if f.opts.LateFailure != nil && f.opts.LateFailure(i) && f.opts.Controllers > 1 {
+			c.Hosts[1].InjectFault(LateFault) //nolint:errcheck // a valid fault
 		}
 		f.Clusters = append(f.Clusters, c)
 	}

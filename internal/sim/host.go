@@ -41,6 +41,7 @@ func newHost(c *Cluster, name string, controller bool, from string, now time.Tim
 	h.disk.write(kubeletConfig, render("kubelet-config.yaml", from, name), now)
 	h.disk.write(labDir+"/kubelet-installed", []byte(from+"\n"), now)
 	h.disk.write(labDir+"/kubelet-running", []byte(from+"\n"), now)
+	h.disk.write(labDir+"/kubeadm-version", []byte(c.fleet.opts.To+"\n"), now)
 	if controller {
 		for _, c := range components {
 			h.disk.write(manifests+"/"+c+".yaml", render(c+".yaml", from, name), now)

@@ -59,63 +59,39 @@ func (h *Host) kubeadm(ctx context.Context, hc interp.HandlerContext, args []str
 		}
 	}
 	switch {
-	case strings.HasPrefix(a, "upgrade apply "):
-		return h.upgradeApply(hc, args[2:])
+	case a == "upgrade apply" || strings.HasPrefix(a, "upgrade apply "):
+		return h.upgradeApply(ctx, hc, args[2:])
 	case a == "upgrade node" || strings.HasPrefix(a, "upgrade node "):
-		return h.upgradeNode(hc)
+		return h.upgradeNode(ctx, hc)
 	case strings.HasPrefix(a, "config images pull"):
 		return h.imagesPull(hc, args[3:])
 	case strings.HasPrefix(a, "version"):
-		fmt.Fprintln(hc.Stdout, h.cluster.fleet.opts.To)
-		return 0
+		return h.kubeadmVersion(hc, a)
 	}
 	return failKubeadm(hc.Stderr, "kupgrade sim kubeadm: unsupported command %q (upgrade apply|node, config images pull, version)", a)
 }
 
-func (h *Host) upgradeApply(hc interp.HandlerContext, args []string) int {
-	target := ""
-	for _, a := range args {
-		if !strings.HasPrefix(a, "-") && target == "" {
-			target = a
-		}
+// kubeadmVersion is `kubeadm version [-o short]`: the version the host's kubeadm package has.
+func (h *Host) kubeadmVersion(hc interp.HandlerContext, a string) int {
+	v := h.kubeadmInstalled()
+	if strings.Contains(a, "short") {
+		fmt.Fprintln(hc.Stdout, v)
+		return 0
 	}
-	cur := h.cluster.version()
-	tv, err := state.ParseVersion(target)
-	if err != nil {
-		return failKubeadm(hc.Stderr, "[upgrade/version] FATAL: unable to parse version %q", target)
+	minor := ""
+	if pv, err := state.ParseVersion(v); err == nil {
+		minor = fmt.Sprint(pv.Minor)
 	}
-	// The lab's check_target: no downgrade, one minor at a time; the same version again is
-	// allowed (a redo after a failure or a crash).
-	if cv, err := state.ParseVersion(cur); err == nil {
-		switch {
-		case tv.Compare(cv) < 0:
-			return failKubeadm(hc.Stderr, "error execution phase preflight: [upgrade/version] version policy refused %q: lower than the cluster version %q", target, cur)
-		case tv.Minor > cv.Minor+1:
-			return failKubeadm(hc.Stderr, "error execution phase preflight: [upgrade/version] version policy refused %q: kubeadm can upgrade only 1 minor version at a time", target)
-		}
-	}
-	fmt.Fprintf(hc.Stdout, "[upgrade/version] You have chosen to change the cluster version to %q\n", target)
-	h.staticPods(hc.Stdout, target)
-	h.cluster.setVersion(target)
-	if rc := h.kubeletPhase(hc, target, false); rc != 0 {
-		return rc
-	}
-	fmt.Fprintf(hc.Stdout, "[upgrade/successful] SUCCESS! Your cluster was upgraded to %q. Enjoy!\n", target)
+	fmt.Fprintf(hc.Stdout, "kubeadm version: &version.Info{Major:\"1\", Minor:\"%s\", GitVersion:\"%s\", GoVersion:\"go1.22\", Compiler:\"gc\", Platform:\"linux/amd64\"}\n", minor, v)
 	return 0
 }
 
-func (h *Host) upgradeNode(hc interp.HandlerContext) int {
-	v := h.cluster.version()
-	if h.isControlPlane() {
-		h.staticPods(hc.Stdout, v)
-	} else {
-		fmt.Fprintln(hc.Stdout, "[upgrade] Skipping phase. Not a control plane node.")
+func (h *Host) kubeadmInstalled() string {
+	v, ok := h.File(labDir + "/kubeadm-version")
+	if !ok {
+		return "v0.0.0"
 	}
-	if rc := h.kubeletPhase(hc, v, h.Controller); rc != 0 {
-		return rc
-	}
-	fmt.Fprintln(hc.Stdout, "[upgrade] The configuration for this node was successfully updated!")
-	return 0
+	return strings.TrimSpace(v)
 }
 
 func (h *Host) imagesPull(hc interp.HandlerContext, args []string) int {
@@ -132,64 +108,6 @@ func (h *Host) imagesPull(hc interp.HandlerContext, args []string) int {
 		fmt.Fprintf(hc.Stdout, "[config/images] Pulled registry.k8s.io/%s:%s\n", c, v)
 	}
 	return 0
-}
-
-func (h *Host) isControlPlane() bool {
-	_, ok := h.File(manifests + "/kube-apiserver.yaml")
-	return ok
-}
-
-// staticPods is the control-plane phase: each manifest that changes is moved to the backup folder
-// and replaced; equal ones are skipped.
-func (h *Host) staticPods(w io.Writer, v string) {
-	now := time.Now()
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	backup := h.timestampDir("kubeadm-backup-manifests", now)
-	for _, c := range components {
-		p := manifests + "/" + c + ".yaml"
-		next := render(c+".yaml", v, h.Name)
-		if cur, ok := h.disk[p]; ok && string(cur.data) == string(next) {
-			fmt.Fprintf(w, "[upgrade/staticpods] Current and new manifests of %s are equal, skipping upgrade\n", c)
-			continue
-		}
-		h.disk.rename(p, backup+"/"+c+".yaml")
-		h.disk.write(p, next, now)
-		fmt.Fprintf(w, "[upgrade/staticpods] Component %q upgraded successfully!\n", c)
-	}
-}
-
-// kubeletPhase writes the kubelet config (its old copy backed up), then, on a cluster given a
-// late failure, fails once right after it, on the second controller's `upgrade node`.
-func (h *Host) kubeletPhase(hc interp.HandlerContext, v string, node bool) int {
-	now := time.Now()
-	h.mu.Lock()
-	backup := h.timestampDir("kubeadm-kubelet-config", now)
-	if old, ok := h.disk[kubeletConfig]; ok {
-		h.disk[backup+"/config.yaml"] = &memFile{data: old.data, mode: old.mode, mtime: old.mtime}
-	}
-	h.disk.write(kubeletConfig, render("kubelet-config.yaml", v, h.Name), now)
-	h.mu.Unlock()
-	fmt.Fprintf(hc.Stdout, "[kubelet-start] Writing kubelet configuration to file %q\n", kubeletConfig)
-	if node && h.cluster.takeLateFailure() {
-		return failKubeadm(hc.Stderr, "error execution phase kubelet-config: failure injected by kupgrade sim (exit status 1)")
-	}
-	return 0
-}
-
-// timestampDir creates ktmp/PREFIX-<time> as kubeadm names it (a numbered suffix within one
-// second); h.mu is held.
-func (h *Host) timestampDir(prefix string, now time.Time) string {
-	base := ktmp + "/" + prefix + "-" + now.UTC().Format("2006-01-02-15-04-05")
-	dir := base
-	for n := 1; ; n++ {
-		if _, ok := h.disk[dir]; !ok {
-			break
-		}
-		dir = fmt.Sprintf("%s-%d", base, n)
-	}
-	h.disk.mkdirAll(dir, now)
-	return dir
 }
 
 // kubelet is `kubelet --version`.

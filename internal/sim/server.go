@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"strings"
 
@@ -46,18 +47,31 @@ func (f *Fleet) serve(nc net.Conn) {
 			nch.Reject(ssh.UnknownChannelType, "only sessions here") //nolint:errcheck // best effort
 			continue
 		}
-		go h.session(nch)
+		go h.session(nch, conn)
 	}
+}
+
+// dropKey is the context key of the function that drops the SSH connection serving a session.
+type dropKey struct{}
+
+// dropConn drops the SSH connection that serves ctx's session, and reports whether there was one.
+func dropConn(ctx context.Context) bool {
+	drop, ok := ctx.Value(dropKey{}).(func())
+	if ok {
+		drop()
+	}
+	return ok
 }
 
 // session serves a session: the kupgrade agent (agentScript's protocol, answered natively), or
 // one command.
-func (h *Host) session(nch ssh.NewChannel) {
+func (h *Host) session(nch ssh.NewChannel, conn *ssh.ServerConn) {
 	ch, reqs, err := nch.Accept()
 	if err != nil {
 		return
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	drop := func() { conn.Close() } //nolint:errcheck // the connection is dropped on purpose
+	ctx, cancel := context.WithCancel(context.WithValue(context.Background(), dropKey{}, drop))
 	defer cancel()
 	for r := range reqs {
 		if r.Type == "env" {
@@ -85,15 +99,13 @@ func (h *Host) session(nch ssh.NewChannel) {
 
 // agent answers the kupgrade agent's protocol (runner/sshconn agentScript) as its sh flavour
 // does: "s MARK WORD" runs the script WORD; each answer ends with "\nMARK STATUS 0" on stdout
-// and "\nMARK" on stderr. It ends at the end of stdin (the client cancels by closing it).
+// and "\nMARK" on stderr. It ends at the end of stdin (the client cancels by closing it), which
+// stops the command running then, as the agent's reader does.
 func (h *Host) agent(ctx context.Context, ch ssh.Channel) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	fmt.Fprintln(ch, "kupgrade-agent 1 sh")
-	in := bufio.NewReader(ch)
-	for {
-		line, err := in.ReadString('\n')
-		if err != nil {
-			return
-		}
+	for line := range readLines(ctx, ch, cancel) {
 		t, rest, _ := strings.Cut(strings.TrimSuffix(line, "\n"), " ")
 		mark, word, _ := strings.Cut(rest, " ")
 		rc := 2
@@ -105,6 +117,28 @@ func (h *Host) agent(ctx context.Context, ch ssh.Channel) {
 		fmt.Fprintf(ch, "\n%s %d 0\n", mark, rc)
 		fmt.Fprintf(ch.Stderr(), "\n%s\n", mark)
 	}
+}
+
+// readLines sends the lines of r until its end, then calls stop.
+func readLines(ctx context.Context, r io.Reader, stop func()) <-chan string {
+	lines := make(chan string)
+	go func() {
+		defer stop()
+		defer close(lines)
+		in := bufio.NewReader(r)
+		for {
+			line, err := in.ReadString('\n')
+			if err != nil {
+				return
+			}
+			select {
+			case lines <- line:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return lines
 }
 
 // unquote reads the agent's WORD (agentWord): single-quoted parts, backslash-escaped characters
