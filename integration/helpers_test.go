@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/kupgrade/kupgrade/integration/lab"
+	"github.com/kupgrade/kupgrade/internal/killcheck"
 	"github.com/kupgrade/kupgrade/state/sqlite"
 )
 
@@ -182,46 +183,16 @@ func openDB(t *testing.T, dbPath string) *sql.DB {
 	return db
 }
 
-// lastEvent is the newest row of kube_upgrade_event.
-type lastEvent struct {
-	Actor, ToState, FromHostStatus, Class string
-}
+// lastEvent is the newest state change of kube_upgrade_event (killcheck.NewestFailure).
+type lastEvent killcheck.Failure
 
 func newestFailure(t *testing.T, db *sql.DB) lastEvent {
 	t.Helper()
-	rows, err := db.QueryContext(t.Context(), `SELECT actor, COALESCE(from_state, ''), COALESCE(to_state, ''),
-		COALESCE(from_host_status, ''), COALESCE(evidence, '') FROM kube_upgrade_event ORDER BY id DESC LIMIT 10`)
+	f, err := killcheck.NewestFailure(t.Context(), db)
 	if err != nil {
-		t.Fatalf("read the newest events: %v", err)
+		t.Fatal(err)
 	}
-	defer rows.Close()
-	// The runner records a failure first and adds what the probe found as an event of its own
-	// (from = to, no host status): the finding may be in that later event.
-	var e lastEvent
-	for rows.Next() {
-		var from, evidence string
-		if err := rows.Scan(&e.Actor, &from, &e.ToState, &e.FromHostStatus, &evidence); err != nil {
-			t.Fatalf("read the newest events: %v", err)
-		}
-		var ev struct {
-			Finding *struct {
-				Class string `json:"class"`
-			} `json:"finding"`
-		}
-		if evidence != "" {
-			if err := json.Unmarshal([]byte(evidence), &ev); err != nil {
-				t.Fatalf("evidence is not JSON: %v\n%s", err, evidence)
-			}
-		}
-		if ev.Finding != nil && e.Class == "" {
-			e.Class = ev.Finding.Class
-		}
-		if from != e.ToState || e.FromHostStatus != "" {
-			return e
-		}
-	}
-	t.Fatalf("no state change among the newest events")
-	return e
+	return lastEvent(f)
 }
 
 func countRows(t *testing.T, db *sql.DB, query string, args ...any) int {

@@ -2,15 +2,8 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"database/sql"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -47,9 +40,7 @@ func TestSimKillCampaign(t *testing.T) {
 // simCampaign is one shard: one simulated cluster per kill (and one for the measure), one
 // database for them all.
 type simCampaign struct {
-	f      *sim.Fleet
-	env    []string
-	db     *sql.DB
+	*simLab
 	kills  int
 	flying int // kills that left an operation in flight
 }
@@ -59,30 +50,18 @@ const leaseTTL = time.Minute
 
 func newSimCampaign(t *testing.T, kills int) *simCampaign {
 	t.Helper()
-	dir := t.TempDir()
-	f, err := sim.Start(sim.Options{Clusters: kills + 1, Controllers: 2, Workers: 1, From: "v1.29.4", To: "v1.30.1",
-		Dir: dir, KubeadmDelay: 100 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(f.Close)
-	dbPath := filepath.Join(dir, "kupgrade.db")
-	c := &simCampaign{f: f, kills: kills, env: append(os.Environ(), "KUPGRADE_DB=sqlite:"+dbPath, "HOME="+dir,
-		"KUPGRADE_LOG_DIR="+filepath.Join(dir, "runs"), "KUPGRADE_LEASE_TTL="+leaseTTL.String())}
-	c.want(t, 0, 0, "upgrade", "start", "v1.30.1") // creates the database
-	if c.db, err = sql.Open("sqlite", dbPath+"?mode=ro&_pragma=busy_timeout(10000)"); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.db.Close() })
+	c := &simCampaign{simLab: startSim(t, sim.Options{Clusters: kills + 1, KubeadmDelay: 100 * time.Millisecond}), kills: kills}
+	c.env = append(c.env, "KUPGRADE_LEASE_TTL="+leaseTTL.String())
 	return c
 }
 
 func (c *simCampaign) run(t *testing.T, seed int) {
 	rng := rand.New(rand.NewPCG(uint64(seed), 7))
 	began := time.Now()
+	c.want(t, 0, 0, "upgrade", "start", "v1.30.1")
 	c.want(t, 0, 0, "upgrade", "run", "-y")
 	window := time.Since(began)
-	c.requireDone(t, 0)
+	c.requireAt(t, 0, "v1.30.1")
 	for i := 1; i <= c.kills; i++ {
 		c.killOnce(t, i, time.Duration(rng.Int64N(int64(window))))
 	}
@@ -126,59 +105,5 @@ func (c *simCampaign) killOnce(t *testing.T, i int, at time.Duration) {
 		c.want(t, i, 0, "recover", "--force")
 	}
 	c.want(t, i, 0, "upgrade", "run", "-y")
-	c.requireDone(t, i)
-}
-
-// requireDone checks cluster i on its nodes: every kubelet runs the target, every controller's
-// manifests are at it, no host ever ran two kubeadm at once.
-func (c *simCampaign) requireDone(t *testing.T, i int) {
-	t.Helper()
-	for _, h := range c.f.Clusters[i].Hosts {
-		if v, _ := h.File("/var/lib/kupgrade-lab/kubelet-running"); strings.TrimSpace(v) != "v1.30.1" {
-			t.Errorf("%s/%s: kubelet runs %q after the upgrade, want v1.30.1", c.f.Clusters[i].Name, h.Name, v)
-		}
-		if m, _ := h.File("/etc/kubernetes/manifests/kube-apiserver.yaml"); h.Controller && !strings.Contains(m, ":v1.30.1") {
-			t.Errorf("%s/%s: kube-apiserver's manifest is not at v1.30.1:\n%s", c.f.Clusters[i].Name, h.Name, m)
-		}
-		if n := h.MaxConcurrentKubeadm(); n > 1 {
-			t.Errorf("%s/%s ran %d kubeadm at once, want at most 1", c.f.Clusters[i].Name, h.Name, n)
-		}
-	}
-}
-
-// cmd is kupgrade (this test binary) on cluster i's inventory.
-func (c *simCampaign) cmd(t *testing.T, i int, args ...string) *exec.Cmd {
-	inv := filepath.Join(c.f.Inventories, c.f.Clusters[i].Name+".yml")
-	cmd := exec.CommandContext(t.Context(), "kupgrade", append([]string{"-i", inv}, args...)...)
-	cmd.Env = c.env
-	return cmd
-}
-
-// want runs kupgrade on cluster i and fails the test unless it exits with code.
-func (c *simCampaign) want(t *testing.T, i, code int, args ...string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-	defer cancel()
-	cmd := c.cmd(t, i, args...)
-	cmd.Cancel = func() error { return cmd.Process.Kill() }
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	_ = cmd.Run()
-	if ctx.Err() != nil || cmd.ProcessState.ExitCode() != code {
-		t.Fatalf("kupgrade %s on %s exited %d, want %d:\n%s", strings.Join(args, " "), c.f.Clusters[i].Name,
-			cmd.ProcessState.ExitCode(), code, out.String())
-	}
-}
-
-func envNumber(t *testing.T, name string, def int) int {
-	t.Helper()
-	s := os.Getenv(name)
-	if s == "" {
-		return def
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil {
-		t.Fatalf("%s=%q: want a number", name, s)
-	}
-	return n
+	c.requireAt(t, i, "v1.30.1")
 }
