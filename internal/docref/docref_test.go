@@ -97,3 +97,27 @@ func TestStaleTestCommands(t *testing.T) {
 		t.Errorf("StaleTestCommands =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// Every test of the Docker tier is named in docs/testing.md's table of which test proves what
+// in which tier.
+func TestEveryDockerTestHasItsRow(t *testing.T) {
+	missing, err := UnlistedTests(filepath.Join("..", ".."), "docs/testing.md", "./integration")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range missing {
+		t.Error(m)
+	}
+}
+
+// UnlistedTests names a test its document does not, and takes a longer name for no other.
+func TestUnlistedTests(t *testing.T) {
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "pkg"), 0o755)
+	os.WriteFile(filepath.Join(root, "pkg", "a_test.go"), []byte("package p\n\nfunc TestMain(m *testing.M) {}\nfunc TestA(t *testing.T) {}\nfunc TestB(t *testing.T) {}\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "doc.txt"), []byte("TestA proves one thing; TestBee another.\n"), 0o644)
+	got, err := UnlistedTests(root, "doc.txt", "./pkg")
+	if err != nil || len(got) != 1 || !strings.Contains(got[0], "TestB of") {
+		t.Errorf("UnlistedTests = %q, %v; want TestB alone", got, err)
+	}
+}
