@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"slices"
 	"testing"
+	"testing/synctest"
 
 	_ "modernc.org/sqlite"
 
@@ -61,18 +62,20 @@ func TestInTxRetries(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s := retryStore(t)
-			runs := 0
-			err := s.inTxChecked(t.Context(), func(*sql.Tx) error {
-				runs++
-				if runs <= len(tc.errs) {
-					return tc.errs[runs-1]
+			synctest.Test(t, func(t *testing.T) { // the back-off between runs waits on the bubble's clock
+				s := retryStore(t)
+				runs := 0
+				err := s.inTxChecked(t.Context(), func(*sql.Tx) error {
+					runs++
+					if runs <= len(tc.errs) {
+						return tc.errs[runs-1]
+					}
+					return nil
+				}, tc.committed)
+				if runs != tc.runs || !errors.Is(err, tc.wantErr) || (tc.wantErr == nil && err != nil) {
+					t.Fatalf("ran %d times, returned %v; want %d runs and %v", runs, err, tc.runs, tc.wantErr)
 				}
-				return nil
-			}, tc.committed)
-			if runs != tc.runs || !errors.Is(err, tc.wantErr) || (tc.wantErr == nil && err != nil) {
-				t.Fatalf("ran %d times, returned %v; want %d runs and %v", runs, err, tc.runs, tc.wantErr)
-			}
+			})
 		})
 	}
 }
@@ -95,21 +98,23 @@ func TestReadsAgain(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s := retryStore(t)
-			runs := 0
-			v, err := again(t.Context(), s, func() (int, error) {
-				runs++
-				if runs <= len(tc.errs) {
-					return runs, tc.errs[runs-1]
+			synctest.Test(t, func(t *testing.T) { // the back-off between runs waits on the bubble's clock
+				s := retryStore(t)
+				runs := 0
+				v, err := again(t.Context(), s, func() (int, error) {
+					runs++
+					if runs <= len(tc.errs) {
+						return runs, tc.errs[runs-1]
+					}
+					return runs, nil
+				})
+				if runs != tc.runs || v != runs || !errors.Is(err, tc.wantErr) || (tc.wantErr == nil && err != nil) {
+					t.Fatalf("ran %d times, returned %d, %v; want %d runs, the last run's value and %v", runs, v, err, tc.runs, tc.wantErr)
 				}
-				return runs, nil
+				if got, want := s.Retries.Reads.Load(), int64(tc.runs-1); got != want {
+					t.Errorf("Retries.Reads = %d, want %d", got, want)
+				}
 			})
-			if runs != tc.runs || v != runs || !errors.Is(err, tc.wantErr) || (tc.wantErr == nil && err != nil) {
-				t.Fatalf("ran %d times, returned %d, %v; want %d runs, the last run's value and %v", runs, v, err, tc.runs, tc.wantErr)
-			}
-			if got, want := s.Retries.Reads.Load(), int64(tc.runs-1); got != want {
-				t.Errorf("Retries.Reads = %d, want %d", got, want)
-			}
 		})
 	}
 }
