@@ -79,37 +79,38 @@ func TestAbortKubeletsGoBackBeforeTheControlPlane(t *testing.T) {
 // upgrade-aborting-failed naming the host and what its node reports, nothing further run; the
 // retry reads the kubelets again, takes that host back from its drain and goes on.
 func TestAbortKubeletsVerifiedAndRetried(t *testing.T) {
-	f := newFixture(t)
-	everyKubeletUpgraded(t, f)
-	f.w.AbortKubelets = true
-	f.c.mu.Lock()
-	f.c.stale = map[string]string{"worker-0": "v1.30.1"}
-	f.c.staleAnswers = 1000
-	f.c.mu.Unlock()
-	played := len(f.c.played())
-	err := f.w.Abort(t.Context())
-	if err == nil || !strings.Contains(err.Error(), "worker-0 is not back at v1.29.4") || !strings.Contains(err.Error(), "reports kubelet v1.30.1") {
-		t.Fatalf("abort: %v, want a failure naming worker-0's node at v1.30.1", err)
-	}
-	f.wantState(t, state.UpgradeAbortingFailed)
-	if got := f.c.played()[played:]; !slices.Equal(got, []string{"kubelet:drain@worker-0", "kubelet:kubelet@worker-0"}) {
-		t.Errorf("played %v, want worker-0's drain and kubelet, nothing after", got)
-	}
-	if h := f.host(t, "worker-0"); h.Status != state.HostIdle || !strings.Contains(h.LastFailure, "not back at v1.29.4") {
-		t.Errorf("worker-0 is %s (last failure %q), want idle naming the failure", h.Status, h.LastFailure)
-	}
-	f.c.mu.Lock()
-	f.c.stale, f.c.kubelet["worker-0"] = nil, "v1.30.1" // as if the package install had not stuck
-	f.c.mu.Unlock()
-	played = len(f.c.played())
-	if err := f.w.Abort(t.Context()); err != nil {
-		t.Fatalf("the retry: %v", err)
-	}
-	want := append(abortPhases("worker-0", "controller-0", "controller-1"), "abort@controller-0:controller-1")
-	if got := f.c.played()[played:]; !slices.Equal(got, want) {
-		t.Errorf("the retry played\n %v\nwant\n %v", got, want)
-	}
-	f.wantState(t, state.UpgradeAborted)
+	inBubble(t, func(t *testing.T, f *fixture) {
+		everyKubeletUpgraded(t, f)
+		f.w.AbortKubelets = true
+		f.c.mu.Lock()
+		f.c.stale = map[string]string{"worker-0": "v1.30.1"}
+		f.c.staleAnswers = 1000
+		f.c.mu.Unlock()
+		played := len(f.c.played())
+		err := f.w.Abort(t.Context())
+		if err == nil || !strings.Contains(err.Error(), "worker-0 is not back at v1.29.4") || !strings.Contains(err.Error(), "reports kubelet v1.30.1") {
+			t.Fatalf("abort: %v, want a failure naming worker-0's node at v1.30.1", err)
+		}
+		f.wantState(t, state.UpgradeAbortingFailed)
+		if got := f.c.played()[played:]; !slices.Equal(got, []string{"kubelet:drain@worker-0", "kubelet:kubelet@worker-0"}) {
+			t.Errorf("played %v, want worker-0's drain and kubelet, nothing after", got)
+		}
+		if h := f.host(t, "worker-0"); h.Status != state.HostIdle || !strings.Contains(h.LastFailure, "not back at v1.29.4") {
+			t.Errorf("worker-0 is %s (last failure %q), want idle naming the failure", h.Status, h.LastFailure)
+		}
+		f.c.mu.Lock()
+		f.c.stale, f.c.kubelet["worker-0"] = nil, "v1.30.1" // as if the package install had not stuck
+		f.c.mu.Unlock()
+		played = len(f.c.played())
+		if err := f.w.Abort(t.Context()); err != nil {
+			t.Fatalf("the retry: %v", err)
+		}
+		want := append(abortPhases("worker-0", "controller-0", "controller-1"), "abort@controller-0:controller-1")
+		if got := f.c.played()[played:]; !slices.Equal(got, want) {
+			t.Errorf("the retry played\n %v\nwant\n %v", got, want)
+		}
+		f.wantState(t, state.UpgradeAborted)
+	})
 }
 
 // An uncordon that fails during the abort leaves the host uncordoning-node-failed; the retry
@@ -144,33 +145,34 @@ func TestAbortKubeletsUncordonRetry(t *testing.T) {
 // abort in flight; recover fails it as any other operation (upgrade-aborting-failed, the host
 // idle), the dead run's own outcome is not recorded over it, and the retry finishes the abort.
 func TestAbortKubeletsRecoveredAndResumed(t *testing.T) {
-	f := newFixture(t)
-	everyKubeletUpgraded(t, f)
-	f.w.AbortKubelets = true
-	var rec recovery.Recovery
-	f.c.onPlay = func(ctx context.Context, name, limit string) (*runner.Recap, error, bool) {
-		if name != "kubelet:kubelet" || limit != "controller-0" {
-			return nil, nil, false
+	inBubble(t, func(t *testing.T, f *fixture) {
+		everyKubeletUpgraded(t, f)
+		f.w.AbortKubelets = true
+		var rec recovery.Recovery
+		f.c.onPlay = func(ctx context.Context, name, limit string) (*runner.Recap, error, bool) {
+			if name != "kubelet:kubelet" || limit != "controller-0" {
+				return nil, nil, false
+			}
+			f.c.onPlay = nil
+			var err error
+			if rec, err = recovery.Recover(ctx, f.st, recovery.RecoverOptions{Cluster: "default", Force: true}); err != nil {
+				t.Errorf("recover: %v", err)
+			}
+			return &runner.Recap{}, context.Canceled, true
 		}
-		f.c.onPlay = nil
-		var err error
-		if rec, err = recovery.Recover(ctx, f.st, recovery.RecoverOptions{Cluster: "default", Force: true}); err != nil {
-			t.Errorf("recover: %v", err)
+		err := f.w.Abort(t.Context())
+		if !errors.Is(err, upgrade.ErrNotRecorded) {
+			t.Errorf("abort overtaken by recover: %v, want its outcome not recorded", err)
 		}
-		return &runner.Recap{}, context.Canceled, true
-	}
-	err := f.w.Abort(t.Context())
-	if !errors.Is(err, upgrade.ErrNotRecorded) {
-		t.Errorf("abort overtaken by recover: %v, want its outcome not recorded", err)
-	}
-	if len(rec.Hosts) != 1 || rec.Hosts[0].Host != "controller-0" || rec.Hosts[0].Status != state.DowngradingKubelet || rec.After != state.UpgradeAbortingFailed {
-		t.Errorf("recover found %+v, after %s; want controller-0 downgrading-kubelet failed to upgrade-aborting-failed", rec.Hosts, rec.After)
-	}
-	if h := f.host(t, "controller-0"); h.Status != state.HostIdle {
-		t.Errorf("controller-0 is %s after recover, want idle", h.Status)
-	}
-	if err := f.w.Abort(t.Context()); err != nil {
-		t.Fatalf("the retry: %v", err)
-	}
-	f.wantState(t, state.UpgradeAborted)
+		if len(rec.Hosts) != 1 || rec.Hosts[0].Host != "controller-0" || rec.Hosts[0].Status != state.DowngradingKubelet || rec.After != state.UpgradeAbortingFailed {
+			t.Errorf("recover found %+v, after %s; want controller-0 downgrading-kubelet failed to upgrade-aborting-failed", rec.Hosts, rec.After)
+		}
+		if h := f.host(t, "controller-0"); h.Status != state.HostIdle {
+			t.Errorf("controller-0 is %s after recover, want idle", h.Status)
+		}
+		if err := f.w.Abort(t.Context()); err != nil {
+			t.Fatalf("the retry: %v", err)
+		}
+		f.wantState(t, state.UpgradeAborted)
+	})
 }

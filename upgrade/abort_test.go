@@ -154,32 +154,33 @@ func TestAbortWaitsForTheControlPlaneToBeReady(t *testing.T) {
 		{"never ready", -1, 3 * time.Second, state.UpgradeAbortingFailed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newFixture(t)
-			f.w.VerifyTimeout = tc.timeout
-			f.at(t, state.UpgradedFirstMaster)
-			asked := 0
-			f.c.answer = func(host, cmd string) (string, bool) {
-				if !strings.Contains(cmd, "get --raw /readyz\n") {
-					return "", false
+			inBubble(t, func(t *testing.T, f *fixture) {
+				f.w.VerifyTimeout = tc.timeout
+				f.at(t, state.UpgradedFirstMaster)
+				asked := 0
+				f.c.answer = func(host, cmd string) (string, bool) {
+					if !strings.Contains(cmd, "get --raw /readyz\n") {
+						return "", false
+					}
+					if asked++; tc.notReady >= 0 && asked > tc.notReady {
+						return "", false
+					}
+					f.c.mu.Lock()
+					defer f.c.mu.Unlock()
+					return podNotReady(f.c.apiSays(), "kube-apiserver-controller-0"), true
 				}
-				if asked++; tc.notReady >= 0 && asked > tc.notReady {
-					return "", false
+				err := f.w.Abort(t.Context())
+				f.wantState(t, tc.want)
+				if tc.want == state.UpgradeAborted && err != nil {
+					t.Fatalf("abort: %v", err)
 				}
-				f.c.mu.Lock()
-				defer f.c.mu.Unlock()
-				return podNotReady(f.c.apiSays(), "kube-apiserver-controller-0"), true
-			}
-			err := f.w.Abort(t.Context())
-			f.wantState(t, tc.want)
-			if tc.want == state.UpgradeAborted && err != nil {
-				t.Fatalf("abort: %v", err)
-			}
-			if tc.want != state.UpgradeAborted && (err == nil || !strings.Contains(err.Error(), "kube-system/kube-apiserver-controller-0 (Running, not Ready)")) {
-				t.Errorf("abort: %v, want a failure naming controller-0's API server not Ready", err)
-			}
-			if asked < 2 {
-				t.Errorf("the API server was asked %d times, want the abort to ask again while it is not ready", asked)
-			}
+				if tc.want != state.UpgradeAborted && (err == nil || !strings.Contains(err.Error(), "kube-system/kube-apiserver-controller-0 (Running, not Ready)")) {
+					t.Errorf("abort: %v, want a failure naming controller-0's API server not Ready", err)
+				}
+				if asked < 2 {
+					t.Errorf("the API server was asked %d times, want the abort to ask again while it is not ready", asked)
+				}
+			})
 		})
 	}
 }

@@ -179,45 +179,46 @@ func TestAbortRestoresEtcd(t *testing.T) {
 // finishes) and changes nothing; the retry with --restore-etcd restores only that member and
 // puts everything back.
 func TestAbortEtcdRestoreRetry(t *testing.T) {
-	f := newFixture(t)
-	snapshotCluster(t, f, sumOf(snapData))
-	withEtcd(t, f, "3.5.12-0", "3.6.4-0")
-	sim := newEtcdSim(t, f)
-	sim.fail = "controller-1"
-	f.w.RestoreEtcd = true
-	err := f.w.Abort(t.Context())
-	if err == nil || !strings.Contains(err.Error(), `controller-1: task "Run this phase of the restore": Error: write`) || !strings.Contains(err.Error(), "no space left on device") {
-		t.Fatalf("abort: %v; want the member, its task and what it printed", err)
-	}
-	if se := (*upgrade.StepError)(nil); !errors.As(err, &se) || se.Retry != "kupgrade upgrade abort --restore-etcd" {
-		t.Errorf("abort: %#v; want the retry `kupgrade upgrade abort --restore-etcd`", err)
-	}
-	f.wantState(t, state.UpgradeAbortingFailed)
-	sim.fail = ""
-	before := len(f.c.played())
-	f.w.RestoreEtcd = false
-	if err := f.w.Abort(t.Context()); !errors.Is(err, state.ErrRefused) || !strings.Contains(err.Error(), "`kupgrade upgrade abort --restore-etcd` finishes that restore") {
-		t.Fatalf("plain abort of a restore under way: %v; want it refused, naming --restore-etcd", err)
-	}
-	if got := f.c.played()[before:]; len(got) != 0 || sim.restored["controller-1"] != 0 {
-		t.Fatalf("the plain abort played %v, restores %v; want nothing", got, sim.restored)
-	}
-	f.w.RestoreEtcd = true
-	if err := f.w.Abort(t.Context()); err != nil {
-		t.Fatalf("abort again: %v", err)
-	}
-	f.wantState(t, state.UpgradeAborted)
-	want := []string{"etcd-restore:stop@controller-0:controller-1", "etcd-restore:restore@controller-1",
-		"etcd-restore:start@controller-0:controller-1", "etcd-restore:health@controller-0:controller-1"}
-	if got := f.c.played()[before:]; !slices.Equal(got, want) {
-		t.Errorf("the retry played %v; want %v", got, want)
-	}
-	if sim.restored["controller-0"] != 1 || sim.restored["controller-1"] != 1 {
-		t.Errorf("restores %v; want each member restored once", sim.restored)
-	}
-	if got := f.c.snaps["controller-1"].Manifests["kube-apiserver"]; got != "v1.29.4" {
-		t.Errorf("controller-1's kube-apiserver.yaml at %q; want it back at v1.29.4", got)
-	}
+	inBubble(t, func(t *testing.T, f *fixture) {
+		snapshotCluster(t, f, sumOf(snapData))
+		withEtcd(t, f, "3.5.12-0", "3.6.4-0")
+		sim := newEtcdSim(t, f)
+		sim.fail = "controller-1"
+		f.w.RestoreEtcd = true
+		err := f.w.Abort(t.Context())
+		if err == nil || !strings.Contains(err.Error(), `controller-1: task "Run this phase of the restore": Error: write`) || !strings.Contains(err.Error(), "no space left on device") {
+			t.Fatalf("abort: %v; want the member, its task and what it printed", err)
+		}
+		if se := (*upgrade.StepError)(nil); !errors.As(err, &se) || se.Retry != "kupgrade upgrade abort --restore-etcd" {
+			t.Errorf("abort: %#v; want the retry `kupgrade upgrade abort --restore-etcd`", err)
+		}
+		f.wantState(t, state.UpgradeAbortingFailed)
+		sim.fail = ""
+		before := len(f.c.played())
+		f.w.RestoreEtcd = false
+		if err := f.w.Abort(t.Context()); !errors.Is(err, state.ErrRefused) || !strings.Contains(err.Error(), "`kupgrade upgrade abort --restore-etcd` finishes that restore") {
+			t.Fatalf("plain abort of a restore under way: %v; want it refused, naming --restore-etcd", err)
+		}
+		if got := f.c.played()[before:]; len(got) != 0 || sim.restored["controller-1"] != 0 {
+			t.Fatalf("the plain abort played %v, restores %v; want nothing", got, sim.restored)
+		}
+		f.w.RestoreEtcd = true
+		if err := f.w.Abort(t.Context()); err != nil {
+			t.Fatalf("abort again: %v", err)
+		}
+		f.wantState(t, state.UpgradeAborted)
+		want := []string{"etcd-restore:stop@controller-0:controller-1", "etcd-restore:restore@controller-1",
+			"etcd-restore:start@controller-0:controller-1", "etcd-restore:health@controller-0:controller-1"}
+		if got := f.c.played()[before:]; !slices.Equal(got, want) {
+			t.Errorf("the retry played %v; want %v", got, want)
+		}
+		if sim.restored["controller-0"] != 1 || sim.restored["controller-1"] != 1 {
+			t.Errorf("restores %v; want each member restored once", sim.restored)
+		}
+		if got := f.c.snaps["controller-1"].Manifests["kube-apiserver"]; got != "v1.29.4" {
+			t.Errorf("controller-1's kube-apiserver.yaml at %q; want it back at v1.29.4", got)
+		}
+	})
 }
 
 // TestAbortEtcdRestoreRefused: a member kupgrade cannot restore (no restore tool there) makes

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/kupgrade/kupgrade/health"
@@ -254,8 +255,8 @@ func newFixture(t *testing.T) *fixture {
 	return newFixtureWith(t, twoPlusOne)
 }
 
-// newFixtureWith is newFixture on the inventory text inv.
-func newFixtureWith(t *testing.T, inv string) *fixture {
+// newFixtureWith is newFixture on the inventory text inv, its store opened with opts.
+func newFixtureWith(t *testing.T, inv string, opts ...state.Option) *fixture {
 	t.Helper()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "inventory.yml")
@@ -266,7 +267,7 @@ func newFixtureWith(t *testing.T, inv string) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := sqlite.Open(t.Context(), filepath.Join(dir, "kupgrade.db"))
+	st, err := sqlite.Open(t.Context(), filepath.Join(dir, "kupgrade.db"), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,6 +279,17 @@ func newFixtureWith(t *testing.T, inv string) *fixture {
 	w := &upgrade.Workflow{Store: st, Runner: c, Inventory: loaded, Cluster: "default",
 		LeaseTTL: 2 * time.Second, Probe: c.probe, VerifyTimeout: 300 * time.Millisecond}
 	return &fixture{st: st, c: c, w: w, inv: loaded, dbPath: filepath.Join(dir, "kupgrade.db")}
+}
+
+// inBubble runs test on a new fixture inside a synctest bubble: the lease's renewals, the gate,
+// the verification's polls and the database retries' back-off wait on the bubble's fake clock,
+// which moves as soon as every goroutine of the test waits. The store counts time on that clock
+// too (WithClock), as the SQLite driver reads the real one.
+func inBubble(t *testing.T, test func(t *testing.T, f *fixture)) {
+	t.Helper()
+	synctest.Test(t, func(t *testing.T) {
+		test(t, newFixtureWith(t, twoPlusOne, state.WithClock(time.Now)))
+	})
 }
 
 // at walks the fixture's upgrade to state s through the workflow itself.

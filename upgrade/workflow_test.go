@@ -123,50 +123,52 @@ func TestLateFailureIsRecordedAndRetried(t *testing.T) {
 // A wedged host whose probe never answers cannot eat the time meant for recording: the failure
 // is written before the probe, and the probe gives up on its own budget.
 func TestWedgedProbeDoesNotStopTheRecording(t *testing.T) {
-	f := newFixture(t)
-	f.at(t, state.UpgradedFirstMaster)
-	f.w.ProbeFor = 200 * time.Millisecond
-	probes := 0
-	f.w.Probe = func(ctx context.Context, c runner.Conn) (kubeadm.Snapshot, error) {
-		if probes++; probes == 1 { // the snapshot before kubeadm
-			return f.c.probe(ctx, c)
+	inBubble(t, func(t *testing.T, f *fixture) {
+		f.at(t, state.UpgradedFirstMaster)
+		f.w.ProbeFor = 200 * time.Millisecond
+		probes := 0
+		f.w.Probe = func(ctx context.Context, c runner.Conn) (kubeadm.Snapshot, error) {
+			if probes++; probes == 1 { // the snapshot before kubeadm
+				return f.c.probe(ctx, c)
+			}
+			<-ctx.Done() // the host hangs
+			return kubeadm.Snapshot{}, ctx.Err()
 		}
-		<-ctx.Done() // the host hangs
-		return kubeadm.Snapshot{}, ctx.Err()
-	}
-	f.c.onPlay = func(ctx context.Context, name, limit string) (*runner.Recap, error, bool) {
-		r := failed("controller-1", 1, "error execution phase control-plane: boom\n")
-		return r, r.Err(), true
-	}
-	err := f.w.Do(t.Context(), controlPlane("controller-1"))
-	var se *upgrade.StepError
-	if !errors.As(err, &se) || !se.Recorded || !errors.Is(err, upgrade.ErrFailed) {
-		t.Fatalf("err = %v, want a recorded failure", err)
-	}
-	f.wantState(t, state.UpgradingSecondMasterFailed)
-	if ev := f.lastEvent(t); !strings.Contains(string(ev.Evidence), "probe_error") {
-		t.Errorf("newest event %s should say the probe failed", ev.Evidence)
-	}
+		f.c.onPlay = func(ctx context.Context, name, limit string) (*runner.Recap, error, bool) {
+			r := failed("controller-1", 1, "error execution phase control-plane: boom\n")
+			return r, r.Err(), true
+		}
+		err := f.w.Do(t.Context(), controlPlane("controller-1"))
+		var se *upgrade.StepError
+		if !errors.As(err, &se) || !se.Recorded || !errors.Is(err, upgrade.ErrFailed) {
+			t.Fatalf("err = %v, want a recorded failure", err)
+		}
+		f.wantState(t, state.UpgradingSecondMasterFailed)
+		if ev := f.lastEvent(t); !strings.Contains(string(ev.Evidence), "probe_error") {
+			t.Errorf("newest event %s should say the probe failed", ev.Evidence)
+		}
+	})
 }
 
 // A database that fails the final write (a restart, a failover) is retried until it answers:
 // the outcome is recorded, not left in flight.
 func TestFinalWriteIsRetried(t *testing.T) {
-	f := newFixture(t)
-	f.at(t, state.UpgradedFirstMaster)
-	fs := &flakyStore{Store: f.st}
-	f.w.Store = fs
-	f.c.onPlay = func(ctx context.Context, name, limit string) (*runner.Recap, error, bool) {
-		fs.failApplies.Store(3)
-		return nil, nil, false
-	}
-	if err := f.w.Do(t.Context(), controlPlane("controller-1")); err != nil {
-		t.Fatalf("the success must be recorded once the database answers: %v", err)
-	}
-	f.wantState(t, state.UpgradedSecondMaster)
-	if n := fs.failApplies.Load(); n != 0 {
-		t.Errorf("%d injected failures left: the write was not retried", n)
-	}
+	inBubble(t, func(t *testing.T, f *fixture) {
+		f.at(t, state.UpgradedFirstMaster)
+		fs := &flakyStore{Store: f.st}
+		f.w.Store = fs
+		f.c.onPlay = func(ctx context.Context, name, limit string) (*runner.Recap, error, bool) {
+			fs.failApplies.Store(3)
+			return nil, nil, false
+		}
+		if err := f.w.Do(t.Context(), controlPlane("controller-1")); err != nil {
+			t.Fatalf("the success must be recorded once the database answers: %v", err)
+		}
+		f.wantState(t, state.UpgradedSecondMaster)
+		if n := fs.failApplies.Load(); n != 0 {
+			t.Errorf("%d injected failures left: the write was not retried", n)
+		}
+	})
 }
 
 // Ctrl-C while kubeadm runs: the failure is recorded under a detached context, and the error
@@ -194,79 +196,81 @@ func TestInterruptRecordsTheFailure(t *testing.T) {
 // renewal and starts no new task, but never interrupts the one running (kubeadm runs to its
 // end); it then does not write over the other's record.
 func TestLostLeaseClosesTheGateWithoutCancelling(t *testing.T) {
-	f := newFixture(t)
-	f.at(t, state.UpgradedFirstMaster)
-	f.w.LeaseTTL = 150 * time.Millisecond
-	f.c.onPlay = func(ctx context.Context, name, limit string) (*runner.Recap, error, bool) {
-		if _, err := recovery.Fail(context.Background(), f.st, recovery.Request{Cluster: "default",
-			Actor: state.ActorRecover, Reason: "forced", Force: true}); err != nil {
-			t.Errorf("forced fail: %v", err)
+	inBubble(t, func(t *testing.T, f *fixture) {
+		f.at(t, state.UpgradedFirstMaster)
+		f.w.LeaseTTL = 150 * time.Millisecond
+		f.c.onPlay = func(ctx context.Context, name, limit string) (*runner.Recap, error, bool) {
+			if _, err := recovery.Fail(context.Background(), f.st, recovery.Request{Cluster: "default",
+				Actor: state.ActorRecover, Reason: "forced", Force: true}); err != nil {
+				t.Errorf("forced fail: %v", err)
+			}
+			f.c.mu.Lock()
+			gate := f.c.gate
+			f.c.mu.Unlock()
+			deadline := time.Now().Add(10 * time.Second)
+			for gate(ctx) == nil && time.Now().Before(deadline) {
+				time.Sleep(10 * time.Millisecond)
+			}
+			if err := gate(ctx); err == nil || !errors.Is(err, state.ErrConflict) {
+				t.Errorf("gate after the lease was lost = %v, want the conflict that lost it", err)
+			}
+			if ctx.Err() != nil {
+				t.Errorf("the running task was cancelled because the lease was lost: %v", ctx.Err())
+			}
+			return &runner.Recap{}, nil, true
 		}
-		f.c.mu.Lock()
-		gate := f.c.gate
-		f.c.mu.Unlock()
-		deadline := time.Now().Add(10 * time.Second)
-		for gate(ctx) == nil && time.Now().Before(deadline) {
-			time.Sleep(10 * time.Millisecond)
+		err := f.w.Do(t.Context(), controlPlane("controller-1"))
+		var se *upgrade.StepError
+		if !errors.As(err, &se) || se.Recorded || !errors.Is(err, upgrade.ErrNotRecorded) || !strings.Contains(err.Error(), "lease of cluster default lost") {
+			t.Fatalf("err = %v, want an unrecorded StepError saying the lease was lost", err)
 		}
-		if err := gate(ctx); err == nil || !errors.Is(err, state.ErrConflict) {
-			t.Errorf("gate after the lease was lost = %v, want the conflict that lost it", err)
+		f.wantState(t, state.UpgradingSecondMasterFailed)
+		if ev := f.lastEvent(t); ev.Actor != state.ActorRecover {
+			t.Errorf("last event by %s, want the forced recover's only", ev.Actor)
 		}
-		if ctx.Err() != nil {
-			t.Errorf("the running task was cancelled because the lease was lost: %v", ctx.Err())
-		}
-		return &runner.Recap{}, nil, true
-	}
-	err := f.w.Do(t.Context(), controlPlane("controller-1"))
-	var se *upgrade.StepError
-	if !errors.As(err, &se) || se.Recorded || !errors.Is(err, upgrade.ErrNotRecorded) || !strings.Contains(err.Error(), "lease of cluster default lost") {
-		t.Fatalf("err = %v, want an unrecorded StepError saying the lease was lost", err)
-	}
-	f.wantState(t, state.UpgradingSecondMasterFailed)
-	if ev := f.lastEvent(t); ev.Actor != state.ActorRecover {
-		t.Errorf("last event by %s, want the forced recover's only", ev.Actor)
-	}
+	})
 }
 
 // A database that cannot be reached for a whole TTL holds new tasks back at the gate, but never
 // cancels the running one; once a renewal succeeds again the waiting task goes on.
 func TestDatabaseOutageHoldsTheGateWithoutCancelling(t *testing.T) {
-	f := newFixture(t)
-	f.at(t, state.UpgradedFirstMaster)
-	f.w.LeaseTTL = 150 * time.Millisecond
-	f.w.Store = &flakyStore{Store: f.st}
-	f.c.onPlay = func(ctx context.Context, name, limit string) (*runner.Recap, error, bool) {
-		fs := f.w.Store.(*flakyStore)
-		fs.down.Store(true)
-		time.Sleep(2 * f.w.LeaseTTL) // a whole TTL with no renewal
-		f.c.mu.Lock()
-		gate := f.c.gate
-		f.c.mu.Unlock()
-		opened := make(chan error, 1)
-		go func() { opened <- gate(ctx) }()
-		select {
-		case err := <-opened:
-			t.Errorf("the gate answered during the outage: %v", err)
-		case <-time.After(300 * time.Millisecond):
-		}
-		if ctx.Err() != nil {
-			t.Errorf("the running task was cancelled by the database outage: %v", ctx.Err())
-		}
-		fs.down.Store(false)
-		select {
-		case err := <-opened:
-			if err != nil {
-				t.Errorf("the gate refused once the database was back: %v", err)
+	inBubble(t, func(t *testing.T, f *fixture) {
+		f.at(t, state.UpgradedFirstMaster)
+		f.w.LeaseTTL = 150 * time.Millisecond
+		f.w.Store = &flakyStore{Store: f.st}
+		f.c.onPlay = func(ctx context.Context, name, limit string) (*runner.Recap, error, bool) {
+			fs := f.w.Store.(*flakyStore)
+			fs.down.Store(true)
+			time.Sleep(2 * f.w.LeaseTTL) // a whole TTL with no renewal
+			f.c.mu.Lock()
+			gate := f.c.gate
+			f.c.mu.Unlock()
+			opened := make(chan error, 1)
+			go func() { opened <- gate(ctx) }()
+			select {
+			case err := <-opened:
+				t.Errorf("the gate answered during the outage: %v", err)
+			case <-time.After(300 * time.Millisecond):
 			}
-		case <-time.After(10 * time.Second):
-			t.Error("the gate stayed closed after the database came back")
+			if ctx.Err() != nil {
+				t.Errorf("the running task was cancelled by the database outage: %v", ctx.Err())
+			}
+			fs.down.Store(false)
+			select {
+			case err := <-opened:
+				if err != nil {
+					t.Errorf("the gate refused once the database was back: %v", err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Error("the gate stayed closed after the database came back")
+			}
+			return nil, nil, false
 		}
-		return nil, nil, false
-	}
-	if err := f.w.Do(t.Context(), controlPlane("controller-1")); err != nil {
-		t.Fatalf("the step survives an outage: %v", err)
-	}
-	f.wantState(t, state.UpgradedSecondMaster)
+		if err := f.w.Do(t.Context(), controlPlane("controller-1")); err != nil {
+			t.Fatalf("the step survives an outage: %v", err)
+		}
+		f.wantState(t, state.UpgradedSecondMaster)
+	})
 }
 
 // flakyStore fails every lease renewal while down, and the next failApplies writes, as a
@@ -413,24 +417,25 @@ func TestIPv6HostNamesInABatch(t *testing.T) {
 // still report its recorded failure (exit 1), not an outcome "not recorded" (exit 6). The kill
 // campaign saw this race.
 func TestRenewalAfterTheReleaseIsNoLoss(t *testing.T) {
-	f := newFixture(t)
-	f.at(t, state.UpgradedFirstMaster)
-	f.w.LeaseTTL = 60 * time.Millisecond // a renewal every 20 ms
-	rs := &renewAfterRelease{Store: f.st}
-	f.w.Store = rs
-	f.c.onPlay = func(ctx context.Context, name, limit string) (*runner.Recap, error, bool) {
-		r := failed("controller-1", 1, "error execution phase addon: boom\n")
-		return r, r.Err(), true
-	}
-	err := f.w.Do(t.Context(), controlPlane("controller-1"))
-	if rs.conflicts.Load() == 0 {
-		t.Fatal("no renewal ran after the release: the race was not reproduced")
-	}
-	var se *upgrade.StepError
-	if !errors.As(err, &se) || !se.Recorded || !errors.Is(err, upgrade.ErrFailed) || errors.Is(err, upgrade.ErrNotRecorded) {
-		t.Fatalf("err = %v, want the recorded failure", err)
-	}
-	f.wantState(t, state.UpgradingSecondMasterFailed)
+	inBubble(t, func(t *testing.T, f *fixture) {
+		f.at(t, state.UpgradedFirstMaster)
+		f.w.LeaseTTL = 60 * time.Millisecond // a renewal every 20 ms
+		rs := &renewAfterRelease{Store: f.st}
+		f.w.Store = rs
+		f.c.onPlay = func(ctx context.Context, name, limit string) (*runner.Recap, error, bool) {
+			r := failed("controller-1", 1, "error execution phase addon: boom\n")
+			return r, r.Err(), true
+		}
+		err := f.w.Do(t.Context(), controlPlane("controller-1"))
+		if rs.conflicts.Load() == 0 {
+			t.Fatal("no renewal ran after the release: the race was not reproduced")
+		}
+		var se *upgrade.StepError
+		if !errors.As(err, &se) || !se.Recorded || !errors.Is(err, upgrade.ErrFailed) || errors.Is(err, upgrade.ErrNotRecorded) {
+			t.Fatalf("err = %v, want the recorded failure", err)
+		}
+		f.wantState(t, state.UpgradingSecondMasterFailed)
+	})
 }
 
 // renewAfterRelease holds a write that leaves a failed state until a lease renewal has run after
