@@ -15,6 +15,7 @@ import (
 	"github.com/kupgrade/kupgrade/runner/sshconn"
 	"github.com/kupgrade/kupgrade/state"
 	"github.com/kupgrade/kupgrade/state/sqlite"
+	"github.com/kupgrade/kupgrade/state/storetest"
 	"github.com/kupgrade/kupgrade/upgrade"
 )
 
@@ -40,10 +41,10 @@ func startFleet(t *testing.T, n int) (*sim.Fleet, []fleet.Target) {
 	return f, targets
 }
 
-// newSQLite is a new, empty SQLite store.
-func newSQLite(t *testing.T) *sqlite.Store {
+// newSQLite is a new, empty SQLite store opened with opts.
+func newSQLite(t *testing.T, opts ...state.Option) *sqlite.Store {
 	t.Helper()
-	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "k.db"))
+	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "k.db"), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +70,8 @@ func newRunner(f *sim.Fleet, st fleet.Store, owner string, results *[]fleet.Resu
 // cluster is finished by the runner that took it.
 func TestExpiredClaimIsTakenOver(t *testing.T) {
 	f, targets := startFleet(t, 3)
-	st := newSQLite(t)
+	clock := storetest.NewClock() // the database's clock: it moves when the test says
+	st := newSQLite(t, state.WithClock(clock.Now))
 	const ttl = 400 * time.Millisecond
 	members := []state.FleetMember{{Cluster: "c0000", ToVersion: "v1.30.1"}}
 	if _, err := st.JoinFleet(t.Context(), "default", members); err != nil {
@@ -79,6 +81,7 @@ func TestExpiredClaimIsTakenOver(t *testing.T) {
 	if err != nil || len(dead) != 1 {
 		t.Fatalf("the dead runner's claim: %v %v", dead, err)
 	}
+	clock.Add(ttl) // the dead runner renews it no more: its claim has expired
 	var results []fleet.Result
 	r := newRunner(f, st, "live-runner", &results)
 	sum, err := r.Run(t.Context(), targets, fleet.Options{To: "v1.30.1", TTL: ttl})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -11,15 +12,36 @@ import (
 	"github.com/kupgrade/kupgrade/fleet"
 	"github.com/kupgrade/kupgrade/state"
 	"github.com/kupgrade/kupgrade/state/sqlite"
+	"github.com/kupgrade/kupgrade/state/storetest"
 )
 
 // unfinishingStore cannot finish one cluster's claim with any outcome but failed, as a
 // database that refuses its outcome row would: each run of it ends with its claim held until
-// it expires, and another claim runs the cluster again.
+// it expires, and another claim runs the cluster again. Its clock (the database's) moves a TTL
+// forward whenever the runner finds nothing to claim with no claim of its own in hand: the
+// unfinished claim expires without a wait on the wall clock.
 type unfinishingStore struct {
 	*sqlite.Store
 	cluster string
 	begun   atomic.Int32
+	clock   *storetest.Clock
+	ttl     time.Duration
+
+	mu      sync.Mutex
+	working map[string]bool // claimed and not finished yet
+}
+
+func (s *unfinishingStore) ClaimClusters(ctx context.Context, q state.ClaimQuery) ([]state.Claim, error) {
+	cs, err := s.Store.ClaimClusters(ctx, q)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range cs {
+		s.working[c.Cluster] = true
+	}
+	if err == nil && len(cs) == 0 && len(s.working) == 0 {
+		s.clock.Add(s.ttl)
+	}
+	return cs, err
 }
 
 func (s *unfinishingStore) BeginClaim(ctx context.Context, cluster, owner string, generation int64) (int, error) {
@@ -30,6 +52,9 @@ func (s *unfinishingStore) BeginClaim(ctx context.Context, cluster, owner string
 }
 
 func (s *unfinishingStore) FinishClaim(ctx context.Context, cluster, owner string, generation int64, outcome state.FleetOutcome, lastError string) error {
+	s.mu.Lock()
+	delete(s.working, cluster)
+	s.mu.Unlock()
 	if cluster == s.cluster && outcome != state.FleetFailed {
 		return errors.New("Error 1406 (22001): Data too long for column 'last_error'")
 	}
@@ -40,10 +65,12 @@ func (s *unfinishingStore) FinishClaim(ctx context.Context, cluster, owner strin
 // cluster is run a bounded number of times and then counted failed, not retaken forever.
 func TestUnfinishedClaimsCountTowardTheLimit(t *testing.T) {
 	f, targets := startFleet(t, 2)
-	st := &unfinishingStore{Store: newSQLite(t), cluster: "c0001"}
+	const ttl = 500 * time.Millisecond
+	clock := storetest.NewClock()
+	st := &unfinishingStore{Store: newSQLite(t, state.WithClock(clock.Now)), cluster: "c0001", clock: clock, ttl: ttl, working: map[string]bool{}}
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
-	sum, err := newRunner(f, st, "runner", nil).Run(ctx, targets, fleet.Options{To: "v1.30.1", TTL: 500 * time.Millisecond})
+	sum, err := newRunner(f, st, "runner", nil).Run(ctx, targets, fleet.Options{To: "v1.30.1", TTL: ttl})
 	if ctx.Err() != nil {
 		t.Fatalf("the run never ended: the cluster was retaken %d times", st.begun.Load())
 	}
