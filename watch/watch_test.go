@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/kupgrade/kupgrade/recovery/recoverytest"
@@ -19,7 +20,8 @@ import (
 	"github.com/kupgrade/kupgrade/watch"
 )
 
-// eventually polls cond until it holds or the test's patience (10 s) runs out.
+// eventually polls cond until it holds or the test's patience (10 s) runs out. Its callers run
+// in a synctest bubble: the polls, and the watcher's own intervals, wait on the fake clock.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
@@ -32,43 +34,45 @@ func eventually(t *testing.T, what string, cond func() bool) {
 
 // A second watcher on the same SQLite file is told, waits, and takes over when the first goes.
 func TestWatcherWaitsForTheAuditLockAndTakesOver(t *testing.T) {
-	f := recoverytest.StuckSecondMaster(t, -time.Second)
-	first, err := f.St.AuditLock(t.Context())
-	if err != nil || first == nil {
-		t.Fatalf("first watcher's lock: %v, %v", first, err)
-	}
-	second, err := sqlite.Open(t.Context(), f.Path, state.WithClock(f.Clk.Now))
-	if err != nil {
-		t.Fatalf("open second store: %v", err)
-	}
-	t.Cleanup(func() { second.Close() })
+	synctest.Test(t, func(t *testing.T) {
+		f := recoverytest.StuckSecondMaster(t, -time.Second)
+		first, err := f.St.AuditLock(t.Context())
+		if err != nil || first == nil {
+			t.Fatalf("first watcher's lock: %v, %v", first, err)
+		}
+		second, err := sqlite.Open(t.Context(), f.Path, state.WithClock(f.Clk.Now))
+		if err != nil {
+			t.Fatalf("open second store: %v", err)
+		}
+		t.Cleanup(func() { second.Close() })
 
-	once := &watch.Watcher{Store: second, Interval: 10 * time.Millisecond}
-	if err := once.Run(t.Context(), true); !errors.Is(err, state.ErrConflict) {
-		t.Fatalf("--once while the lock is held: %v, want a conflict", err)
-	}
+		once := &watch.Watcher{Store: second, Interval: 10 * time.Millisecond}
+		if err := once.Run(t.Context(), true); !errors.Is(err, state.ErrConflict) {
+			t.Fatalf("--once while the lock is held: %v, want a conflict", err)
+		}
 
-	var logs runnertest.Buffer
-	w := &watch.Watcher{Store: second, Interval: 10 * time.Millisecond,
-		Log: slog.New(slog.NewTextHandler(&logs, nil))}
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- w.Run(ctx, false) }()
-	eventually(t, "the waiting message", func() bool { return strings.Contains(logs.String(), "waiting to take over") })
-	if u := f.Upgrade(t, "default"); u.State != state.UpgradingSecondMaster {
-		t.Fatalf("state %s while waiting: a waiting watcher audited", u.State)
-	}
-	first.Release() // the first watcher dies
-	eventually(t, "the takeover's pass", func() bool { return f.Upgrade(t, "default").State == state.UpgradingSecondMasterFailed })
-	cancel()
-	if err := <-done; err != nil {
-		t.Errorf("Run after cancel: %v, want nil (graceful shutdown)", err)
-	}
-	again, err := f.St.AuditLock(t.Context())
-	if err != nil || again == nil {
-		t.Fatalf("the stopped watcher kept the audit lock (%v)", err)
-	}
-	again.Release()
+		var logs runnertest.Buffer
+		w := &watch.Watcher{Store: second, Interval: 10 * time.Millisecond,
+			Log: slog.New(slog.NewTextHandler(&logs, nil))}
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error, 1)
+		go func() { done <- w.Run(ctx, false) }()
+		eventually(t, "the waiting message", func() bool { return strings.Contains(logs.String(), "waiting to take over") })
+		if u := f.Upgrade(t, "default"); u.State != state.UpgradingSecondMaster {
+			t.Fatalf("state %s while waiting: a waiting watcher audited", u.State)
+		}
+		first.Release() // the first watcher dies
+		eventually(t, "the takeover's pass", func() bool { return f.Upgrade(t, "default").State == state.UpgradingSecondMasterFailed })
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run after cancel: %v, want nil (graceful shutdown)", err)
+		}
+		again, err := f.St.AuditLock(t.Context())
+		if err != nil || again == nil {
+			t.Fatalf("the stopped watcher kept the audit lock (%v)", err)
+		}
+		again.Release()
+	})
 }
 
 // losable hands out holds whose loss the test decides, counting the locks taken.
@@ -94,21 +98,23 @@ func (l *losable) count() int { l.mu.Lock(); defer l.mu.Unlock(); return l.taken
 // A watcher whose lock is lost (its lease not renewed in time) stops auditing, says so, and
 // takes the lock again before it audits again.
 func TestWatcherStopsWhenItLosesTheAuditLock(t *testing.T) {
-	f := recoverytest.StuckSecondMaster(t, -time.Second)
-	st := &losable{WatchStore: f.St}
-	var logs runnertest.Buffer
-	w := &watch.Watcher{Store: st, Interval: 10 * time.Millisecond, Log: slog.New(slog.NewTextHandler(&logs, nil))}
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- w.Run(ctx, false) }()
-	eventually(t, "the first pass", func() bool { return f.Upgrade(t, "default").State == state.UpgradingSecondMasterFailed })
-	st.lose()
-	eventually(t, "the lost-lock message", func() bool { return strings.Contains(logs.String(), "lost the audit lock") })
-	eventually(t, "the lock taken again", func() bool { return st.count() == 2 })
-	cancel()
-	if err := <-done; err != nil {
-		t.Errorf("Run after cancel: %v, want nil", err)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		f := recoverytest.StuckSecondMaster(t, -time.Second)
+		st := &losable{WatchStore: f.St}
+		var logs runnertest.Buffer
+		w := &watch.Watcher{Store: st, Interval: 10 * time.Millisecond, Log: slog.New(slog.NewTextHandler(&logs, nil))}
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error, 1)
+		go func() { done <- w.Run(ctx, false) }()
+		eventually(t, "the first pass", func() bool { return f.Upgrade(t, "default").State == state.UpgradingSecondMasterFailed })
+		st.lose()
+		eventually(t, "the lost-lock message", func() bool { return strings.Contains(logs.String(), "lost the audit lock") })
+		eventually(t, "the lock taken again", func() bool { return st.count() == 2 })
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run after cancel: %v, want nil", err)
+		}
+	})
 }
 
 func get(t *testing.T, h http.Handler, path string) string {
