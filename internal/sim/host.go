@@ -37,16 +37,7 @@ type Host struct {
 
 func newHost(c *Cluster, name string, controller bool, from string, now time.Time) *Host {
 	h := &Host{Name: name, Login: c.Name + "." + name, Controller: controller, cluster: c, disk: memFS{}, fence: make(chan struct{}, 1)}
-	h.disk.mkdirAll(ktmp, now)
-	h.disk.write(kubeletConfig, render("kubelet-config.yaml", from, name), now)
-	h.disk.write(labDir+"/kubelet-installed", []byte(from+"\n"), now)
-	h.disk.write(labDir+"/kubelet-running", []byte(from+"\n"), now)
-	h.disk.write(labDir+"/kubeadm-version", []byte(c.fleet.opts.To+"\n"), now)
-	if controller {
-		for _, c := range components {
-			h.disk.write(manifests+"/"+c+".yaml", render(c+".yaml", from, name), now)
-		}
-	}
+	h.lay(Layout{Version: from, Kubeadm: c.fleet.opts.To, Controller: controller}, now)
 	return h
 }
 

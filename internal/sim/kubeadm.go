@@ -127,7 +127,7 @@ func (h *Host) labKubelet(_ context.Context, hc interp.HandlerContext, args []st
 	defer h.mu.Unlock()
 	switch {
 	case len(args) == 2 && args[0] == "install":
-		if _, err := state.ParseVersion(args[1]); err != nil {
+		if !validVersion.MatchString(args[1]) {
 			fmt.Fprintf(hc.Stderr, "kupgrade-lab-kubelet: bad version %q (want vX.Y.Z)\n", args[1])
 			return 2
 		}
