@@ -103,7 +103,7 @@ func Check(ctx context.Context, n Node, c Case) []string {
 		return []string{"reset: " + err.Error()}
 	}
 	inv, host := n.Target()
-	runCtx, cancel := context.WithCancel(ctx)
+	runCtx, cancel := context.WithTimeout(ctx, Bound)
 	defer cancel()
 	if c.CancelFired {
 		go cancelWhenFired(runCtx, n, cancel)
@@ -118,6 +118,10 @@ func Check(ctx context.Context, n Node, c Case) []string {
 	}
 	return diff(c.Want, res, disk)
 }
+
+// Bound is the longest a case's command may run: one that never ends fails its case rather than
+// hanging the suite.
+const Bound = 2 * time.Minute
 
 // cancelWhenFired calls cancel once n's fault file is gone.
 func cancelWhenFired(ctx context.Context, n Node, cancel func()) {
