@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"syscall"
 	"testing"
 	"time"
@@ -19,11 +20,14 @@ import (
 // which fails a live lease whose process is gone, and `upgrade run` finish the upgrade on
 // the nodes; no node ever ran two kubeadm at once; the event log has no hole. The kills are
 // shared among shards that run side by side, each with its own simulated clusters and database.
-// KUPGRADE_SIM_KILLS (default 100), KUPGRADE_SIM_SHARDS (4) and KUPGRADE_FAULT_SEED reproduce a
+// KUPGRADE_SIM_KILLS (default 100, 20 with -short), KUPGRADE_SIM_SHARDS (4) and KUPGRADE_FAULT_SEED reproduce a
 // campaign; make faults runs the Docker lab's.
 func TestSimKillCampaign(t *testing.T) {
 	t.Parallel()
 	kills, shards := envNumber(t, "KUPGRADE_SIM_KILLS", 100), max(envNumber(t, "KUPGRADE_SIM_SHARDS", 4), 1)
+	if testing.Short() && os.Getenv("KUPGRADE_SIM_KILLS") == "" {
+		kills = 20 // make check; make test runs the 100
+	}
 	seed := envNumber(t, "KUPGRADE_FAULT_SEED", 20261207)
 	for s := range shards {
 		n := kills / shards
