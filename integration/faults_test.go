@@ -7,7 +7,6 @@ import (
 	"database/sql"
 	"fmt"
 	"net"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -166,18 +165,7 @@ func patch(i int) string {
 	return fmt.Sprintf("v1.29.%d", n+i)
 }
 
-func envInt(t *testing.T, name string, def int) int {
-	t.Helper()
-	s := os.Getenv(name)
-	if s == "" {
-		return def
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil {
-		t.Fatalf("%s=%q: want a number", name, s)
-	}
-	return n
-}
+func envInt(t *testing.T, name string, def int) int { return killcheck.Setting(t, name, def) }
 
 // inFlight reports whether the upgrade's state or any host status is in flight.
 func inFlight(t *testing.T, db *sql.DB) bool {

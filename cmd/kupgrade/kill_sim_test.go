@@ -24,11 +24,11 @@ import (
 // campaign; make faults runs the Docker lab's.
 func TestSimKillCampaign(t *testing.T) {
 	t.Parallel()
-	kills, shards := envNumber(t, "KUPGRADE_SIM_KILLS", 100), max(envNumber(t, "KUPGRADE_SIM_SHARDS", 4), 1)
+	kills, shards := killcheck.Setting(t, "KUPGRADE_SIM_KILLS", 100), max(killcheck.Setting(t, "KUPGRADE_SIM_SHARDS", 4), 1)
 	if testing.Short() && os.Getenv("KUPGRADE_SIM_KILLS") == "" {
 		kills = 20 // make check; make test runs the 100
 	}
-	seed := envNumber(t, "KUPGRADE_FAULT_SEED", 20261207)
+	seed := killcheck.Setting(t, "KUPGRADE_FAULT_SEED", 20261207)
 	for s := range shards {
 		n := kills / shards
 		if s < kills%shards {
@@ -85,7 +85,7 @@ func (c *simCampaign) run(t *testing.T, seed int) {
 func (c *simCampaign) killOnce(t *testing.T, i int, at time.Duration) {
 	t.Helper()
 	c.want(t, i, 0, "upgrade", "start", "v1.30.1")
-	cmd := c.cmd(t, i, "upgrade", "run", "-y")
+	cmd := c.cmd(t.Context(), i, "upgrade", "run", "-y")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {

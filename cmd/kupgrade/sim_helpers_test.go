@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -49,9 +48,9 @@ func startSim(t *testing.T, o sim.Options) *simLab {
 }
 
 // cmd is kupgrade (this test binary) on cluster i's inventory.
-func (c *simLab) cmd(t *testing.T, i int, args ...string) *exec.Cmd {
+func (c *simLab) cmd(ctx context.Context, i int, args ...string) *exec.Cmd {
 	inv := filepath.Join(c.f.Inventories, c.f.Clusters[i].Name+".yml")
-	cmd := exec.CommandContext(t.Context(), "kupgrade", append([]string{"-i", inv}, args...)...)
+	cmd := exec.CommandContext(ctx, "kupgrade", append([]string{"-i", inv}, args...)...)
 	cmd.Env = c.env
 	return cmd
 }
@@ -62,7 +61,7 @@ func (c *simLab) want(t *testing.T, i, code int, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	cmd := c.cmd(t, i, args...)
+	cmd := c.cmd(ctx, i, args...)
 	cmd.Cancel = func() error { return cmd.Process.Kill() }
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -72,19 +71,6 @@ func (c *simLab) want(t *testing.T, i, code int, args ...string) string {
 			cmd.ProcessState.ExitCode(), code, out.String())
 	}
 	return out.String()
-}
-
-func envNumber(t *testing.T, name string, def int) int {
-	t.Helper()
-	s := os.Getenv(name)
-	if s == "" {
-		return def
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil {
-		t.Fatalf("%s=%q: want a number", name, s)
-	}
-	return n
 }
 
 // host is host name of cluster i.
