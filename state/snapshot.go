@@ -15,13 +15,18 @@ type EtcdSnapshot struct {
 	UpgradeUUID string    `json:"upgrade_uuid"`
 	Hop         int       `json:"hop"`
 	Hostname    string    `json:"host"`     // the controller it was saved from
-	Path        string    `json:"path"`     // on kupgrade's side
+	Path        string    `json:"path"`     // on kupgrade's side: the runner's copy
 	SHA256      string    `json:"sha256"`   // of the file, hex
 	Revision    int64     `json:"revision"` // etcd's revision when saved
 	Hash        int64     `json:"hash"`     // etcd's own hash of the snapshot (snapshot status)
 	Size        int64     `json:"size"`     // bytes
 	External    bool      `json:"external"` // saved from an external etcd
 	CreatedAt   time.Time `json:"created_at"`
+	// RunnerHost is the machine Path is on; ControllerPath the file etcdctl saved on Hostname,
+	// which abort falls back to when the runner's copy is missing or damaged (its sha256 the
+	// one recorded). Both "" in a record written before migration 0016.
+	RunnerHost     string `json:"runner_host,omitempty"`
+	ControllerPath string `json:"controller_path,omitempty"`
 }
 
 // Check refuses a snapshot record that could not be restored from: each missing fact named.
@@ -45,9 +50,14 @@ func (s EtcdSnapshot) Check() error {
 	return nil
 }
 
-// String names the snapshot for people: where it is, its revision and its checksum.
+// String names the snapshot for people: where it is (the runner's copy, and the controller's
+// file when recorded), its revision and its checksum.
 func (s EtcdSnapshot) String() string {
-	return fmt.Sprintf("%s (revision %d, %d bytes, sha256 %s, from %s, hop %d)", s.Path, s.Revision, s.Size, s.SHA256, s.Hostname, s.Hop)
+	also := ""
+	if s.ControllerPath != "" {
+		also = ", also at " + s.Hostname + ":" + s.ControllerPath
+	}
+	return fmt.Sprintf("%s (revision %d, %d bytes, sha256 %s, from %s, hop %d%s)", s.Path, s.Revision, s.Size, s.SHA256, s.Hostname, s.Hop, also)
 }
 
 // SnapshotFor returns the snapshot of upgradeUUID's hop among snaps (newest first), if any.

@@ -51,7 +51,8 @@ func minorOf(tag string) ([2]int, bool) {
 // it (etcd moved to a newer minor, or an earlier attempt of this abort left the manifests aside)
 // a plain abort refuses, saying why and what a restore would discard (refuseUnasked). Asked, it
 // checks the snapshot (recorded, no older than the age limit unless ForceOldSnapshot, its file
-// present with the sha256 recorded), reads every member (etcdMembers) and asks ConfirmEtcd,
+// present with the sha256 recorded: the runner's copy, else the controller's, as
+// usableSnapshot says), reads every member (etcdMembers) and asks ConfirmEtcd,
 // naming the snapshot's time and revision, the cluster's revision now and what is discarded.
 // Where kupgrade cannot restore a member itself it refuses, before anything is written, naming
 // what is missing and the commands that restore each member by hand, to run before aborting
@@ -83,17 +84,21 @@ func (w *Workflow) checkEtcdRestore(ctx context.Context, u state.Upgrade, plan [
 	if err := w.snapshotTooOld(*snap, len(aside) > 0); err != nil {
 		return nil, fmt.Errorf("%w: abort: %s, but %v; nothing was changed", state.ErrRefused, why, err)
 	}
-	if err := verifySnapshotFile(*snap); err != nil {
-		return nil, fmt.Errorf("%w: abort: %s, but %v: nothing was restored", state.ErrRefused, why, err)
+	usable, note, err := w.usableSnapshot(ctx, *snap)
+	if err != nil {
+		return nil, fmt.Errorf("%w: abort: %s, but %v: nothing was restored; put a good copy back at either place, or restore etcd from a backup of your own and run `kupgrade upgrade abort --etcd-restored`",
+			state.ErrRefused, why, err)
 	}
+	snap = &usable
 	r, err := w.readMembers(ctx, u, *snap, cs)
 	if err != nil {
 		return nil, fmt.Errorf("%w: abort: %s, and the snapshot %s is verified, but kupgrade cannot put etcd back itself: %v; nothing was changed. By hand: %s; then `kupgrade upgrade abort --etcd-restored`",
 			state.ErrRefused, why, snap, err, restoreCommands(*snap))
 	}
-	if err := w.confirmRestore(ctx, *snap, cs[0], len(r.members)); err != nil {
+	if err := w.confirmRestore(ctx, *snap, cs[0], len(r.members), note); err != nil {
 		return nil, err
 	}
+	w.recordFallback(ctx, note)
 	w.log().Info("abort: etcd will be restored", "why", why, "snapshot", snap.Path, "revision", snap.Revision, "saved", snap.CreatedAt, "members", len(r.members))
 	return r, nil
 }

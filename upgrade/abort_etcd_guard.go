@@ -91,9 +91,13 @@ func (w *Workflow) revisionNow(ctx context.Context, h *inventory.Host) (int64, e
 }
 
 // confirmRestore asks ConfirmEtcd (the operator, on a terminal) before a restore from snap,
-// naming what it discards; without ConfirmEtcd it only logs it.
-func (w *Workflow) confirmRestore(ctx context.Context, snap state.EtcdSnapshot, h *inventory.Host, members int) error {
+// naming what it discards and, in note, where the file comes from when not from the runner's
+// copy; without ConfirmEtcd it only logs it.
+func (w *Workflow) confirmRestore(ctx context.Context, snap state.EtcdSnapshot, h *inventory.Host, members int, note string) error {
 	what := fmt.Sprintf("abort --restore-etcd stops the control plane and restores %d etcd member(s) from %s", members, w.discards(ctx, snap, h))
+	if note != "" {
+		what += ";\n" + note
+	}
 	w.log().Info("abort: " + what)
 	if w.ConfirmEtcd == nil {
 		return nil

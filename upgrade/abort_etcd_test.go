@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kupgrade/kupgrade/runner/runnertest"
 	"github.com/kupgrade/kupgrade/state"
 )
 
@@ -55,6 +56,7 @@ func TestAbortEtcdRefusals(t *testing.T) {
 			if c.corrupt {
 				snaps, _ := f.st.Snapshots(t.Context(), "default")
 				os.WriteFile(snaps[0].Path, []byte("flipped"), 0o600)
+				f.c.results["kupgrade-snapshot.db"] = runnertest.Result{Stdout: "flipped"} // the controller's copy too
 			}
 			f.w.RestoreEtcd = c.flag
 			err := f.w.Abort(t.Context())

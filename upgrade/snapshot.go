@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -98,8 +99,9 @@ func (w *Workflow) takeSnapshot(ctx context.Context, u state.Upgrade, h *invento
 	if err != nil {
 		return fmt.Errorf("etcd snapshot on %s: %w", h.Name, err)
 	}
-	rec := state.EtcdSnapshot{Cluster: w.Cluster, UpgradeUUID: u.UUID, Hop: u.Hop, Hostname: h.Name, Path: local,
-		SHA256: facts.SHA256, Revision: facts.Revision, Hash: facts.Hash, Size: facts.Size, External: cfg.External}
+	runnerHost, _ := os.Hostname()
+	rec := state.EtcdSnapshot{Cluster: w.Cluster, UpgradeUUID: u.UUID, Hop: u.Hop, Hostname: h.Name, Path: local, RunnerHost: runnerHost,
+		ControllerPath: facts.Path, SHA256: facts.SHA256, Revision: facts.Revision, Hash: facts.Hash, Size: facts.Size, External: cfg.External}
 	err = w.retryDB(ctx, "record the etcd snapshot", func(ctx context.Context) error {
 		var err error
 		rec, err = w.Store.AddSnapshot(ctx, rec, state.ActorRunner)

@@ -47,34 +47,40 @@ func (w *Workflow) snapshotName(u state.Upgrade) string {
 }
 
 // fetchSnapshot copies the snapshot facts describe from the controller behind c to kupgrade's
-// side, under a partial name until its sha256 is the controller's: a copy cut short (a kill, a
-// lost connection) never has a snapshot's name.
+// side (copyChecked, against the controller's sha256).
 func (w *Workflow) fetchSnapshot(ctx context.Context, c runner.Conn, u state.Upgrade, facts health.SnapshotFacts) (string, error) {
-	dir := SnapshotFolder(w.Snapshots.Dir, w.Cluster)
+	final := filepath.Join(SnapshotFolder(w.Snapshots.Dir, w.Cluster), w.snapshotName(u))
+	return final, copyChecked(ctx, c, facts.Path, final, facts.SHA256, "the controller's file "+facts.SHA256)
+}
+
+// copyChecked copies remote from the host behind c to final, under a partial name until its
+// sha256 is sum (wantSaid says whose sum it is): a copy cut short (a kill, a lost connection)
+// or different never has final's name.
+func copyChecked(ctx context.Context, c runner.Conn, remote, final, sum, wantSaid string) error {
+	dir := filepath.Dir(final)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", fmt.Errorf("make the snapshot folder: %w", err)
+		return fmt.Errorf("make the snapshot folder: %w", err)
 	}
-	final := filepath.Join(dir, w.snapshotName(u))
 	f, err := os.CreateTemp(dir, ".partial-*")
 	if err != nil {
-		return "", fmt.Errorf("create the snapshot's copy: %w", err)
+		return fmt.Errorf("create the snapshot's copy: %w", err)
 	}
 	defer os.Remove(f.Name())
 	h := sha256.New()
-	err = runner.CopyOut(ctx, c, facts.Path, io.MultiWriter(f, h))
+	err = runner.CopyOut(ctx, c, remote, io.MultiWriter(f, h))
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return "", fmt.Errorf("copy %s to %s: %w", facts.Path, dir, err)
+		return fmt.Errorf("copy %s to %s: %w", remote, dir, err)
 	}
-	if got := hex.EncodeToString(h.Sum(nil)); got != facts.SHA256 {
-		return "", fmt.Errorf("the copy of %s has sha256 %s, the controller's file %s: not kept", facts.Path, got, facts.SHA256)
+	if got := hex.EncodeToString(h.Sum(nil)); got != sum {
+		return fmt.Errorf("the copy of %s has sha256 %s, %s: not kept", remote, got, wantSaid)
 	}
 	if err := os.Rename(f.Name(), final); err != nil {
-		return "", fmt.Errorf("keep the snapshot: %w", err)
+		return fmt.Errorf("keep the snapshot: %w", err)
 	}
-	return final, nil
+	return nil
 }
 
 // pruneSnapshots removes, in this cluster's snapshot folder, the files of all but the newest

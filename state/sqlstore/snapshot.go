@@ -9,7 +9,7 @@ import (
 	"github.com/kupgrade/kupgrade/state"
 )
 
-const snapshotCols = "id, cluster, upgrade_uuid, hop, hostname, path, sha256, revision, hash, size, external, created_at"
+const snapshotCols = "id, cluster, upgrade_uuid, hop, hostname, path, sha256, revision, hash, size, external, created_at, runner_host, controller_path"
 
 // AddSnapshot records snap and its event in one transaction, with compare-and-set on the
 // upgrade: still snap.UpgradeUUID, at snap.Hop, in the first controller's control-plane step.
@@ -30,8 +30,9 @@ func (s *Store) AddSnapshot(ctx context.Context, snap state.EtcdSnapshot, actor 
 		if snap.CreatedAt, err = s.txNow(ctx, tx); err != nil {
 			return err
 		}
-		res, err := tx.ExecContext(ctx, "INSERT INTO etcd_snapshot ("+snapshotCols[4:]+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-			snap.Cluster, snap.UpgradeUUID, snap.Hop, snap.Hostname, snap.Path, snap.SHA256, snap.Revision, snap.Hash, snap.Size, snap.External, fmtTime(snap.CreatedAt))
+		res, err := tx.ExecContext(ctx, "INSERT INTO etcd_snapshot ("+snapshotCols[4:]+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			snap.Cluster, snap.UpgradeUUID, snap.Hop, snap.Hostname, snap.Path, snap.SHA256, snap.Revision, snap.Hash, snap.Size, snap.External, fmtTime(snap.CreatedAt),
+			snap.RunnerHost, snap.ControllerPath)
 		if err != nil {
 			return fmt.Errorf("insert the snapshot: %w", err)
 		}
@@ -64,7 +65,7 @@ func (s *Store) snapshots(ctx context.Context, cluster string) ([]state.EtcdSnap
 		var sn state.EtcdSnapshot
 		var created nullTime
 		if err := rows.Scan(&sn.ID, &sn.Cluster, &sn.UpgradeUUID, &sn.Hop, &sn.Hostname, &sn.Path, &sn.SHA256,
-			&sn.Revision, &sn.Hash, &sn.Size, &sn.External, &created); err != nil {
+			&sn.Revision, &sn.Hash, &sn.Size, &sn.External, &created, &sn.RunnerHost, &sn.ControllerPath); err != nil {
 			return nil, fmt.Errorf("read etcd snapshots: %w", err)
 		}
 		sn.CreatedAt = created.Time

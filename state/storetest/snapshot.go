@@ -10,7 +10,7 @@ import (
 
 // testSnapshots: a snapshot is recorded only while its upgrade's first controller's
 // control-plane step of its hop runs (compare-and-set on uuid, hop and state), with an event
-// naming where it is; a record that could not be restored from is refused; the list is newest
+// naming where it is (the runner's copy, its machine and the controller's file); a record that could not be restored from is refused; the list is newest
 // first and per cluster.
 func testSnapshots(t *testing.T, b Backend) {
 	s := b.Open(t)
@@ -39,13 +39,16 @@ func testSnapshots(t *testing.T, b Backend) {
 	if err != nil || got.ID == 0 || got.CreatedAt.IsZero() {
 		t.Fatalf("AddSnapshot: %+v, %v", got, err)
 	}
-	snap.Path = "/var/lib/kupgrade/etcd/c1/b.db"
+	snap.Path, snap.RunnerHost, snap.ControllerPath = "/var/lib/kupgrade/etcd/c1/b.db", "jump-1", "/var/lib/etcd/kupgrade-snapshot.db"
 	if _, err := s.AddSnapshot(ctx, snap, state.ActorRunner); err != nil {
 		t.Fatal(err)
 	}
 	list, err := s.Snapshots(ctx, "c1")
 	if err != nil || len(list) != 2 || list[0].Path != snap.Path || list[1].Revision != 42 || list[1].SHA256 != snap.SHA256 {
 		t.Fatalf("Snapshots(c1) = %+v, %v; want b.db then a.db", list, err)
+	}
+	if list[0].RunnerHost != "jump-1" || list[0].ControllerPath != snap.ControllerPath || list[1].RunnerHost != "" || list[1].ControllerPath != "" {
+		t.Errorf("Snapshots(c1) places = %+v; want b.db's runner and controller paths kept, a.db's empty", list)
 	}
 	if sn, ok := state.SnapshotFor(list, u.UUID, 0); !ok || sn.Path != snap.Path {
 		t.Errorf("SnapshotFor(hop 0) = %+v, %v; want the newest", sn, ok)
