@@ -134,6 +134,20 @@ func newEvidence(by string, u state.Upgrade, l *state.Lease, h state.Host, pr *P
 	return ev
 }
 
+// AgeText is d for people, as every listing and message prints an age: 45s, 12m, 3h20m, 2d4h.
+func AgeText(d time.Duration) string {
+	d = max(d, 0)
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	}
+	return fmt.Sprintf("%dd%dh", int(d.Hours())/24, int(d.Hours())%24)
+}
+
 // Age is now - t rounded to the second; never negative (a clock a little behind the writer's).
 func Age(now, t time.Time) time.Duration {
 	d := now.Sub(t)

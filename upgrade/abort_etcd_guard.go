@@ -9,6 +9,7 @@ import (
 
 	"github.com/kupgrade/kupgrade/health"
 	"github.com/kupgrade/kupgrade/inventory"
+	"github.com/kupgrade/kupgrade/recovery"
 	"github.com/kupgrade/kupgrade/runner"
 	"github.com/kupgrade/kupgrade/state"
 )
@@ -23,19 +24,7 @@ const revisionReadFor = 30 * time.Second
 // SnapshotSaved says when s was saved, how long before now, and at which etcd revision: as
 // abort's question and refusals and `upgrade show` name the snapshot.
 func SnapshotSaved(s state.EtcdSnapshot, now time.Time) string {
-	return fmt.Sprintf("saved %s (%s ago) at etcd revision %d", s.CreatedAt.UTC().Format("2006-01-02 15:04:05 MST"), ago(now.Sub(s.CreatedAt)), s.Revision)
-}
-
-// ago is d for people: days and hours, hours and minutes, or minutes.
-func ago(d time.Duration) string {
-	d = max(d, 0).Truncate(time.Minute)
-	switch {
-	case d >= 24*time.Hour:
-		return fmt.Sprintf("%dd%dh", d/(24*time.Hour), d%(24*time.Hour)/time.Hour)
-	case d >= time.Hour:
-		return fmt.Sprintf("%dh%dm", d/time.Hour, d%time.Hour/time.Minute)
-	}
-	return fmt.Sprintf("%dm", d/time.Minute)
+	return fmt.Sprintf("saved %s (%s ago) at etcd revision %d", s.CreatedAt.UTC().Format("2006-01-02 15:04:05 MST"), recovery.AgeText(now.Sub(s.CreatedAt)), s.Revision)
 }
 
 // snapshotTooOld refuses a restore from snap once it is older than the age limit

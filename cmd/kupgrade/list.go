@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/kupgrade/kupgrade/recovery"
 	"github.com/kupgrade/kupgrade/state"
 )
 
@@ -102,20 +103,7 @@ func writeList(w io.Writer, vs []upgradeListView) {
 			flag = strings.ToUpper(flag) // what needs someone stands out
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", v.Cluster, v.FromVersion, v.ToVersion, v.State,
-			age(time.Duration(v.AgeSeconds)*time.Second), lease, dash(flag))
+			recovery.AgeText(time.Duration(v.AgeSeconds)*time.Second), lease, dash(flag))
 	}
 	tw.Flush()
-}
-
-// age prints d for people: 45s, 12m, 3h20m, 2d4h.
-func age(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-	}
-	return fmt.Sprintf("%dd%dh", int(d.Hours())/24, int(d.Hours())%24)
 }
