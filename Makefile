@@ -66,8 +66,8 @@ integration: deps ## integration tests in Docker labs, INTEGRATION_PARALLEL at o
 test-real: deps ## the real-Kubernetes tests: builds the real lab when missing (cold about 30 min on 2 cores), then about 60 min
 	KUPGRADE_FULL=1 $(GO) test -tags integration -count=1 -timeout 120m -p 1 -run 'TestReal' -v ./integration/
 
-faults: deps ## the Docker kill campaign alone at 200 kills (make test runs 10 here and 100 on simulated clusters): SIGKILL of upgrade run at seeded moments, shared among KUPGRADE_FAULT_SHARDS labs side by side (KUPGRADE_FAULT_KILLS, KUPGRADE_FAULT_SEED)
-	KUPGRADE_FAULT_KILLS=$${KUPGRADE_FAULT_KILLS:-200} KUPGRADE_FAULT_SHARDS=$${KUPGRADE_FAULT_SHARDS:-8} $(GO) test -tags integration -count=1 -timeout 90m -p 1 -parallel 8 -run TestFaultKillAtRandomMoments -v ./integration/
+faults: deps ## the Docker kill campaigns at full size (make test runs 10 and 2 here, 100 and 40 on simulated clusters): SIGKILL of upgrade run at 200 seeded moments, shared among KUPGRADE_FAULT_SHARDS labs side by side, and of upgrade abort at 12 (KUPGRADE_FAULT_KILLS, KUPGRADE_ABORT_KILLS, KUPGRADE_FAULT_SEED)
+	KUPGRADE_FAULT_KILLS=$${KUPGRADE_FAULT_KILLS:-200} KUPGRADE_ABORT_KILLS=$${KUPGRADE_ABORT_KILLS:-12} KUPGRADE_FAULT_SHARDS=$${KUPGRADE_FAULT_SHARDS:-8} $(GO) test -tags integration -count=1 -timeout 90m -p 1 -parallel 8 -run 'TestFaultKillAtRandomMoments|TestFaultKillInsideTheAbort' -v ./integration/
 
 test-galera: deps ## the store, the audit lock and an upgrade against a 3-node MariaDB Galera cluster (about 5 minutes; KUPGRADE_GALERA_NODES=all runs the store suite on every node)
 	KUPGRADE_GALERA=1 $(GO) test -tags integration -count=1 -timeout 30m -p 1 -run 'Galera' -v ./integration/...

@@ -173,9 +173,9 @@ func (f *Fleet) writeInventories() error {
 		fmt.Fprintf(&b, "    kupgrade_known_hosts: %q\n    kupgrade_cluster: %q\n", f.KnownHosts, c.Name)
 		fmt.Fprintf(&b, "    kupgrade_kubelet_install: %q\n", "/usr/local/sbin/kupgrade-lab-kubelet install {{ to_version }}")
 		fmt.Fprintf(&b, "    kupgrade_kubelet_restart: %q\n", "/usr/local/sbin/kupgrade-lab-kubelet restart")
-		// The simulated hosts have no package manager and their kubeadm is the target's from the
-		// start (kubeadm version shows it), and no API server to drain through.
-		fmt.Fprintf(&b, "    kupgrade_kubeadm_install: %q\n    kupgrade_drain: false\n", "kubeadm version")
+		// The simulated hosts have no package manager: kubeadm is installed the lab's way (only
+		// `kubeadm version` sees it), and no API server to drain through.
+		fmt.Fprintf(&b, "    kupgrade_kubeadm_install: %q\n    kupgrade_drain: false\n", "/usr/local/sbin/kupgrade-lab-kubeadm install v$KUPGRADE_VERSION")
 		groups := map[bool]*strings.Builder{true: {}, false: {}}
 		for _, h := range c.Hosts {
 			fmt.Fprintf(groups[h.Controller], "        %s: {ansible_user: %q}\n", h.Name, h.Login)

@@ -44,6 +44,9 @@ func newHost(c *Cluster, name string, controller bool, from string, now time.Tim
 // MaxConcurrentKubeadm is the most kubeadm commands that ever ran on h at once.
 func (h *Host) MaxConcurrentKubeadm() int { return int(h.maxRun.Load()) }
 
+// RunningKubeadm is how many kubeadm commands run on h now (the lab's pgrep -f kubeadm).
+func (h *Host) RunningKubeadm() int { return int(h.running.Load()) }
+
 // KubeadmRuns is how many kubeadm commands ran on h.
 func (h *Host) KubeadmRuns() int { return int(h.runs.Load()) }
 

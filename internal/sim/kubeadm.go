@@ -143,3 +143,19 @@ func (h *Host) labKubelet(_ context.Context, hc interp.HandlerContext, args []st
 	}
 	return 0
 }
+
+// labKubeadm is the lab's kupgrade-lab-kubeadm: `install VERSION` stands in for installing the
+// kubeadm package at VERSION; only `kubeadm version` reports it.
+func (h *Host) labKubeadm(_ context.Context, hc interp.HandlerContext, args []string) int {
+	if len(args) != 2 || args[0] != "install" {
+		fmt.Fprintln(hc.Stderr, "usage: kupgrade-lab-kubeadm install VERSION")
+		return 2
+	}
+	if !validVersion.MatchString(args[1]) {
+		fmt.Fprintf(hc.Stderr, "kupgrade-lab-kubeadm: bad version %q (want vX.Y.Z)\n", args[1])
+		return 2
+	}
+	h.writeFile(labDir+"/kubeadm-version", args[1]+"\n")
+	fmt.Fprintf(hc.Stdout, "kubeadm %s installed\n", args[1])
+	return 0
+}

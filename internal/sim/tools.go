@@ -23,9 +23,11 @@ func init() {
 	tools = map[string]tool{
 		"sudo": (*Host).sudo, "env": (*Host).env, "sh": (*Host).sh, "bash": (*Host).sh, "setsid": (*Host).setsid,
 		"kubeadm": (*Host).kubeadm, "kubelet": (*Host).kubelet, "kubectl": (*Host).kubectl, "kupgrade-lab-kubelet": (*Host).labKubelet,
+		"kupgrade-lab-kubeadm": (*Host).labKubeadm,
 		"flock": (*Host).flock, "mkdir": (*Host).mkdir, "touch": (*Host).touch, "mv": (*Host).mv, "cp": (*Host).cp,
 		"rm": (*Host).rm, "rmdir": (*Host).rm, "cat": (*Host).cat, "sha256sum": (*Host).sha256sum, "stat": (*Host).statCmd,
-		"grep": (*Host).grep, "date": date, "sleep": sleep, "true": func(*Host, context.Context, interp.HandlerContext, []string) int { return 0 },
+		"grep": (*Host).grep, "sed": (*Host).sed, "head": (*Host).head, "cut": (*Host).cut, "tr": tr,
+		"dirname": dirname, "basename": basename, "date": date, "sleep": sleep, "true": func(*Host, context.Context, interp.HandlerContext, []string) int { return 0 },
 		"false": func(*Host, context.Context, interp.HandlerContext, []string) int { return 1 },
 		"id": func(_ *Host, _ context.Context, hc interp.HandlerContext, _ []string) int {
 			fmt.Fprintln(hc.Stdout, "0")

@@ -16,6 +16,7 @@ const (
 	success    = `^\[upgrade/successful\] SUCCESS! Your cluster was upgraded to "v1\.29\.5"\. Enjoy!$`
 	injected   = `failure injected by kupgrade[- ](lab|sim)`
 	labKubelet = "/usr/local/sbin/kupgrade-lab-kubelet"
+	labKubeadm = "/usr/local/sbin/kupgrade-lab-kubeadm"
 )
 
 // with is d with its fault flag set.
@@ -32,6 +33,10 @@ var Cases = []Case{
 		Want: Want{Out: []string{`^kubelet v1\.29\.5 installed$`, `^kubelet restarted, running v1\.29\.5$`, `^Kubernetes v1\.29\.5$`}, Disk: untouched}},
 	{Name: "kubelet install of a bad version", Command: labKubelet + " install 1.29.5",
 		Want: Want{Status: 2, Out: []string{`^kupgrade-lab-kubelet: bad version "1\.29\.5" \(want vX\.Y\.Z\)$`}, Disk: untouched}},
+	{Name: "kubeadm install", Setup: Setup{Kubeadm: Next}, Command: labKubeadm + " install v1.29.4 && kubeadm version -o short",
+		Want: Want{Out: []string{`^kubeadm v1\.29\.4 installed$`, `^v1\.29\.4$`}, Disk: untouched}},
+	{Name: "kubeadm install of a bad version", Command: labKubeadm + " install 1.29.5",
+		Want: Want{Status: 2, Out: []string{`^kupgrade-lab-kubeadm: bad version "1\.29\.5" \(want vX\.Y\.Z\)$`}, Disk: untouched}},
 	{Name: "apply", Command: apply, Want: Want{Out: []string{success,
 		`^\[upgrade/versions\] Cluster version: v1\.29\.4$`,
 		`^\[upgrade/staticpods\] Component "kube-apiserver" upgraded successfully!$`,

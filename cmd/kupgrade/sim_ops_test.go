@@ -1,0 +1,123 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/kupgrade/kupgrade/internal/killcheck"
+	"github.com/kupgrade/kupgrade/internal/sim"
+)
+
+// background is a kupgrade started and not yet waited for.
+type background struct {
+	cmd  *exec.Cmd
+	out  *bytes.Buffer
+	done bool
+}
+
+// start runs kupgrade on cluster i in the background; the test's end kills it if still running.
+func (c *simLab) start(t *testing.T, i int, args ...string) *background {
+	t.Helper()
+	b := &background{cmd: c.cmd(t.Context(), i, args...), out: &bytes.Buffer{}}
+	b.cmd.Stdout, b.cmd.Stderr = b.out, b.out
+	if err := b.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.stop(syscall.SIGKILL) })
+	return b
+}
+
+// wait waits for b's end and returns its exit status.
+func (b *background) wait() int {
+	if !b.done {
+		b.done = true
+		_ = b.cmd.Wait()
+	}
+	return b.cmd.ProcessState.ExitCode()
+}
+
+// stop sends sig to b, unless it already ended, and waits for its end.
+func (b *background) stop(sig syscall.Signal) {
+	if !b.done {
+		_ = b.cmd.Process.Signal(sig)
+		b.wait()
+	}
+}
+
+// waitForHang waits until h's one-shot hang fault has fired (kubeadm removed it) and kubeadm
+// runs: b is then in the middle of kubeadm.
+func waitForHang(t *testing.T, h *sim.Host, b *background) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+		if _, armed := h.File(sim.FaultFile); !armed && h.RunningKubeadm() > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("kubeadm never reached the hang on %s; kupgrade said:\n%s", h.Name, b.out)
+		}
+	}
+}
+
+// shownUpgrade is `kupgrade upgrade show -o json` (docs/cli.md), what the scenarios read of it.
+type shownUpgrade struct {
+	State string `json:"state"`
+	Lease *struct {
+		Owner     string    `json:"owner"`
+		Operation string    `json:"operation"`
+		ExpiresAt time.Time `json:"expires_at"`
+	} `json:"lease"`
+}
+
+// show is cluster i's upgrade as `upgrade show -o json` prints it.
+func (c *simLab) show(t *testing.T, i int) shownUpgrade {
+	t.Helper()
+	var v shownUpgrade
+	cmd := c.cmd(t.Context(), i, "upgrade", "show", "-o", "json")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err == nil {
+		err = json.Unmarshal(out, &v)
+	}
+	if err != nil {
+		t.Fatalf("upgrade show -o json: %v\n%s%s", err, out, stderr.String())
+	}
+	return v
+}
+
+// hostStatus is kube_host_upgrade.status of a host ("" for NULL).
+func (c *simLab) hostStatus(t *testing.T, host string) string {
+	t.Helper()
+	var st string
+	err := c.db.QueryRowContext(t.Context(), `SELECT COALESCE(u.status, '') FROM kube_host_upgrade u
+		JOIN host h ON h.id = u.host_id WHERE h.hostname = ?`, host).Scan(&st)
+	if err != nil {
+		t.Fatalf("read the status of %s: %v", host, err)
+	}
+	return st
+}
+
+// image is the database as an operator would look at it (killcheck.Image).
+func (c *simLab) image(t *testing.T) string {
+	t.Helper()
+	s, err := killcheck.Image(t.Context(), c.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// newestFailure is the newest state change of the database (killcheck.NewestFailure).
+func (c *simLab) newestFailure(t *testing.T) killcheck.Failure {
+	t.Helper()
+	f, err := killcheck.NewestFailure(t.Context(), c.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
