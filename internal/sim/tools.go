@@ -24,7 +24,7 @@ func init() {
 		"sudo": (*Host).sudo, "env": (*Host).env, "sh": (*Host).sh, "bash": (*Host).sh, "setsid": (*Host).setsid,
 		"kubeadm": (*Host).kubeadm, "kubelet": (*Host).kubelet, "kubectl": (*Host).kubectl, "kupgrade-lab-kubelet": (*Host).labKubelet,
 		"kupgrade-lab-kubeadm": (*Host).labKubeadm,
-		"flock": (*Host).flock, "mkdir": (*Host).mkdir, "touch": (*Host).touch, "mv": (*Host).mv, "cp": (*Host).cp,
+		"flock":                (*Host).flock, "mkdir": (*Host).mkdir, "touch": (*Host).touch, "mv": (*Host).mv, "cp": (*Host).cp,
 		"rm": (*Host).rm, "rmdir": (*Host).rm, "cat": (*Host).cat, "sha256sum": (*Host).sha256sum, "stat": (*Host).statCmd,
 		"grep": (*Host).grep, "sed": (*Host).sed, "head": (*Host).head, "cut": (*Host).cut, "tr": tr,
 		"dirname": dirname, "basename": basename, "date": date, "sleep": sleep, "true": func(*Host, context.Context, interp.HandlerContext, []string) int { return 0 },
