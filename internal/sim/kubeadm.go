@@ -136,6 +136,9 @@ func (h *Host) labKubelet(_ context.Context, hc interp.HandlerContext, args []st
 	case len(args) == 1 && args[0] == "restart":
 		v := h.disk[labDir+"/kubelet-installed"].data
 		h.disk.write(labDir+"/kubelet-running", v, time.Now())
+		if !h.staleStatus() {
+			h.disk.write(nodeStatus, v, time.Now())
+		}
 		fmt.Fprintf(hc.Stdout, "kubelet restarted, running %s", v)
 	default:
 		fmt.Fprintln(hc.Stderr, "usage: kupgrade-lab-kubelet install VERSION | restart")
@@ -158,4 +161,24 @@ func (h *Host) labKubeadm(_ context.Context, hc interp.HandlerContext, args []st
 	h.writeFile(labDir+"/kubeadm-version", args[1]+"\n")
 	fmt.Fprintf(hc.Stdout, "kubeadm %s installed\n", args[1])
 	return 0
+}
+
+// nodeStatus is the kubelet version the node's status in the API server reports.
+const nodeStatus = labDir + "/node-status"
+
+// staleStatus is whether a Stale fault keeps the node's status from being posted at this restart
+// (every restart until the fault is cleared, or once); h.mu is held.
+func (h *Host) staleStatus() bool {
+	file, ok := h.disk[FaultFile]
+	if !ok || file.dir {
+		return false
+	}
+	f := parseFault(string(file.data))
+	if f.Phase != PhaseKubeletStatus || f.Action != Stale {
+		return false
+	}
+	if f.Once {
+		h.disk.removeAll(FaultFile)
+	}
+	return true
 }

@@ -45,7 +45,7 @@ type object = map[string]any
 func (c *Cluster) nodes() []object {
 	var out []object
 	for _, h := range c.Hosts {
-		v, _ := h.File(labDir + "/kubelet-running")
+		v, _ := h.File(nodeStatus)
 		labels := object{}
 		if h.Controller {
 			labels["node-role.kubernetes.io/control-plane"] = ""

@@ -34,6 +34,7 @@ func (h *Host) lay(l Layout, now time.Time) {
 	h.disk.write(kubeletConfig, render("kubelet-config.yaml", l.Version, h.Name), now)
 	h.disk.write(labDir+"/kubelet-installed", []byte(l.Version+"\n"), now)
 	h.disk.write(labDir+"/kubelet-running", []byte(l.Version+"\n"), now)
+	h.disk.write(nodeStatus, []byte(l.Version+"\n"), now)
 	h.disk.write(labDir+"/kubeadm-version", []byte(l.Kubeadm+"\n"), now)
 	if l.Controller {
 		for _, c := range components {
