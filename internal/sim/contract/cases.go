@@ -35,7 +35,7 @@ var Cases = []Case{
 		Want: Want{Status: 2, Out: []string{`^kupgrade-lab-kubelet: bad version "1\.29\.5" \(want vX\.Y\.Z\)$`}, Disk: untouched}},
 	{Name: "kubelet restart with a stale node status", Setup: Setup{Fault: &sim.Fault{Phase: sim.PhaseKubeletStatus, Action: sim.Stale, Once: true}},
 		Command: labKubelet + " install " + Next + " && " + labKubelet + " restart && kubectl get nodes -o json",
-		Want: Want{Out: []string{`^kubelet restarted, running v1\.29\.5$`, `"kubeletVersion": ?"v1\.29\.4"`}, Disk: untouched}},
+		Want:    Want{Out: []string{`^kubelet restarted, running v1\.29\.5$`, `"kubeletVersion": ?"v1\.29\.4"`}, Disk: untouched}},
 	{Name: "kubelet restart posts its status", Command: labKubelet + " install " + Next + " && " + labKubelet + " restart && kubectl get nodes -o json",
 		Want: Want{Out: []string{`"kubeletVersion": ?"v1\.29\.5"`}, Disk: untouched}},
 	{Name: "kubeadm install", Setup: Setup{Kubeadm: Next}, Command: labKubeadm + " install v1.29.4 && kubeadm version -o short",
