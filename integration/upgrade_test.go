@@ -201,18 +201,3 @@ func TestUpgradeTwoControllers(t *testing.T) {
 		u.finish(t, "v1.30.5")
 	})
 }
-
-// TestUpgradeOneController: a one-controller, one-worker lab goes all the way with upgrade run.
-func TestUpgradeOneController(t *testing.T) {
-	t.Parallel()
-	u := startLab(t, lab.Options{Controllers: 1, Workers: 1})
-	u.k.wantExit(t, 0, "upgrade", "start", "v1.30.1")
-	out := u.k.wantExit(t, 0, "upgrade", "run")
-	if strings.Contains(out, "second-master") {
-		t.Errorf("a one-controller upgrade went through second-master:\n%s", out)
-	}
-	u.finish(t, "v1.30.1")
-	if n := countRows(t, u.db, `SELECT COUNT(*) FROM kube_upgrade_event WHERE to_state = ?`, "upgrading-second-master"); n != 0 {
-		t.Errorf("%d events entered upgrading-second-master on a one-controller system", n)
-	}
-}

@@ -77,3 +77,25 @@ func (l *simLab) requireFailed(t *testing.T, running, host, class, out string) {
 		t.Errorf("kupgrade did not print the command to retry:\n%s", out)
 	}
 }
+
+// A cluster of one controller upgrades without second-master: no event ever enters it, and
+// every host ends at the target with no status left.
+func TestSimUpgradeOneController(t *testing.T) {
+	t.Parallel()
+	l := startSim(t, sim.Options{Controllers: 1})
+	l.want(t, 0, 0, "upgrade", "start", "v1.30.1")
+	out := l.want(t, 0, 0, "upgrade", "run", "-y")
+	if strings.Contains(out, "second-master") {
+		t.Errorf("a one-controller upgrade went through second-master:\n%s", out)
+	}
+	if got := l.state(t, 0); got != "upgrade-complete" {
+		t.Errorf("state %s, want upgrade-complete", got)
+	}
+	if n := l.count(t, "SELECT COUNT(*) FROM kube_upgrade_event WHERE to_state = 'upgrading-second-master'"); n != 0 {
+		t.Errorf("%d events entered upgrading-second-master on a one-controller system", n)
+	}
+	if n := l.count(t, "SELECT COUNT(*) FROM kube_host_upgrade WHERE status IS NOT NULL"); n != 0 {
+		t.Errorf("%d hosts keep a status after upgrade-complete, want none", n)
+	}
+	l.requireAt(t, 0, "v1.30.1")
+}

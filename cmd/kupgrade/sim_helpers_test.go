@@ -27,7 +27,10 @@ type simLab struct {
 // whose kubeadm is v1.30.1's) and points kupgrade at a new database in t's temporary folder.
 func startSim(t *testing.T, o sim.Options) *simLab {
 	t.Helper()
-	o.Clusters, o.Controllers, o.Workers = max(o.Clusters, 1), max(o.Controllers, 2), max(o.Workers, 1)
+	if o.Controllers == 0 {
+		o.Controllers = 2
+	}
+	o.Clusters, o.Workers = max(o.Clusters, 1), max(o.Workers, 1)
 	if o.From == "" {
 		o.From, o.To = "v1.29.4", "v1.30.1"
 	}
