@@ -17,8 +17,9 @@ import (
 func TestSimOneOperationAtATime(t *testing.T) {
 	t.Parallel()
 	l := startSim(t, sim.Options{})
-	// Long enough that the refused commands below surely run under the dead process's lease.
-	const ttl = 3 * time.Second
+	// Long enough that the refused commands below surely run under the dead process's lease;
+	// its expiry is then moved to the past in the database (expireLease), not waited for.
+	const ttl = time.Minute
 	l.env = append(l.env, "KUPGRADE_LEASE_TTL="+ttl.String())
 	l.want(t, 0, 0, "upgrade", "start", "v1.30.1")
 	l.want(t, 0, 0, "upgrade", "run", "--until", "upgraded-first-master")
@@ -81,8 +82,7 @@ func killedHolder(t *testing.T, l *simLab, c1 *sim.Host, ttl time.Duration) {
 	if after := l.image(t); after != before {
 		t.Errorf("a refused command wrote to the database:\nbefore %s\nafter  %s", before, after)
 	}
-	// upgrade show prints expires_at in whole seconds, hence the second added.
-	time.Sleep(time.Until(show.Lease.ExpiresAt) + 1200*time.Millisecond)
+	l.expireLease(t)
 	l.want(t, 0, 0, "recover")
 	if got := l.show(t, 0); got.State != "upgrading-second-master-failed" || got.Lease != nil {
 		t.Errorf("after recover: state %s, lease %+v; want upgrading-second-master-failed, no lease", got.State, got.Lease)

@@ -23,7 +23,7 @@ func TestSimWatchFailsKilledUpgradeAndRetrySucceeds(t *testing.T) {
 	if err := c1.InjectFault(sim.Fault{Phase: "control-plane", Action: sim.Hang, Once: true}); err != nil {
 		t.Fatal(err)
 	}
-	up := l.start(t, 0, "--lease-ttl", "2s", "host", "upgrade", "controller-1", "control-plane")
+	up := l.start(t, 0, "host", "upgrade", "controller-1", "control-plane")
 	waitForHang(t, c1, up)
 	for _, comp := range []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler"} {
 		if m, _ := c1.File("/etc/kubernetes/manifests/" + comp + ".yaml"); !strings.Contains(m, ":v1.30.1\n") {
@@ -31,6 +31,7 @@ func TestSimWatchFailsKilledUpgradeAndRetrySucceeds(t *testing.T) {
 		}
 	}
 	up.stop(syscall.SIGKILL)
+	l.expireLease(t) // as if the dead runner's TTL had passed
 
 	watch := l.start(t, 0, "watch", "--interval", "200ms", "-o", "json")
 	for deadline := time.Now().Add(time.Minute); l.state(t, 0) != "upgrading-second-master-failed"; time.Sleep(50 * time.Millisecond) {

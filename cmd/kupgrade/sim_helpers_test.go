@@ -20,7 +20,8 @@ import (
 type simLab struct {
 	f   *sim.Fleet
 	env []string
-	db  *sql.DB // the database, read-only, as an operator's sqlite3
+	db     *sql.DB // the database, read-only, as an operator's sqlite3
+	dbPath string
 }
 
 // startSim starts o's clusters (default: one cluster of 2 controllers and a worker at v1.29.4,
@@ -41,7 +42,7 @@ func startSim(t *testing.T, o sim.Options) *simLab {
 	}
 	t.Cleanup(f.Close)
 	dbPath := filepath.Join(o.Dir, "kupgrade.db")
-	l := &simLab{f: f, env: append(os.Environ(), "KUPGRADE_DB=sqlite:"+dbPath, "HOME="+o.Dir,
+	l := &simLab{f: f, dbPath: dbPath, env: append(os.Environ(), "KUPGRADE_DB=sqlite:"+dbPath, "HOME="+o.Dir,
 		"KUPGRADE_LOG_DIR="+filepath.Join(o.Dir, "runs"))}
 	if l.db, err = sql.Open("sqlite", dbPath+"?mode=ro&_pragma=busy_timeout(10000)"); err != nil {
 		t.Fatal(err)

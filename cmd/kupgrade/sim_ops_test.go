@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"database/sql"
 	"encoding/json"
 	"os/exec"
 	"strings"
@@ -120,4 +121,20 @@ func (c *simLab) newestFailure(t *testing.T) killcheck.Failure {
 		t.Fatal(err)
 	}
 	return f
+}
+
+// expireLease moves the expiry of every lease of the database to its last heartbeat: for
+// whoever reads it next, the lease has expired, as if its TTL had passed on the wall clock
+// (SQLite's clock is this machine's, which a test does not move).
+func (c *simLab) expireLease(t *testing.T) {
+	t.Helper()
+	db, err := sql.Open("sqlite", c.dbPath+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	res, err := db.ExecContext(t.Context(), `UPDATE upgrade_lease SET expires_at = heartbeat_at`)
+	if n, _ := res.RowsAffected(); err != nil || n == 0 {
+		t.Fatalf("expire the lease: %d rows, %v", n, err)
+	}
 }
