@@ -18,8 +18,8 @@ import (
 // SQLite database, and kupgrade run as its own process (this test binary, as the scripts run
 // it) on a cluster's inventory. It starts in milliseconds; a scenario is a few calls of want.
 type simLab struct {
-	f   *sim.Fleet
-	env []string
+	f      *sim.Fleet
+	env    []string
 	db     *sql.DB // the database, read-only, as an operator's sqlite3
 	dbPath string
 }
