@@ -27,21 +27,7 @@ func TestSimKillInsideTheAbort(t *testing.T) {
 		kills = 8
 	}
 	seed := killcheck.Setting(t, "KUPGRADE_FAULT_SEED", 20261204)
-	for s := range shards {
-		n := kills/shards + btoi(s < kills%shards)
-		t.Run(fmt.Sprintf("shard-%d", s), func(t *testing.T) {
-			t.Parallel()
-			c := newSimCampaign(t, n)
-			c.abortCampaign(t, seed+s)
-		})
-	}
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
+	inShards(t, kills, shards, func(t *testing.T, s, n int) { newSimCampaign(t, n).abortCampaign(t, seed+s) })
 }
 
 // abortCampaign measures a whole abort on cluster 0, then kills one abort on each other cluster.

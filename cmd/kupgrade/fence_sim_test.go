@@ -16,14 +16,7 @@ import (
 func TestSimOneKubeadmPerHost(t *testing.T) {
 	t.Parallel()
 	l := startSim(t, sim.Options{})
-	l.want(t, 0, 0, "upgrade", "start", "v1.30.1")
-	l.want(t, 0, 0, "upgrade", "run", "--until", "upgraded-first-master")
-	c1 := l.host(0, "controller-1")
-	if err := c1.InjectFault(sim.Fault{Phase: "control-plane", Action: sim.Hang, Once: true}); err != nil {
-		t.Fatal(err)
-	}
-	first := l.start(t, 0, "host", "upgrade", "controller-1", "control-plane")
-	waitForHang(t, c1, first)
+	c1, first := l.hangAtSecondMaster(t)
 	l.want(t, 0, 0, "upgrade", "failed", "--force", "--reason", "kubeadm hangs on controller-1")
 	if got := l.state(t, 0); got != "upgrading-second-master-failed" {
 		t.Fatalf("after upgrade failed --force the state is %s, want upgrading-second-master-failed", got)

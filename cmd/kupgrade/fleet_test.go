@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,6 +64,18 @@ func events(t testing.TB, db string) []state.Event {
 	return evs
 }
 
+// failures lists the failed state changes of db's upgrades with their reasons, to tell why a
+// fleet run failed.
+func failures(t testing.TB, db string) string {
+	var b strings.Builder
+	for _, e := range events(t, db) {
+		if strings.HasSuffix(string(e.ToState), "-failed") && e.FromState != e.ToState {
+			fmt.Fprintf(&b, "%s %s %s -> %s: %s\n", e.Cluster, e.Hostname, e.FromState, e.ToState, e.Reason)
+		}
+	}
+	return b.String()
+}
+
 // checkFleetDone checks what a user would: every cluster upgrade-complete, every host at the
 // target, never two operations at once on a cluster nor two kubeadm at once on a host.
 func checkFleetDone(t testing.TB, f *sim.Fleet, db string) {
@@ -96,7 +109,7 @@ func TestFleetRun(t *testing.T) {
 	db := "sqlite:" + filepath.Join(t.TempDir(), "k.db")
 	code, out, errs := kupgrade(t, "--db", db, "fleet", "run", "--to", "v1.30.1", "--inventories", f.Inventories, "--max-parallel", "20")
 	if code != 0 {
-		t.Fatalf("fleet run: exit %d\n%s\n%s", code, out, errs)
+		t.Fatalf("fleet run: exit %d\n%s\n%s\nfailures:\n%s", code, out, errs, failures(t, db))
 	}
 	if !strings.Contains(out, "fleet default: "+itoa(n)+"/"+itoa(n)+" done, 0 failed, 0 pending") {
 		t.Errorf("fleet run's summary:\n%s", out[max(0, len(out)-400):])

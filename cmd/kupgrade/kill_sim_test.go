@@ -29,16 +29,25 @@ func TestSimKillCampaign(t *testing.T) {
 		kills = 20 // make check; make test runs the 100
 	}
 	seed := killcheck.Setting(t, "KUPGRADE_FAULT_SEED", 20261207)
+	inShards(t, kills, shards, func(t *testing.T, s, n int) { newSimCampaign(t, n).run(t, seed+s) })
+}
+
+// inShards shares kills among shards subtests that run side by side: shard s gets n of them.
+func inShards(t *testing.T, kills, shards int, shard func(t *testing.T, s, n int)) {
 	for s := range shards {
-		n := kills / shards
-		if s < kills%shards {
-			n++
-		}
+		n := kills/shards + btoi(s < kills%shards)
 		t.Run(fmt.Sprintf("shard-%d", s), func(t *testing.T) {
 			t.Parallel()
-			newSimCampaign(t, n).run(t, seed+s)
+			shard(t, s, n)
 		})
 	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // simCampaign is one shard: one simulated cluster per kill (and one for the measure), one

@@ -17,14 +17,7 @@ import (
 func TestSimWatchFailsKilledUpgradeAndRetrySucceeds(t *testing.T) {
 	t.Parallel()
 	l := startSim(t, sim.Options{})
-	l.want(t, 0, 0, "upgrade", "start", "v1.30.1")
-	l.want(t, 0, 0, "upgrade", "run", "--until", "upgraded-first-master")
-	c1 := l.host(0, "controller-1")
-	if err := c1.InjectFault(sim.Fault{Phase: "control-plane", Action: sim.Hang, Once: true}); err != nil {
-		t.Fatal(err)
-	}
-	up := l.start(t, 0, "host", "upgrade", "controller-1", "control-plane")
-	waitForHang(t, c1, up)
+	c1, up := l.hangAtSecondMaster(t)
 	for _, comp := range []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler"} {
 		if m, _ := c1.File("/etc/kubernetes/manifests/" + comp + ".yaml"); !strings.Contains(m, ":v1.30.1\n") {
 			t.Fatalf("kubeadm hangs after its control-plane phase with %s's manifest:\n%s", comp, m)

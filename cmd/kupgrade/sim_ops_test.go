@@ -138,3 +138,19 @@ func (c *simLab) expireLease(t *testing.T) {
 		t.Fatalf("expire the lease: %d rows, %v", n, err)
 	}
 }
+
+// hangAtSecondMaster upgrades cluster 0 of l through the first controller, then starts
+// controller-1's control-plane step in the background with its kubeadm made to hang after the
+// control-plane phase, and waits until it hangs there.
+func (c *simLab) hangAtSecondMaster(t *testing.T) (*sim.Host, *background) {
+	t.Helper()
+	c.want(t, 0, 0, "upgrade", "start", "v1.30.1")
+	c.want(t, 0, 0, "upgrade", "run", "--until", "upgraded-first-master")
+	c1 := c.host(0, "controller-1")
+	if err := c1.InjectFault(sim.Fault{Phase: "control-plane", Action: sim.Hang, Once: true}); err != nil {
+		t.Fatal(err)
+	}
+	up := c.start(t, 0, "host", "upgrade", "controller-1", "control-plane")
+	waitForHang(t, c1, up)
+	return c1, up
+}
