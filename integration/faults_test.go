@@ -18,30 +18,13 @@ import (
 
 	"github.com/kupgrade/kupgrade/integration/lab"
 	"github.com/kupgrade/kupgrade/internal/killcheck"
+	"github.com/kupgrade/kupgrade/internal/sim"
 )
 
 // The fault campaign of issue 13: the faults a hostile environment brings (SIGKILL at any
 // moment, a database that goes away or hangs, machines whose clocks disagree), each reproduced in
 // the lab and checked against the promise: an upgrade is never stranded and never runs twice.
 // Every figure it reports is logged with the seed that reproduces it.
-
-// startLabMySQL is startLab with the state in the lab's own MariaDB, which the test may stop.
-func startLabMySQL(t *testing.T, opts lab.Options) (*labUnderTest, *lab.MariaDB) {
-	t.Helper()
-	l := lab.Start(t, opts)
-	m := lab.StartMariaDB(t)
-	k := buildKupgrade(t, l, "unused")
-	k.env = append(k.env, "KUPGRADE_DB=mysql://"+m.User+":"+m.Password+"@127.0.0.1:"+strconv.Itoa(m.Port)+"/kupgrade")
-	// recover, a command that writes, migrates the empty schema; with nothing stuck it writes
-	// nothing else.
-	k.wantExit(t, 0, "recover")
-	db, err := sql.Open("mysql", m.DSN())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return &labUnderTest{lab: l, k: k, db: db}, m
-}
 
 // startKupgrade starts kupgrade in the background; wait returns its exit status and output.
 func (k *kupgrade) start(t *testing.T, args ...string) (c *exec.Cmd, wait func() (int, string)) {
@@ -75,13 +58,14 @@ func TestFaultDatabaseOutageDuringKubeadm(t *testing.T) {
 	t.Parallel()
 	for _, outage := range []time.Duration{10 * time.Second, 60 * time.Second} {
 		t.Run(outage.String(), func(t *testing.T) {
-			u, m := startLabMySQL(t, lab.Options{Controllers: 2})
+			t.Parallel()
+			u, m, c := startSimMySQL(t)
 			u.k.env = append(u.k.env, "KUPGRADE_LEASE_TTL=6s")
 			u.begin(t, "v1.30.1", "upgraded-first-master")
-			c1 := u.lab.Node("controller-1")
-			injectFault(t, c1, lab.Fault{Phase: "control-plane", Action: lab.Delay, Seconds: 20, Once: true})
+			c1 := simHost(t, c, "controller-1")
+			simFault(t, c1, sim.Fault{Phase: "control-plane", Action: sim.Delay, Seconds: 20, Once: true})
 			_, wait := u.k.start(t, "host", "upgrade", "controller-1", "control-plane")
-			waitForProcess(t, c1, "kubeadm upgrade")
+			waitForSimKubeadm(t, c1, true)
 			if err := m.Stop(t.Context()); err != nil {
 				t.Fatal(err)
 			}
@@ -99,26 +83,12 @@ func TestFaultDatabaseOutageDuringKubeadm(t *testing.T) {
 			if n := countRows(t, u.db, "SELECT COUNT(*) FROM kube_upgrade_event WHERE to_state = 'upgraded-second-master'"); n != 1 {
 				t.Errorf("%d events recorded the success, want 1", n)
 			}
-			requireNoKubeadm(t, c1)
-			if got := manifestVersion(t, c1); got != "v1.30.1" {
+			waitForSimKubeadm(t, c1, false)
+			if got := simManifestVersion(t, c1); got != "v1.30.1" {
 				t.Errorf("controller-1's manifests at %s: kubeadm did not run to its end", got)
 			}
 		})
 	}
-}
-
-// manifestVersion is the kube-apiserver image tag on n.
-func manifestVersion(t *testing.T, n *lab.Node) string {
-	t.Helper()
-	out, err := n.Exec(t.Context(), "cat", "/etc/kubernetes/manifests/kube-apiserver.yaml")
-	if err != nil {
-		t.Fatalf("read kube-apiserver manifest on %s: %v", n.Name, err)
-	}
-	m := imageTag.FindStringSubmatch(out)
-	if m == nil {
-		t.Fatalf("no image in kube-apiserver manifest on %s:\n%s", n.Name, out)
-	}
-	return m[2]
 }
 
 // Two machines whose clocks are a minute apart share one MariaDB: the runner's clock is a minute
@@ -128,19 +98,19 @@ func manifestVersion(t *testing.T, n *lab.Node) string {
 // runner is refused by the live lease instead of taking it over.
 func TestFaultClocksAMinuteApart(t *testing.T) {
 	t.Parallel()
-	u, _ := startLabMySQL(t, lab.Options{Controllers: 2})
+	u, _, c := startSimMySQL(t)
 	u.k.env = append(u.k.env, "KUPGRADE_LEASE_TTL=5s")
 	u.begin(t, "v1.30.1", "upgraded-first-master")
-	c1 := u.lab.Node("controller-1")
-	injectFault(t, c1, lab.Fault{Phase: "control-plane", Action: lab.Delay, Seconds: 12, Once: true})
+	c1 := simHost(t, c, "controller-1")
+	simFault(t, c1, sim.Fault{Phase: "control-plane", Action: sim.Delay, Seconds: 25, Once: true})
 	_, wait := u.k.start(t, "--clock-offset=-60s", "host", "upgrade", "controller-1", "control-plane")
-	waitForProcess(t, c1, "kubeadm upgrade")
-	for range 3 {
+	waitForSimKubeadm(t, c1, true)
+	// For more than two TTLs of the lease, while kubeadm still runs (25 s).
+	for until := time.Now().Add(12 * time.Second); time.Now().Before(until); time.Sleep(2 * time.Second) {
 		u.k.wantExit(t, 0, "--clock-offset=60s", "watch", "--once")
 		if code, out := u.k.exit(t, "--clock-offset=60s", "host", "upgrade", "controller-1", "control-plane"); code != 4 {
 			t.Errorf("a second runner a minute ahead exited %d, want 4 (the live lease):\n%s", code, out)
 		}
-		time.Sleep(3 * time.Second)
 	}
 	if code, out := wait(); code != 0 {
 		t.Fatalf("the runner a minute behind exited %d, want 0:\n%s", code, out)
@@ -210,16 +180,16 @@ func eventHoles(t *testing.T, db *sql.DB) []string {
 // fence makes the retry's kubeadm wait for the first one, so the node never runs two.
 func TestFaultHangingRenewal(t *testing.T) {
 	t.Parallel()
-	u, m := startLabMySQL(t, lab.Options{Controllers: 2})
+	u, m, c := startSimMySQL(t)
 	u.k.env = append(u.k.env, "KUPGRADE_LEASE_TTL=5s")
 	u.begin(t, "v1.30.1", "upgraded-first-master")
-	c1 := u.lab.Node("controller-1")
-	injectFault(t, c1, lab.Fault{Phase: "control-plane", Action: lab.Delay, Seconds: 25, Once: true})
+	c1 := simHost(t, c, "controller-1")
+	simFault(t, c1, sim.Fault{Phase: "control-plane", Action: sim.Delay, Seconds: 25, Once: true})
 	hole := startBlackHole(t, "127.0.0.1:"+strconv.Itoa(m.Port))
 	runner := &kupgrade{bin: u.k.bin, env: append(append([]string{}, u.k.env...),
 		"KUPGRADE_DB=mysql://"+m.User+":"+m.Password+"@"+hole.addr+"/kupgrade")}
 	_, first := runner.start(t, "host", "upgrade", "controller-1", "control-plane")
-	waitForProcess(t, c1, "kubeadm upgrade")
+	waitForSimKubeadm(t, c1, true)
 	hole.close()
 	time.Sleep(7 * time.Second) // past the TTL: the lease expired on the database's clock
 	u.k.wantExit(t, 0, "watch", "--once")
@@ -230,8 +200,8 @@ func TestFaultHangingRenewal(t *testing.T) {
 	code, out := retry.exit(t, "host", "upgrade", "controller-1", "control-plane")
 	hole.open()
 	firstCode, firstOut := first()
-	if max, err := c1.KubeadmMaxConcurrent(t.Context()); err != nil || max != 1 {
-		t.Errorf("at most %d kubeadm runs at once on controller-1 (%v), want 1", max, err)
+	if max := c1.MaxConcurrentKubeadm(); max != 1 {
+		t.Errorf("at most %d kubeadm runs at once on controller-1, want 1", max)
 	}
 	if code != 0 {
 		t.Errorf("the retry exited %d, want 0 (it waits on the fence, then runs):\n%s", code, out)
@@ -242,7 +212,7 @@ func TestFaultHangingRenewal(t *testing.T) {
 	if got := u.k.show(t).State; got != "upgraded-second-master" {
 		t.Errorf("state %s, want upgraded-second-master", got)
 	}
-	requireNoKubeadm(t, c1)
+	waitForSimKubeadm(t, c1, false)
 }
 
 // blackHole is a TCP relay to a server that can be told to swallow everything: while closed,
