@@ -154,7 +154,7 @@ func TestUnitVerifies(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"\nUser=kupgrade\n", "\nStateDirectory=kupgrade\n", "\nStateDirectoryMode=0700\n",
-		"\nEnvironmentFile=" + EnvPath + "\n", "\nExecStart=" + BinPath + " watch\n"} {
+		"\nEnvironmentFile=" + EnvPath + "\n", "\nExecStart=" + BinPath + " watch --create-db\n"} {
 		if !strings.Contains(string(unit), want) {
 			t.Errorf("%s lacks %q", UnitPath, strings.TrimSpace(want))
 		}
