@@ -26,11 +26,15 @@ type Options struct {
 	Bin     string // the kupgrade binary built for Arch
 	Version string // git describe's output (a tag, or a commit); see PackageVersion
 	Commit  string
-	Arch    string // Go's name: amd64, arm64
-	Out     string // folder for the packages and ChecksumFile
+	Arch    string   // Go's name: amd64, arm64
+	Out     string   // folder for the packages and ChecksumFile
+	Formats []string // "deb", "rpm"; default both
 }
 
-// Build writes the .deb, the .rpm and ChecksumFile into opts.Out and returns their paths.
+var packagers = map[string]nfpm.Packager{"deb": deb.Default, "rpm": rpm.DefaultRPM}
+
+// Build writes the .deb, the .rpm (or opts.Formats) and ChecksumFile into opts.Out and returns
+// their paths, ChecksumFile last.
 func Build(opts Options) ([]string, error) {
 	stageDir, err := os.MkdirTemp("", "kupgrade-package-")
 	if err != nil {
@@ -44,14 +48,18 @@ func Build(opts Options) ([]string, error) {
 	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
 		return nil, err
 	}
+	formats := opts.Formats
+	if len(formats) == 0 {
+		formats = []string{"deb", "rpm"}
+	}
 	var paths []string
-	for _, p := range []struct {
-		name     string
-		packager nfpm.Packager
-	}{{"deb", deb.Default}, {"rpm", rpm.DefaultRPM}} {
-		path, err := write(p.packager, info(opts, contents), opts.Out)
+	for _, f := range formats {
+		if packagers[f] == nil {
+			return nil, fmt.Errorf("no packager for %q: deb or rpm", f)
+		}
+		path, err := write(packagers[f], info(opts, contents), opts.Out)
 		if err != nil {
-			return nil, fmt.Errorf("build the .%s: %w", p.name, err)
+			return nil, fmt.Errorf("build the .%s: %w", f, err)
 		}
 		paths = append(paths, path)
 	}
