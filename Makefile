@@ -5,6 +5,7 @@ SHELL := /bin/bash
 GO       ?= go
 BIN      := bin/kupgrade
 LABBIN   := bin/kupgrade-lab
+SIMBIN   := bin/kupgrade-fleetsim
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT   ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo none)
 LDFLAGS  := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
@@ -37,9 +38,10 @@ deps: ## install the Debian packages the tests and the lab need, when missing
 		rm -f /usr/sbin/policy-rc.d; exit $$rc; \
 	fi
 
-build: ## build bin/kupgrade and bin/kupgrade-lab
+build: ## build bin/kupgrade, bin/kupgrade-lab and bin/kupgrade-fleetsim (put bin/ on PATH to type them: README)
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/kupgrade
-	@if [ -d integration/cmd/kupgrade-lab ]; then $(GO) build -o $(LABBIN) ./integration/cmd/kupgrade-lab; fi
+	$(GO) build -o $(LABBIN) ./integration/cmd/kupgrade-lab
+	$(GO) build -o $(SIMBIN) ./integration/cmd/kupgrade-fleetsim
 
 package: build ## build dist/*.deb and dist/*.rpm with nfpm (binary, man page, completions, alert rules, systemd unit, Grafana dashboard) and dist/SHA256SUMS
 	rm -rf $(DIST)
