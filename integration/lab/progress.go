@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 )
@@ -46,16 +47,25 @@ func (p *buildProgress) line(l string) {
 	if !ok {
 		return
 	}
-	if strings.HasSuffix(text, "...") || strings.HasSuffix(text, "successfully.") {
-		p.say(text)
+	if verb, ok := onePackage(text); ok {
+		p.countPackage(verb)
 		return
 	}
-	verb, _, _ := strings.Cut(text, " ")
-	for _, v := range packageVerbs {
-		if verb == v {
-			p.countPackage(verb)
-		}
+	if strings.HasSuffix(text, "...") || strings.HasSuffix(text, "successfully.") {
+		p.say(text)
 	}
+}
+
+// onePackage tells a line about one package ("Extracting adduser...", "Retrieving libc6
+// 2.36-9") from a phase ("Unpacking required packages...", "Configuring the base system...").
+func onePackage(text string) (verb string, ok bool) {
+	verb, rest, _ := strings.Cut(strings.TrimSuffix(text, "..."), " ")
+	lower := strings.ToLower(rest)
+	if !slices.Contains(packageVerbs, verb) || len(strings.Fields(rest)) > 2 ||
+		strings.Contains(lower, "packages") || strings.HasPrefix(lower, "the ") {
+		return "", false
+	}
+	return verb, true
 }
 
 func (p *buildProgress) countPackage(verb string) {
