@@ -5,6 +5,7 @@ SHELL := /bin/bash
 GO       ?= go
 BIN      := bin/kupgrade
 LABBIN   := bin/kupgrade-lab
+SIMBIN   := bin/kupgrade-fleetsim
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT   ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo none)
 LDFLAGS  := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
@@ -14,14 +15,16 @@ UNIT_PKGS = $(shell $(GO) list ./... | grep -v /integration)
 # here), chromium drives the status page of `kupgrade watch` in ./integration, and prometheus
 # carries the promtool that checks and tests deploy/prometheus/kupgrade-alerts.yml; spin and gcc
 # model-check the lease protocol (state/model); ansible-core gives ansible-inventory, the
-# reference of ./integration's inventory test. Only `deps` installs them (as root): `unit` runs
+# reference of ./integration's inventory test; rpm lists the .rpm of `make package` (rpm -qlp)
+# and zsh runs the zsh completion script in cmd/kupgrade's tests. Only `deps` installs them (as root): `unit` runs
 # as any user and skips, with a message, the tests whose package is missing; `test`, `bench`,
 # `demo` and `lab` call `deps` first.
-DEB_PKGS := debootstrap openssh-server openssh-client sudo chromium prometheus spin gcc ansible-core ansible cron
+DEB_PKGS := debootstrap openssh-server openssh-client sudo chromium prometheus spin gcc ansible-core ansible cron rpm zsh
 DB       ?= sqlite
 KEEP_LAB ?= 0
+DIST     := dist
 
-.PHONY: help deps build man docs check test unit integration faults test-galera lint bench bench-fleet test-fleet demo lab lab-down reallab reallab-down test-real clean
+.PHONY: help deps build package man docs check test unit integration faults test-galera lint bench bench-fleet test-fleet demo lab lab-down reallab reallab-down test-real clean
 
 help: ## show this help
 	@awk 'BEGIN{FS=":.*## "} /^[a-z-]+:.*## /{printf "  %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -35,9 +38,14 @@ deps: ## install the Debian packages the tests and the lab need, when missing
 		rm -f /usr/sbin/policy-rc.d; exit $$rc; \
 	fi
 
-build: ## build bin/kupgrade and bin/kupgrade-lab
+build: ## build bin/kupgrade, bin/kupgrade-lab and bin/kupgrade-fleetsim (put bin/ on PATH to type them: README)
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/kupgrade
-	@if [ -d integration/cmd/kupgrade-lab ]; then $(GO) build -o $(LABBIN) ./integration/cmd/kupgrade-lab; fi
+	$(GO) build -o $(LABBIN) ./integration/cmd/kupgrade-lab
+	$(GO) build -o $(SIMBIN) ./integration/cmd/kupgrade-fleetsim
+
+package: build ## build dist/*.deb and dist/*.rpm with nfpm (binary, man page, completions, alert rules, systemd unit, Grafana dashboard) and dist/SHA256SUMS
+	rm -rf $(DIST)
+	$(GO) run ./internal/cmd/kupgrade-package -bin $(BIN) -version $(VERSION) -commit $(COMMIT) -out $(DIST)
 
 man: build ## write kupgrade.1, the man page generated from the command grammar
 	$(BIN) man > kupgrade.1
@@ -88,8 +96,7 @@ test-fleet: ## the fleet at full size: 1,000 simulated clusters by one fleet run
 	KUPGRADE_FULL=1 $(GO) test -tags integration -count=1 -timeout 30m -run 'TestFleetThreeRunnersOneKilled' -v ./integration/
 
 demo: deps build ## walk the seed story in a lab (DB=mysql for MariaDB, KEEP_LAB=1 to keep it)
-	@$(LABBIN) image >/dev/null 2>lab-image.log || { cat lab-image.log; exit 1; }
-	@rm -f lab-image.log
+	@$(LABBIN) image >/dev/null
 	DB=$(DB) KEEP_LAB=$(KEEP_LAB) integration/demo/demo.sh
 
 lab: deps build ## start a lab (2 controllers, 1 worker) and write lab/inventory.yml and lab/known_hosts
@@ -105,4 +112,4 @@ reallab-down: build ## remove the lab started by `make reallab`
 	@$(LABBIN) --dir reallab down
 
 clean: ## remove build outputs
-	rm -rf bin kupgrade.db kupgrade.db-* kupgrade.1 lab-demo
+	rm -rf bin $(DIST) kupgrade.db kupgrade.db-* kupgrade.1 lab-demo

@@ -38,7 +38,17 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// binaries builds kupgrade and kupgrade-lab once and returns the folder holding both.
+// headCommit is the checkout's commit, as `make build` stamps it ("none" outside git).
+func headCommit() string {
+	out, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
+	if err != nil {
+		return "none"
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// binaries builds kupgrade (its commit stamped as `make build` does) and kupgrade-lab once and
+// returns the folder holding both.
 func binaries(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
@@ -49,7 +59,7 @@ func binaries(t testing.TB) string {
 			"kupgrade":     "github.com/kupgrade/kupgrade/cmd/kupgrade",
 			"kupgrade-lab": "github.com/kupgrade/kupgrade/integration/cmd/kupgrade-lab",
 		} {
-			out, err := exec.Command("go", "build", "-o", filepath.Join(binDir, name), pkg).CombinedOutput()
+			out, err := exec.Command("go", "build", "-ldflags", "-X main.commit="+headCommit(), "-o", filepath.Join(binDir, name), pkg).CombinedOutput()
 			if err != nil {
 				buildErr = fmt.Errorf("build %s: %w\n%s", name, err, out)
 				return

@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"testing"
-
-	"github.com/prometheus/client_golang/prometheus"
 )
 
 // alertsDir holds the shipped alert rules and their promtool tests.
@@ -38,16 +36,8 @@ func TestAlertRulesPromtool(t *testing.T) {
 // metric cannot leave an alert that never fires.
 func TestAlertRulesUseExportedMetrics(t *testing.T) {
 	exported := map[string]bool{}
-	ch := make(chan *prometheus.Desc, 100)
-	for _, c := range append(NewMetrics().collectors(), stateCollector{}) {
-		c.Describe(ch)
-	}
-	close(ch)
-	fqName := regexp.MustCompile(`fqName: "([a-z_]+)"`)
-	for d := range ch {
-		if m := fqName.FindStringSubmatch(d.String()); m != nil {
-			exported[m[1]] = true
-		}
+	for _, n := range MetricNames() {
+		exported[n] = true
 	}
 	used := regexp.MustCompile(`\bkupgrade_[a-z_]+\b`)
 	for _, f := range []string{"kupgrade-alerts.yml", "kupgrade-alerts_test.yml"} {
@@ -64,5 +54,26 @@ func TestAlertRulesUseExportedMetrics(t *testing.T) {
 				t.Errorf("%s uses %s, which kupgrade watch does not export", f, n)
 			}
 		}
+	}
+}
+
+// MetricNames reads every family the watcher registers, the per-scrape collectors' included,
+// and nothing that is not one.
+func TestMetricNamesAreTheExportedFamilies(t *testing.T) {
+	names := MetricNames()
+	seen := map[string]bool{}
+	for _, n := range names {
+		if seen[n] || !regexp.MustCompile(`^kupgrade_[a-z_]+$`).MatchString(n) {
+			t.Errorf("MetricNames: %q is repeated or not a kupgrade metric name", n)
+		}
+		seen[n] = true
+	}
+	for _, want := range []string{"kupgrade_audit_passes_total", "kupgrade_upgrade_state", "kupgrade_fleet_progress_ratio", "kupgrade_build_info"} {
+		if !seen[want] {
+			t.Errorf("MetricNames lacks %s (of %v)", want, names)
+		}
+	}
+	if len(names) != len(NewMetrics().collectors())+8+7 {
+		t.Errorf("MetricNames has %d names, want one per collector of the pass (%d), state (8) and fleet (7) metrics", len(names), len(NewMetrics().collectors()))
 	}
 }

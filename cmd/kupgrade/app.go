@@ -171,8 +171,15 @@ func redactArgs(msg string, args []string) string {
 // explicitInventory loads the inventory the operator named (-i or KUPGRADE_INVENTORY) before any
 // command runs: one that cannot be read is bad input for every command, even one that needs it
 // only for the cluster's name, instead of a silent fall-back to cluster "default".
+//
+// Commands that can do without an inventory take one only typed with -i: an exported
+// KUPGRADE_INVENTORY left over from another cluster does not stop watch (it audits every
+// cluster, and says it probes no host) nor fleet run (its fleet is --inventories or -i).
 func (a *app) explicitInventory(command string) error {
 	if command == "version" || strings.HasPrefix(command, "fleet ") || (!a.given["inventory"] && os.Getenv("KUPGRADE_INVENTORY") == "") {
+		return nil
+	}
+	if command == "watch" && !a.given["inventory"] {
 		return nil
 	}
 	_, err := a.Inventory()

@@ -105,7 +105,8 @@
 // without --refresh, recover --dry-run) create no database: where there is none, they say which
 // file they looked for and exit 2 (upgrade plan VERSION, before the first upgrade, needs none).
 // An inventory named by -i or KUPGRADE_INVENTORY that cannot be read is bad input for every
-// command. They open the store read-only: on SQLite they answer while another process, such as an operator's
+// command but watch and fleet run, which do without one: for them only a typed -i counts (watch
+// warns that it probes no host). They open the store read-only: on SQLite they answer while another process, such as an operator's
 // sqlite3 shell, holds the database's write lock. Commands that write wait for that lock for
 // up to 30 s, then exit 4 saying which file is locked.
 //

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -79,10 +78,11 @@ func (c *fleetRunCmd) Run(ctx context.Context, a *app) error {
 	return err
 }
 
-// fleetInventories are the -i inventories of a fleet run: those typed (or KUPGRADE_INVENTORY),
-// else the default inventory.yml unless --inventories names the fleet.
+// fleetInventories are the -i inventories of a fleet run: those typed; without --inventories,
+// KUPGRADE_INVENTORY's or the default inventory.yml. An exported KUPGRADE_INVENTORY does not join
+// a fleet that --inventories names: it is a single cluster's, perhaps long gone.
 func (a *app) fleetInventories(haveDir bool) []string {
-	if a.given["inventory"] || os.Getenv("KUPGRADE_INVENTORY") != "" || !haveDir {
+	if a.given["inventory"] || !haveDir {
 		return a.g.Inventory
 	}
 	return nil

@@ -6,15 +6,41 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 
 	"github.com/alecthomas/kong"
 )
 
-// Set by the Makefile through -ldflags.
+// Set by the Makefile through -ldflags. A build without them (go build, go install) still names
+// its commit: Go records it in the binary when it builds from a git checkout.
 var (
 	version = "dev"
 	commit  = "none"
 )
+
+func init() {
+	if info, ok := debug.ReadBuildInfo(); ok && commit == "none" {
+		commit = vcsCommit(info)
+	}
+}
+
+// vcsCommit is the short commit Go recorded in the binary, -dirty when the tree had changes;
+// "none" when it recorded none (a build outside git, or a test binary).
+func vcsCommit(info *debug.BuildInfo) string {
+	rev, dirty := "none", ""
+	for _, s := range info.Settings {
+		switch {
+		case s.Key == "vcs.revision" && len(s.Value) >= 7:
+			rev = s.Value[:7]
+		case s.Key == "vcs.modified" && s.Value == "true":
+			dirty = "-dirty"
+		}
+	}
+	if rev == "none" {
+		return rev
+	}
+	return rev + dirty
+}
 
 func main() {
 	os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))

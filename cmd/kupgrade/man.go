@@ -106,6 +106,13 @@ func environmentText(app *kong.Application) string {
 			fmt.Fprintf(&b, "%-24s --%s\n", env, f.Name)
 		}
 	}
+	for _, n := range commands(app.Node, false) {
+		for _, f := range n.Flags {
+			for _, env := range f.Envs {
+				fmt.Fprintf(&b, "%-30s --%s of kupgrade %s\n", env, f.Name, n.Path())
+			}
+		}
+	}
 	b.WriteString("KUPGRADE_LOG_DIR         folder of the run logs (default: runs/ in the state folder)\n")
 	b.WriteString("XDG_STATE_HOME           users but root keep their state in $XDG_STATE_HOME/kupgrade (~/.local/state/kupgrade)\n")
 	b.WriteString("KUPGRADE_SSH_PASSPHRASE  passphrase of an encrypted private key\n")

@@ -22,6 +22,7 @@ type watchCmd struct {
 	Interval   time.Duration `default:"1m" help:"Time between audit passes (and between tries to take the audit lock)."`
 	StaleAfter time.Duration `name:"stale-after" default:"1h" help:"Fail an in-flight state with no lease once it is older than this."`
 	Once       bool          `help:"Run one pass and exit (exit 4 when another watcher holds the audit lock)."`
+	CreateDB   bool          `name:"create-db" help:"Create the database when it does not exist yet, rather than refuse (kupgrade-watch.service does: a new install has none until the first upgrade starts)."`
 	serveFlags
 }
 
@@ -29,6 +30,7 @@ func (c *watchCmd) Run(ctx context.Context, a *app) error {
 	if c.Interval <= 0 || c.StaleAfter <= 0 {
 		return fmt.Errorf("--interval and --stale-after must be positive: %w", state.ErrBadInput)
 	}
+	a.mayCreate = c.CreateDB
 	st, err := a.Store(ctx)
 	if err != nil {
 		return err
@@ -96,7 +98,11 @@ func absPath(p string) string {
 func (a *app) watchProbers() func(string) recovery.Prober {
 	inv, err := a.Inventory()
 	if err != nil {
-		a.log.Debug("no inventory: the audit will not probe hosts", "err", err)
+		if os.Getenv("KUPGRADE_INVENTORY") != "" {
+			a.log.Warn("KUPGRADE_INVENTORY cannot be read: the audit will probe no host (unset it, or pass -i FILE)", "err", err)
+		} else {
+			a.log.Debug("no inventory: the audit will not probe hosts", "err", err)
+		}
 		return nil
 	}
 	cluster, p := a.cluster(), &sshProber{a: a, inv: inv}

@@ -17,13 +17,14 @@ import (
 	"github.com/kupgrade/kupgrade/watch"
 )
 
-// serveFlags are the flags of watch's HTTP servers: the status page, and /metrics apart.
+// serveFlags are the flags of watch's HTTP servers: the status page, and /metrics apart. Each
+// has a variable too, so that the packaged systemd unit reads them from its environment file.
 type serveFlags struct {
-	Listen        string `placeholder:"ADDR" help:"Serve the status page, /status.json, /healthz (and /metrics, unless --metrics-listen) on ADDR; a bare port (9477 or :9477) binds 127.0.0.1 only: write 0.0.0.0:9477 for every interface."`
-	MetricsListen string `name:"metrics-listen" placeholder:"ADDR" help:"Serve /metrics and /healthz on ADDR on their own (plain HTTP, no token: they hold no command output); a bare port binds 127.0.0.1."`
-	TokenFile     string `name:"token-file" type:"path" help:"Require 'Authorization: Bearer TOKEN', TOKEN being this file's content, for everything --listen serves but /healthz."`
-	TLSCert       string `name:"tls-cert" type:"path" help:"Serve --listen over HTTPS with this certificate (PEM; with --tls-key)."`
-	TLSKey        string `name:"tls-key" type:"path" help:"The private key (PEM) of --tls-cert."`
+	Listen        string `placeholder:"ADDR" env:"KUPGRADE_WATCH_LISTEN" help:"Serve the status page, /status.json, /healthz (and /metrics, unless --metrics-listen) on ADDR; a bare port (9477 or :9477) binds 127.0.0.1 only: write 0.0.0.0:9477 for every interface."`
+	MetricsListen string `name:"metrics-listen" env:"KUPGRADE_WATCH_METRICS_LISTEN" placeholder:"ADDR" help:"Serve /metrics and /healthz on ADDR on their own (plain HTTP, no token: they hold no command output); a bare port binds 127.0.0.1."`
+	TokenFile     string `name:"token-file" env:"KUPGRADE_WATCH_TOKEN_FILE" type:"path" help:"Require 'Authorization: Bearer TOKEN', TOKEN being this file's content, for everything --listen serves but /healthz."`
+	TLSCert       string `name:"tls-cert" env:"KUPGRADE_WATCH_TLS_CERT" type:"path" help:"Serve --listen over HTTPS with this certificate (PEM; with --tls-key)."`
+	TLSKey        string `name:"tls-key" env:"KUPGRADE_WATCH_TLS_KEY" type:"path" help:"The private key (PEM) of --tls-cert."`
 }
 
 // listenAddr is where ADDR binds: a bare port binds the loopback interface, never every one.

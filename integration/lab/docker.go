@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"strings"
@@ -72,8 +73,9 @@ func (e *ExitError) Error() string {
 	return fmt.Sprintf("exit status %d: %s", e.Status, strings.TrimSpace(e.Stderr))
 }
 
-// execIn runs cmd in a container with docker exec, stdin optional, and returns its stdout.
-func execIn(ctx context.Context, client *docker.Client, container string, stdin []byte, cmd ...string) (string, error) {
+// execIn runs cmd in a container with docker exec, stdin optional (nil: none), and returns its
+// stdout.
+func execIn(ctx context.Context, client *docker.Client, container string, stdin io.Reader, cmd ...string) (string, error) {
 	ex, err := client.CreateExec(docker.CreateExecOptions{
 		Container: container, Cmd: cmd, AttachStdout: true, AttachStderr: true,
 		AttachStdin: stdin != nil, Context: ctx,
@@ -84,7 +86,7 @@ func execIn(ctx context.Context, client *docker.Client, container string, stdin 
 	var stdout, stderr bytes.Buffer
 	opts := docker.StartExecOptions{OutputStream: &stdout, ErrorStream: &stderr, Context: ctx}
 	if stdin != nil {
-		opts.InputStream = bytes.NewReader(stdin)
+		opts.InputStream = stdin
 	}
 	if err := client.StartExec(ex.ID, opts); err != nil {
 		return "", fmt.Errorf("exec %q: %w", strings.Join(cmd, " "), err)

@@ -40,7 +40,7 @@ func (n *Node) InjectFault(ctx context.Context, f Fault) error {
 		return err
 	}
 	// Written to a temporary name and renamed, so kubeadm never reads half a fault.
-	_, err := execIn(ctx, n.lab.pool.Client, n.container(), []byte(f.String()),
+	_, err := execIn(ctx, n.lab.pool.Client, n.container(), strings.NewReader(f.String()),
 		"sh", "-c", `cat > "$0.tmp" && mv -f "$0.tmp" "$0"`, FaultFile)
 	if err != nil {
 		return fmt.Errorf("inject fault on %s: %w", n.Name, err)

@@ -57,7 +57,8 @@ func recipeHash() string {
 
 // EnsureImage returns the lab image's reference, building it first when no image has that tag.
 // Concurrent callers (two test processes) serialise on a lock file; the loser reuses the
-// winner's image. Build output goes to a log file; log gets one line before and one after.
+// winner's image. Build output goes to a log file; log gets a line before, the build's phases
+// as it goes (buildProgress), and a line after.
 func EnsureImage(ctx context.Context, log io.Writer) (string, error) {
 	tag := ImageTag()
 	client, err := dockerClient()
@@ -148,10 +149,12 @@ func buildImage(ctx context.Context, client *docker.Client, tag string, log io.W
 	root := filepath.Join(work, "root")
 	cache := filepath.Join(os.TempDir(), "kupgrade-lab-debs")
 	build := groupCommand(ctx, "bash", filepath.Join(work, "recipe", "build.sh"), root, mirror, cache)
-	build.Stdout, build.Stderr = logFile, logFile
+	out := io.MultiWriter(logFile, newBuildProgress(log)) // one writer: exec.Cmd copies it once
+	build.Stdout, build.Stderr = out, out
 	if err := build.Run(); err != nil {
 		return fmt.Errorf("build lab root (see %s): %w", logPath, err)
 	}
+	fmt.Fprintf(log, "lab: [%s] importing the root into Docker as %s\n", time.Since(start).Round(time.Second), tag)
 	tmp := fmt.Sprintf("%s:%s-%d", buildRepository, hash, os.Getpid())
 	if err := importRoot(ctx, root, tmp, logFile); err != nil {
 		return fmt.Errorf("import lab root (see %s): %w", logPath, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"strconv"
 	"strings"
@@ -160,6 +161,11 @@ func (n *Node) Dial(ctx context.Context) (*ssh.Client, error) {
 // A non-zero exit is an error wrapping *ExitError.
 func (n *Node) Exec(ctx context.Context, cmd ...string) (string, error) {
 	return execIn(ctx, n.lab.pool.Client, n.container(), nil, cmd...)
+}
+
+// ExecInput is Exec with stdin as the command's standard input, as `docker exec -i` gives it.
+func (n *Node) ExecInput(ctx context.Context, stdin io.Reader, cmd ...string) (string, error) {
+	return execIn(ctx, n.lab.pool.Client, n.container(), stdin, cmd...)
 }
 
 // Stop kills the node's container at once, as a power cut would. Its disk stays.

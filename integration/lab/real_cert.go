@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"bytes"
 	"context"
 	"crypto"
 	"crypto/rand"
@@ -46,7 +47,7 @@ func (n *Node) ShortenCert(ctx context.Context, file string, notAfter time.Time)
 		return fmt.Errorf("re-sign %s: %w", file, err)
 	}
 	out := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
-	if _, err := execIn(ctx, n.lab.pool.Client, n.container(), out, "sh", "-c", `cat > "$0"`, file); err != nil {
+	if _, err := execIn(ctx, n.lab.pool.Client, n.container(), bytes.NewReader(out), "sh", "-c", `cat > "$0"`, file); err != nil {
 		return fmt.Errorf("write %s on %s: %w", file, n.Name, err)
 	}
 	return nil

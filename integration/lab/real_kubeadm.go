@@ -80,7 +80,7 @@ func (l *Lab) kubeadmCluster(ctx context.Context, opts RealOptions) error {
 	if err != nil {
 		return fmt.Errorf("kubeadm config: %w", err)
 	}
-	if _, err := execIn(ctx, l.pool.Client, c0.container(), cfg.Bytes(), "sh", "-c", "cat > /etc/kubernetes/kupgrade-lab-init.yaml"); err != nil {
+	if _, err := execIn(ctx, l.pool.Client, c0.container(), bytes.NewReader(cfg.Bytes()), "sh", "-c", "cat > /etc/kubernetes/kupgrade-lab-init.yaml"); err != nil {
 		return fmt.Errorf("write kubeadm config on %s: %w", c0.Name, err)
 	}
 	if err := c0.kubeadm(ctx, log, "init", "--config", "/etc/kubernetes/kupgrade-lab-init.yaml", "--upload-certs"); err != nil {

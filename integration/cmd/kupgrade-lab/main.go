@@ -9,7 +9,7 @@
 //	kupgrade-lab down [--dir lab]
 //	kupgrade-lab fault NODE (--after PHASE | --in PHASE) (--exit N | --hang | --drop) [--once]
 //	kupgrade-lab fault NODE --clear
-//	kupgrade-lab exec NODE -- COMMAND...                 run a command on a node as root
+//	kupgrade-lab exec NODE -- COMMAND...                 run a command on a node as root, stdin passed
 //	kupgrade-lab mariadb up [--dir lab]                  prints the DSN, writes lab/mariadb.dsn
 //	kupgrade-lab mariadb down [--dir lab]
 //	kupgrade-lab galera up [--dir lab]                   prints the DSN of 3 nodes, writes lab/galera.dsn
@@ -36,7 +36,7 @@ type cli struct {
 	Up      upCmd      `cmd:"" help:"Start a lab and write its inventory, known_hosts and key into --dir."`
 	Down    downCmd    `cmd:"" help:"Remove the lab of --dir: containers, network, volume and files."`
 	Fault   faultCmd   `cmd:"" help:"Inject a fault into a node's simulated kubeadm, or clear it."`
-	Exec    execCmd    `cmd:"" help:"Run a command on a node as root (docker exec)."`
+	Exec    execCmd    `cmd:"" help:"Run a command on a node as root, with this standard input (docker exec -i)."`
 	Mariadb mariadbCmd `cmd:"" help:"Start or stop MariaDB for the MySQL store."`
 	Galera  galeraCmd  `cmd:"" help:"Start or stop a 3-node MariaDB Galera cluster, or one of its nodes."`
 }
@@ -231,7 +231,7 @@ func (e execCmd) Run(ctx context.Context, c *cli) error {
 	if len(cmd) > 0 && cmd[0] == "--" {
 		cmd = cmd[1:]
 	}
-	out, err := node.Exec(ctx, cmd...)
+	out, err := node.ExecInput(ctx, os.Stdin, cmd...)
 	fmt.Print(out)
 	return err
 }
