@@ -3,6 +3,7 @@ package lab
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/kupgrade/kupgrade/internal/sim"
 )
