@@ -65,8 +65,9 @@ type ClusterStatus struct {
 	HostStatuses   string    `json:"host_statuses,omitempty"` // each of them with its status: "worker-0 draining-node"
 	Lease          string    `json:"lease,omitempty"`         // its holder, for people
 	LeaseLive      bool      `json:"lease_live"`
-	Mark           string    `json:"mark,omitempty"` // MarkStuck, MarkUnretried
-	Class          string    `json:"class"`          // failed, inflight or ""
+	Mark           string    `json:"mark,omitempty"`         // MarkStuck, MarkUnretried
+	Class          string    `json:"class"`                  // failed, inflight or ""
+	FailedHosts    string    `json:"failed_hosts,omitempty"` // hosts left failed: "worker-0 (upgrading-kubelet-failed)"
 	LastFailure    string    `json:"last_failure,omitempty"`
 	Finding        string    `json:"finding,omitempty"` // the probe's classified finding
 	Next           string    `json:"next,omitempty"`
@@ -115,11 +116,11 @@ func (w *Watcher) Status(ctx context.Context) (Status, error) {
 		return recovery.Where{Flags: w.CommandFlags, InventoryCluster: w.InventoryCluster}.Command(cmd, cluster, m)
 	}
 	st.Clusters, st.More = w.clusterRows(ups, ops, unreadable(listErr, bad), st.Now, next)
-	w.addFailures(ctx, st.Clusters, next)
 	uuids := make(map[string]string, len(ups))
 	for _, u := range ups {
 		uuids[u.Cluster] = u.UUID
 	}
+	w.addFailures(ctx, st.Clusters, uuids, next)
 	w.addTimelines(ctx, st.Clusters, uuids, st.Now)
 	return st, nil
 }
