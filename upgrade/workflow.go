@@ -131,6 +131,9 @@ type StepError struct {
 	// Recorded is false when the failure could not be written (the lease was lost: someone else
 	// already failed the operation, or the database was unreachable).
 	Recorded bool
+	// Before: the step failed on Host before it could start there (failBefore); the error keeps
+	// the class of its cause (an unreachable host: exit 5).
+	Before bool
 }
 
 func (e *StepError) Error() string {
@@ -150,6 +153,9 @@ func (e *StepError) Unwrap() []error {
 	}
 	if errors.Is(e.Cause, context.Canceled) {
 		errs = append(errs, context.Canceled)
+	}
+	if e.Before {
+		errs = append(errs, e.Cause)
 	}
 	return errs
 }
