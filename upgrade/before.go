@@ -74,8 +74,8 @@ func (w *Workflow) failBefore(ctx context.Context, step state.Step, err error) e
 // recordBefore writes one host's failure before step started on it.
 func (w *Workflow) recordBefore(ctx context.Context, step state.Step, he *hostError) (*StepError, error) {
 	u, err := w.Store.Upgrade(ctx, w.Cluster)
-	if err != nil || u.State.InFlight() { // in flight: the operation's own failing path records it
-		return nil, err
+	if err != nil || u.State.InFlight() || !step.Allows(u.State) {
+		return nil, err // in flight: the operation's own failing path records it; not allowed: refused as before
 	}
 	from, err := w.hostStatus(ctx, he.host)
 	if err != nil {
@@ -85,7 +85,7 @@ func (w *Workflow) recordBefore(ctx context.Context, step state.Step, he *hostEr
 	if step.Scope == state.ScopeKubeletBatch && from == state.HostIdle {
 		to = state.UpgradingKubeletFailed
 	}
-	cause := fmt.Errorf("%w%s", he.err, sudoHint(he.err))
+	cause := fmt.Errorf("%w%s", he.err, sudoHint(he.err.Error()))
 	ev, err := json.Marshal(recovery.Evidence{Step: step.Name, Host: he.host, Error: cause.Error()})
 	if err != nil {
 		return nil, err
@@ -114,10 +114,9 @@ func (w *Workflow) hostStatus(ctx context.Context, host string) (state.HostStatu
 	return "", fmt.Errorf("host %s: %w", host, state.ErrNotFound)
 }
 
-// sudoHint is the advice for an error of a sudo that asks for a password: kupgrade runs
-// `sudo -n`, which never prompts.
-func sudoHint(err error) string {
-	msg := err.Error()
+// sudoHint is the advice for a sudo that asks for a password, when msg (an error, a task's
+// stderr) says so: kupgrade runs `sudo -n`, which never prompts.
+func sudoHint(msg string) string {
 	if !strings.Contains(msg, "a password is required") && !strings.Contains(msg, "a terminal is required to read the password") {
 		return ""
 	}
