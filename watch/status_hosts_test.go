@@ -13,7 +13,7 @@ import (
 )
 
 // The status page flags a host left failed while its cluster stays upgrading-kubelets (red,
-// with the host, its failure and its retry), and reads both from the current upgrade's hosts:
+// listed first, with the host, its failure and its retry), and reads both from the current upgrade's hosts:
 // a failure its retry resolved, or one of an older upgrade of the same cluster, is no failure
 // now, and its retry no next step.
 func TestStatusFailedHostsOfTheCurrentUpgradeOnly(t *testing.T) {
@@ -38,6 +38,9 @@ func TestStatusFailedHostsOfTheCurrentUpgradeOnly(t *testing.T) {
 	var st watch.Status
 	if err := json.Unmarshal([]byte(get(t, w.StatusHandler(), "/status.json")), &st); err != nil {
 		t.Fatalf("/status.json: %v", err)
+	}
+	if len(st.Clusters) != 3 || st.Clusters[0].Cluster != "failed" {
+		t.Errorf("rows %+v, want the cluster with a failed host first", st.Clusters)
 	}
 	rows := map[string]watch.ClusterStatus{}
 	for _, c := range st.Clusters {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+
 	"github.com/kupgrade/kupgrade/fleet"
 	"github.com/kupgrade/kupgrade/recovery"
 	"strings"
@@ -121,6 +123,7 @@ func (w *Watcher) Status(ctx context.Context) (Status, error) {
 		uuids[u.Cluster] = u.UUID
 	}
 	w.addFailures(ctx, st.Clusters, uuids, next)
+	failedFirst(st.Clusters)
 	w.addTimelines(ctx, st.Clusters, uuids, st.Now)
 	return st, nil
 }
@@ -161,6 +164,19 @@ func (w *Watcher) clusterRows(ups []state.Upgrade, ops []state.InFlightOp, bad m
 		return rows[:maxStatusClusters], len(rows) - maxStatusClusters
 	}
 	return rows, 0
+}
+
+// failedFirst moves the rows classed failed once their hosts were read (a host left failed in
+// upgrading-kubelets) before the rows that need nobody, keeping the order otherwise.
+func failedFirst(rows []ClusterStatus) {
+	slices.SortStableFunc(rows, func(a, b ClusterStatus) int { return needsNobody(a) - needsNobody(b) })
+}
+
+func needsNobody(r ClusterStatus) int {
+	if r.Error != "" || r.Mark != "" || r.Class != "" {
+		return 0
+	}
+	return 1
 }
 
 // nextFunc completes a cluster's next command for where it is pasted (Where.Command).
