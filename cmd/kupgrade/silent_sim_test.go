@@ -114,3 +114,26 @@ func TestSimSudoPasswordBeforeAControlPlaneStep(t *testing.T) {
 	}
 	l.requireAt(t, 0, "v1.30.1")
 }
+
+// A worker unreachable before its kubelet step starts is that host's failure, recorded: the
+// host upgrading-kubelet-failed with its event, exit 5 (unreachable) as before, upgrade show
+// names it with its retry; reachable again, the retry finishes.
+func TestSimUnreachableBeforeTheStepIsRecorded(t *testing.T) {
+	t.Parallel()
+	l := startSim(t, sim.Options{})
+	l.want(t, 0, 0, "upgrade", "start", "v1.30.1")
+	l.want(t, 0, 0, "upgrade", "run", "--until", "upgraded-second-master")
+	l.host(0, "worker-0").SetUnreachable(true)
+	l.want(t, 0, 5, "upgrade", "run", "-y")
+	if st := l.hostStatus(t, 0, "worker-0"); st != "upgrading-kubelet-failed" {
+		t.Errorf("worker-0 is %q, want upgrading-kubelet-failed", st)
+	}
+	show := l.want(t, 0, 0, "upgrade", "show")
+	if !strings.Contains(show, "last failure on worker-0") || !strings.Contains(show, "unreachable") ||
+		!strings.Contains(show, "next: kupgrade host upgrade worker-0 kubelet") {
+		t.Errorf("upgrade show does not name the failure and its retry:\n%s", show)
+	}
+	l.host(0, "worker-0").SetUnreachable(false)
+	l.want(t, 0, 0, "upgrade", "run", "-y")
+	l.requireAt(t, 0, "v1.30.1")
+}

@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"net"
 	"strings"
 	"time"
 
@@ -50,4 +51,20 @@ func (h *Host) sudo(ctx context.Context, hc interp.HandlerContext, args []string
 		return 1
 	}
 	return h.call(ctx, hc, args, nil)
+}
+
+// SetUnreachable makes h unreachable (on), as a host that is down or cut off: a new SSH
+// connection to it is cut during its handshake; or reachable again (off). Connections already
+// open are left alone (each kupgrade command opens its own).
+func (h *Host) SetUnreachable(on bool) { h.unreachable.Store(on) }
+
+// cut closes the connection from addr, during its handshake.
+func (f *Fleet) cut(addr net.Addr) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for nc := range f.open {
+		if nc.RemoteAddr().String() == addr.String() {
+			nc.Close()
+		}
+	}
 }
