@@ -80,6 +80,9 @@ type Workflow struct {
 	Log           *slog.Logger
 	// Probe reads a host's kubelet config and manifests (default ProbeHost); tests replace it.
 	Probe func(ctx context.Context, c runner.Conn) (kubeadm.Snapshot, error)
+	// Deleted, when set, is told the upgrade uuid a fleet run deleted to start a new one (its run
+	// logs go with it, as with `upgrade delete`).
+	Deleted func(cluster, uuid string)
 }
 
 func (w *Workflow) probe(ctx context.Context, c runner.Conn) (kubeadm.Snapshot, error) {
