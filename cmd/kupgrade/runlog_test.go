@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -98,5 +99,21 @@ func TestFolderNamesDoNotCollide(t *testing.T) {
 			t.Errorf("folder name %q of %q (collides with %q: %v)", n, c, prev, ok)
 		}
 		seen[n] = c
+	}
+}
+
+// The run logs follow --db: beside a SQLite file, and for MySQL in a folder of the state folder
+// named for the servers and the database, never holding the password.
+func TestRunLogRootFollowsTheDatabase(t *testing.T) {
+	t.Setenv("KUPGRADE_LOG_DIR", "")
+	t.Setenv("XDG_STATE_HOME", filepath.Join(t.TempDir(), "state"))
+	for db, want := range map[string]string{
+		"sqlite:/srv/k/prod.db":                        "/srv/k/runs",
+		"mysql://ku:s3cr3t@db1:3306,db2:3306/kupgrade": filepath.Join(filepath.Dir(defaultDB()), "runs", "mysql", "db1%3A3306%2Cdb2%3A3306%2Fkupgrade"),
+	} {
+		a := newApp(&Globals{DB: db, LogLevel: "info"}, strings.NewReader(""), io.Discard, io.Discard)
+		if got := a.runLogRoot(); got != want || strings.Contains(got, "s3cr3t") {
+			t.Errorf("--db %s: run logs in %s, want %s", db, got, want)
+		}
 	}
 }
