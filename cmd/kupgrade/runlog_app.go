@@ -33,7 +33,7 @@ func (a *app) endRunLog(err error) {
 	}
 	a.runLog.footer(a.runLogFooter(err))
 	if path := a.runLog.close(); path != "" {
-		a.sayRunLog(path, nil)
+		a.sayRunLog(a.adoptRunLog(path), nil)
 	}
 }
 

@@ -98,6 +98,24 @@ func pruneByAge(dir string, now time.Time, age time.Duration) {
 	}
 }
 
+// adoptRunLog moves the log at path, made before its cluster had an upgrade (no-upgrade/: an
+// `upgrade start`), into the folder of the upgrade the run created, and returns where it is.
+func (a *app) adoptRunLog(path string) string {
+	if filepath.Base(filepath.Dir(path)) != "no-upgrade" || strings.HasPrefix(a.cmdName, "fleet") {
+		return path
+	}
+	uuid := a.upgradeUUID()
+	if uuid == "" {
+		return path
+	}
+	dir := upgradeLogDir(a.runLogRoot(), a.cluster(), uuid)
+	to := filepath.Join(dir, filepath.Base(path))
+	if os.MkdirAll(dir, 0o700) != nil || os.Rename(path, to) != nil {
+		return path
+	}
+	return to
+}
+
 // removeUpgradeLogs deletes the logs of upgrade uuid of cluster (upgrade delete).
 func (a *app) removeUpgradeLogs(cluster, uuid string) {
 	dir := upgradeLogDir(a.runLogRoot(), cluster, uuid)

@@ -28,8 +28,11 @@ func TestSimRunLogsBelongToTheUpgrade(t *testing.T) {
 	l.want(t, 0, 1, "--notify-url", notify, "upgrade", "run", "-y")
 	list := strings.Fields(l.want(t, 0, 0, "upgrade", "logs"))
 	dbDir := filepath.Dir(strings.TrimPrefix(envOf(l.env, "KUPGRADE_DB"), "sqlite:"))
-	if len(list) < 2 || !strings.HasPrefix(list[0], filepath.Join(dbDir, "runs", "clusters", l.f.Clusters[0].Name)+string(filepath.Separator)) {
-		t.Fatalf("upgrade logs lists %v, want the runs beside the database %s", list, dbDir)
+	if len(list) != 3 || !strings.HasPrefix(list[0], filepath.Join(dbDir, "runs", "clusters", l.f.Clusters[0].Name)+string(filepath.Separator)) {
+		t.Fatalf("upgrade logs lists %v, want the 3 runs (start's included) beside the database %s", list, dbDir)
+	}
+	if first, err := os.ReadFile(list[0]); err != nil || !strings.Contains(string(first), " upgrade start v1.30.1\n") {
+		t.Errorf("the first log is not upgrade start's (%v):\n%s", err, first)
 	}
 	last := l.want(t, 0, 0, "upgrade", "logs", "--last")
 	for _, want := range []string{"# command:  kupgrade -i ", "--notify-url " + hook.srv.URL + " upgrade run -y",
