@@ -61,6 +61,8 @@ func (a *app) logCluster() string {
 		return "- (play)"
 	case strings.HasPrefix(a.cmdName, "fleet"):
 		return "- (fleet run: each line names its cluster)"
+	case strings.HasPrefix(a.cmdName, "watch"):
+		return "- (watch: every cluster of the database)"
 	}
 	if uuid := a.upgradeUUID(); uuid != "" {
 		return a.cluster() + " (upgrade " + uuid + ")"

@@ -31,8 +31,8 @@ func (a *app) runLogRoot() string {
 	return filepath.Join(filepath.Dir(defaultDB()), "runs")
 }
 
-// runLogFolder is the folder of this run's log and whether it is pruned by age: play/ and
-// fleet/ for those commands; else clusters/CLUSTER/UUID, the upgrade's own, kept until it is
+// runLogFolder is the folder of this run's log and whether it is pruned by age: play/, fleet/
+// and watch/ for those commands; else clusters/CLUSTER/UUID, the upgrade's own, kept until it is
 // deleted, or clusters/CLUSTER/no-upgrade when the cluster has none (yet).
 func (a *app) runLogFolder() (dir string, byAge bool) {
 	root := a.runLogRoot()
@@ -41,6 +41,8 @@ func (a *app) runLogFolder() (dir string, byAge bool) {
 		return filepath.Join(root, "play"), true
 	case strings.HasPrefix(a.cmdName, "fleet"):
 		return filepath.Join(root, "fleet"), true
+	case strings.HasPrefix(a.cmdName, "watch"): // audits every cluster of the database
+		return filepath.Join(root, "watch"), true
 	}
 	if uuid := a.upgradeUUID(); uuid != "" {
 		return upgradeLogDir(root, a.cluster(), uuid), false

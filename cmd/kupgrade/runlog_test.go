@@ -117,3 +117,16 @@ func TestRunLogRootFollowsTheDatabase(t *testing.T) {
 		}
 	}
 }
+
+// The runs of no one upgrade (play, fleet run, watch) have their own folders, pruned by age.
+func TestRunLogFolderOfRunsOfNoUpgrade(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("KUPGRADE_LOG_DIR", dir)
+	for cmd, want := range map[string]string{"play <playbook>": "play", "fleet run": "fleet", "watch": "watch"} {
+		a := newApp(&Globals{LogLevel: "info"}, strings.NewReader(""), io.Discard, io.Discard)
+		a.cmdName = cmd
+		if got, byAge := a.runLogFolder(); got != filepath.Join(dir, want) || !byAge {
+			t.Errorf("%s: run logs in %s (by age: %v), want %s by age", cmd, got, byAge, filepath.Join(dir, want))
+		}
+	}
+}
