@@ -26,10 +26,10 @@ func TestFaultKillInsideDrainAndInstall(t *testing.T) {
 		name   string
 		fault  lab.Fault
 		status string // the worker's status when the kill comes
-		after  string // its status once recover has failed it ("" for idle)
+		after  string // its status once recover has failed it
 	}{
 		{"drain", lab.Fault{Phase: "evict", Action: lab.Delay, Seconds: 60, Once: true}, "draining-node", "draining-node-failed"},
-		{"install", lab.Fault{Phase: "apt-download", Action: lab.Delay, Seconds: 60, Once: true}, "upgrading-kubelet", ""},
+		{"install", lab.Fault{Phase: "apt-download", Action: lab.Delay, Seconds: 60, Once: true}, "upgrading-kubelet", "upgrading-kubelet-failed"},
 	}
 	for i, m := range moments {
 		target := patch(i + 1)

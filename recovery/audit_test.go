@@ -152,7 +152,7 @@ func TestAuditClearsUpgradingKubeletHosts(t *testing.T) {
 	if u := f.Upgrade(t, "default"); u.State != state.UpgradingKubelets {
 		t.Errorf("state %s, want upgrading-kubelets", u.State)
 	}
-	for host, want := range map[string]state.HostStatus{"controller-1": state.UpgradedKubelet, "controller-2": state.HostIdle, "worker-1": state.HostIdle} {
+	for host, want := range map[string]state.HostStatus{"controller-1": state.UpgradedKubelet, "controller-2": state.UpgradingKubeletFailed, "worker-1": state.UpgradingKubeletFailed} {
 		if got := f.Status(t, "default", host); got != want {
 			t.Errorf("%s status %q, want %q", host, got, want)
 		}

@@ -60,7 +60,7 @@ func TestAuditAgesAHostFromItsOwnRow(t *testing.T) {
 		want        state.HostStatus
 		wantActions int
 	}{
-		{"host row 2h old", 2 * time.Hour, state.HostIdle, 1},
+		{"host row 2h old", 2 * time.Hour, state.UpgradingKubeletFailed, 1},
 		{"host row 30m old", 30 * time.Minute, state.UpgradingKubelet, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -25,8 +25,8 @@ func TestFailAllClearsEveryHostOfABatch(t *testing.T) {
 		t.Fatalf("%d writes, want one per host in flight: %+v", len(results), results)
 	}
 	for _, h := range []string{"controller-2", "worker-1"} {
-		if st := f.Status(t, "c1", h); st != state.HostIdle {
-			t.Errorf("%s is still %s", h, st)
+		if st := f.Status(t, "c1", h); st != state.UpgradingKubeletFailed {
+			t.Errorf("%s is %s, want upgrading-kubelet-failed", h, st)
 		}
 	}
 	if l := f.Lease(t, "c1"); l != nil {

@@ -38,7 +38,7 @@ func TestAuditFailsKubeletPhasesToTheirTwins(t *testing.T) {
 			t.Errorf("%s: finding %+v, want %s with advice about the node", a.Host, a.Probe, want)
 		}
 	}
-	want := map[string]state.HostStatus{"controller-1": state.UncordoningNodeFailed, "controller-2": state.HostIdle, "worker-1": state.DrainingNodeFailed}
+	want := map[string]state.HostStatus{"controller-1": state.UncordoningNodeFailed, "controller-2": state.UpgradingKubeletFailed, "worker-1": state.DrainingNodeFailed}
 	for host, w := range want {
 		if got := f.Status(t, "default", host); got != w {
 			t.Errorf("%s status %q, want %q", host, got, w)

@@ -15,21 +15,26 @@ const (
 	DrainingNode          HostStatus = "draining-node"
 	DrainingNodeFailed    HostStatus = "draining-node-failed"
 	UpgradingKubelet      HostStatus = "upgrading-kubelet"
-	DowngradingKubelet    HostStatus = "downgrading-kubelet"
-	UncordoningNode       HostStatus = "uncordoning-node"
-	UncordoningNodeFailed HostStatus = "uncordoning-node-failed"
-	UpgradedKubelet       HostStatus = "upgraded-kubelet"
+	// UpgradingKubeletFailed is a host whose kubelet step failed (StarlingX's name): in the
+	// kubelet phase, or before the step could start on it (a host unreachable, a sudo that asks
+	// for a password). Its retry drains again, as from idle.
+	UpgradingKubeletFailed HostStatus = "upgrading-kubelet-failed"
+	DowngradingKubelet     HostStatus = "downgrading-kubelet"
+	UncordoningNode        HostStatus = "uncordoning-node"
+	UncordoningNodeFailed  HostStatus = "uncordoning-node-failed"
+	UpgradedKubelet        HostStatus = "upgraded-kubelet"
 )
 
 // hostFailedTwin is the host-level failed map: every in-flight host status and the status that
 // failing it leads to. It is the only place this knowledge lives. A control plane or a kubelet
-// that fails goes back to idle (its retry starts the step again, as the cluster's failed twin
-// says where); a drain or an uncordon that fails keeps its own failed twin, so that the retry
-// starts where it stopped.
+// taken back that fails goes back to idle (the cluster's failed state flags it, and its retry
+// starts the step again); a drain, a kubelet or an uncordon that fails keeps its own failed twin,
+// which flags the host while the cluster stays upgrading-kubelets, and the retry starts where
+// it stopped (a failed kubelet's with the drain, as the step's start).
 var hostFailedTwin = map[HostStatus]HostStatus{
 	UpgradingControlPlane: HostIdle,
 	DrainingNode:          DrainingNodeFailed,
-	UpgradingKubelet:      HostIdle,
+	UpgradingKubelet:      UpgradingKubeletFailed,
 	DowngradingKubelet:    HostIdle,
 	UncordoningNode:       UncordoningNodeFailed,
 }
@@ -43,7 +48,7 @@ var abortKubeletPhases = []HostStatus{DrainingNode, DowngradingKubelet, Uncordon
 
 // allHostStatuses lists every host status but idle, in the order of docs/states.md.
 var allHostStatuses = []HostStatus{
-	UpgradingControlPlane, DrainingNode, DrainingNodeFailed, UpgradingKubelet,
+	UpgradingControlPlane, DrainingNode, DrainingNodeFailed, UpgradingKubelet, UpgradingKubeletFailed,
 	UncordoningNode, UncordoningNodeFailed, UpgradedKubelet, DowngradingKubelet,
 }
 
@@ -68,7 +73,8 @@ func (h HostStatus) Valid() bool { return h == HostIdle || slices.Contains(allHo
 // InFlight reports whether work on the host is running (or was running when it died).
 func (h HostStatus) InFlight() bool { _, ok := hostFailedTwin[h]; return ok }
 
-// Failed reports whether h is the failed twin a host keeps (a drain or an uncordon that failed).
+// Failed reports whether h is the failed twin a host keeps (a drain, a kubelet or an uncordon
+// that failed).
 func (h HostStatus) Failed() bool { return h != HostIdle && h.RetryOf() != "" }
 
 // RetryOf returns the in-flight status whose failure h records, "" when h records none.
@@ -94,9 +100,11 @@ func (h HostStatus) FailedTo() HostStatus {
 }
 
 // KubeletEntry is the status a host in status h enters when its kubelet step starts: the phase
-// whose failure h records (a retry starts where it stopped), else the first phase, the drain.
+// whose failure h records (a retry starts where it stopped), else the first phase, the drain. A
+// failed kubelet phase starts from the drain again, as it did when it failed back to idle: the
+// drain of a node still cordoned and drained is quick, and proves it is still drained.
 func (h HostStatus) KubeletEntry() HostStatus {
-	if r := h.RetryOf(); slices.Contains(kubeletPhases, r) {
+	if r := h.RetryOf(); slices.Contains(kubeletPhases, r) && r != UpgradingKubelet {
 		return r
 	}
 	return kubeletPhases[0]

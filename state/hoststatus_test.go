@@ -5,9 +5,10 @@ import (
 	"time"
 )
 
-// The host-level failed map: a drain or an uncordon that fails keeps its failed twin, which a
-// retry re-enters; a control plane or a kubelet that fails goes back to idle; a failed twin
-// failed again stays, and a status left behind (upgraded-kubelet) goes back to idle.
+// The host-level failed map: a drain, a kubelet or an uncordon that fails keeps its failed twin
+// (a retry re-enters the drain's and the uncordon's, and drains again after a failed kubelet); a
+// control plane or a kubelet taken back that fails goes back to idle; a failed twin failed again
+// stays, and a status left behind (upgraded-kubelet) goes back to idle.
 func TestHostFailedTwins(t *testing.T) {
 	cases := []struct {
 		h               HostStatus
@@ -18,7 +19,8 @@ func TestHostFailedTwins(t *testing.T) {
 		{UpgradingControlPlane, true, false, HostIdle, DrainingNode},
 		{DrainingNode, true, false, DrainingNodeFailed, DrainingNode},
 		{DrainingNodeFailed, false, true, DrainingNodeFailed, DrainingNode},
-		{UpgradingKubelet, true, false, HostIdle, DrainingNode},
+		{UpgradingKubelet, true, false, UpgradingKubeletFailed, DrainingNode},
+		{UpgradingKubeletFailed, false, true, UpgradingKubeletFailed, DrainingNode},
 		{UncordoningNode, true, false, UncordoningNodeFailed, DrainingNode},
 		{UncordoningNodeFailed, false, true, UncordoningNodeFailed, UncordoningNode},
 		{UpgradedKubelet, false, false, HostIdle, DrainingNode},
@@ -63,11 +65,11 @@ func TestKubeletPhaseWalk(t *testing.T) {
 	}
 }
 
-// A host whose drain or uncordon failed is not skipped by the kubelet pre-check even when its
-// kubelet reports the target: kupgrade cordoned it, and only its retry uncordons it.
+// A host whose drain, kubelet or uncordon failed is not skipped by the kubelet pre-check even
+// when its kubelet reports the target: kupgrade cordoned it, and only its retry uncordons it.
 func TestCheckKubeletNeverSkipsAFailedPhase(t *testing.T) {
 	u := Upgrade{Cluster: "c", State: UpgradingKubelets, ToVersion: "v1.30.1"}
-	for _, st := range []HostStatus{HostIdle, DrainingNodeFailed, UncordoningNodeFailed} {
+	for _, st := range []HostStatus{HostIdle, DrainingNodeFailed, UpgradingKubeletFailed, UncordoningNodeFailed} {
 		hs := []Host{{Hostname: "w", Personality: Worker, KubeletVersion: "v1.30.1", Status: st}}
 		skip, err := CheckKubelet(u, hs, "w", nil, time.Now())
 		if err != nil || skip != (st == HostIdle) {

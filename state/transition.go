@@ -112,3 +112,19 @@ func HostOnly(cluster string, actor Actor, s State, cond LeaseCond, opts ...Chan
 		rule(cond.set, "no lease condition"),
 		c.noLeaseOpt())
 }
+
+// FailBefore records a step that failed on host before it could start there (the host
+// unreachable, its sudo asking for a password, a probe that could not run): nothing went in
+// flight, so the state s stays and no live lease may be held; a kubelet step's host goes from
+// its settled status (from) to upgrading-kubelet-failed, flagged as a kubelet that failed in
+// flight is, while any other step's host keeps its status (to == from): its event is the record.
+func FailBefore(cluster string, actor Actor, s State, host string, from, to HostStatus, opts ...ChangeOption) Change {
+	c := build(cluster, actor, s, s, append(opts[:len(opts):len(opts)], OnHost(host, from, to)))
+	c.leaseNotLive = true
+	return c.check("fail before the start",
+		rule(!s.InFlight(), "the state is in flight: its operation fails through Fail"),
+		rule(host != WholeCluster, "no host"),
+		rule(!from.InFlight(), "the host is in flight: its operation fails through Fail"),
+		rule(to == from || to == UpgradingKubeletFailed, "a host that failed before the start keeps its status or is upgrading-kubelet-failed"),
+		c.noLeaseOpt())
+}

@@ -52,7 +52,7 @@ func (e kubeletExec) run(ctx context.Context, w *Workflow, step state.Step, act 
 	}
 	// Read what the kubelets report now: the skip decision must not trust a stale record.
 	if err := w.refresh(ctx, hs, false); err != nil {
-		return err
+		return w.failBefore(ctx, step, err) // each host's failure, recorded
 	}
 	in, v, err := w.checked(ctx, e, step, act)
 	if err != nil {

@@ -63,7 +63,7 @@ func TestKubeletSkipAsksTheAPIServer(t *testing.T) {
 }
 
 // A kubelet step started between the pre-check that found worker-0 settled and its mark (an
-// operator's `host upgrade worker-0 kubelet -f`) that drained the node and failed back to idle
+// operator's `host upgrade worker-0 kubelet -f`) that drained the node and failed its kubelet
 // leaves the node cordoned by kupgrade: the mark must not record worker-0 upgraded-kubelet over
 // it (state/model/phases.pml, P1). The retry then finds the node cordoned and finishes the step.
 func TestKubeletMarkRefusedAfterAnotherStart(t *testing.T) {
@@ -103,8 +103,8 @@ func TestKubeletMarkRefusedAfterAnotherStart(t *testing.T) {
 	if !errors.Is(err, state.ErrConflict) {
 		t.Errorf("the mark after the -f run: %v, want a conflict", err)
 	}
-	if h := f.host(t, "worker-0"); h.Status != state.HostIdle || f.c.cordoned["worker-0"] == "" {
-		t.Fatalf("worker-0 is %s, cordoned by kupgrade %q; want idle and still cordoned, as the -f run left it", h.Status, f.c.cordoned["worker-0"])
+	if h := f.host(t, "worker-0"); h.Status != state.UpgradingKubeletFailed || f.c.cordoned["worker-0"] == "" {
+		t.Fatalf("worker-0 is %s, cordoned by kupgrade %q; want upgrading-kubelet-failed and still cordoned, as the -f run left it", h.Status, f.c.cordoned["worker-0"])
 	}
 	if err := f.w.Do(t.Context(), kubelet("worker-0")); err != nil {
 		t.Fatal(err)

@@ -100,7 +100,7 @@ func (o *op) execute(ctx context.Context) error {
 	w := o.w
 	before, err := o.reach(ctx)
 	if err != nil {
-		return err
+		return w.failBefore(ctx, o.step, err) // each host's failure, recorded
 	}
 	if o.before != "" && len(o.hosts) == 1 && before[o.hosts[0].Name] != nil {
 		o.vars[o.before] = before[o.hosts[0].Name].Map()
@@ -217,13 +217,13 @@ func (o *op) reach(ctx context.Context) (map[string]*kubeadm.Snapshot, error) {
 		wg.Go(func() {
 			c, err := w.Runner.Conn(ctx, h)
 			if err != nil {
-				errs[i] = err
+				errs[i] = onHost(h.Name, err)
 				return
 			}
 			if o.kubeadm {
 				snap, err := w.probe(ctx, c)
 				if err != nil {
-					errs[i] = fmt.Errorf("probe %s before %s: %w", h.Name, o.step.Name, err)
+					errs[i] = onHost(h.Name, fmt.Errorf("probe %s before %s: %w", h.Name, o.step.Name, err))
 					return
 				}
 				snaps[i] = &snap

@@ -273,5 +273,8 @@ func failureFrom(hf *runner.HostError) *hostFailure {
 	case res.Msg != "":
 		f.err = fmt.Errorf("task %q: %s", hf.Task, res.Msg)
 	}
+	if hint := sudoHint(f.stderr); hint != "" && f.err != nil {
+		f.err = fmt.Errorf("%w%s", f.err, hint)
+	}
 	return f
 }

@@ -128,6 +128,9 @@ func (w *Workflow) restart(ctx context.Context, u state.Upgrade, to string) erro
 	if err := w.Store.DeleteUpgrade(ctx, w.Cluster, u.State, state.ActorCLI, "fleet run: a new upgrade to "+to); err != nil {
 		return err
 	}
+	if w.Deleted != nil {
+		w.Deleted(w.Cluster, u.UUID)
+	}
 	_, err = w.Store.CreateUpgrade(ctx, nu)
 	return err
 }

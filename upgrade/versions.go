@@ -39,6 +39,7 @@ func (w *Workflow) ReadVersions(ctx context.Context, hs []*inventory.Host, contr
 				if errors.Is(err, fault.ErrUnreachable) { // its message names the host already
 					errs[i] = fmt.Errorf("read versions: %w", err)
 				}
+				errs[i] = onHost(h.Name, errs[i])
 				return
 			}
 			mu.Lock()

@@ -80,6 +80,9 @@ type Workflow struct {
 	Log           *slog.Logger
 	// Probe reads a host's kubelet config and manifests (default ProbeHost); tests replace it.
 	Probe func(ctx context.Context, c runner.Conn) (kubeadm.Snapshot, error)
+	// Deleted, when set, is told the upgrade uuid a fleet run deleted to start a new one (its run
+	// logs go with it, as with `upgrade delete`).
+	Deleted func(cluster, uuid string)
 }
 
 func (w *Workflow) probe(ctx context.Context, c runner.Conn) (kubeadm.Snapshot, error) {
@@ -131,6 +134,9 @@ type StepError struct {
 	// Recorded is false when the failure could not be written (the lease was lost: someone else
 	// already failed the operation, or the database was unreachable).
 	Recorded bool
+	// Before: the step failed on Host before it could start there (failBefore); the error keeps
+	// the class of its cause (an unreachable host: exit 5).
+	Before bool
 }
 
 func (e *StepError) Error() string {
@@ -150,6 +156,9 @@ func (e *StepError) Unwrap() []error {
 	}
 	if errors.Is(e.Cause, context.Canceled) {
 		errs = append(errs, context.Canceled)
+	}
+	if e.Before {
+		errs = append(errs, e.Cause)
 	}
 	return errs
 }

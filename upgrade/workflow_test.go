@@ -296,19 +296,24 @@ func (s *flakyStore) RenewLease(ctx context.Context, cluster, owner string, ttl 
 	return s.Store.RenewLease(ctx, cluster, owner, ttl)
 }
 
-// An unreachable host is refused before anything is written.
-func TestUnreachableHostChangesNothing(t *testing.T) {
+// An unreachable host is refused before its step starts: the state is left as it was, the error
+// keeps its class (unreachable, exit 5), and the failure is recorded as the host's, one event
+// naming it (issue 35: nothing that fails is silent), and returned as a recorded step failure
+// so that it is notified.
+func TestUnreachableHostIsRecordedNotStarted(t *testing.T) {
 	f := newFixture(t)
 	f.at(t, state.UpgradedFirstMaster)
 	before := f.lastEvent(t)
 	f.c.down["controller-1"] = &runner.UnreachableError{Host: "controller-1", Err: errors.New("connection refused")}
 	err := f.w.Do(t.Context(), controlPlane("controller-1"))
-	if !errors.Is(err, fault.ErrUnreachable) {
-		t.Fatalf("err = %v, want unreachable", err)
+	var se *upgrade.StepError
+	if !errors.Is(err, fault.ErrUnreachable) || !errors.As(err, &se) || !se.Recorded || se.Host != "controller-1" {
+		t.Fatalf("err = %v, want unreachable, recorded as controller-1's failure", err)
 	}
 	f.wantState(t, state.UpgradedFirstMaster)
-	if ev := f.lastEvent(t); ev.ID != before.ID {
-		t.Errorf("an event was written: %+v", ev)
+	ev := f.lastEvent(t)
+	if ev.ID == before.ID || ev.Hostname != "controller-1" || ev.FromState != ev.ToState || !strings.Contains(ev.Reason, "connection refused") {
+		t.Errorf("newest event %+v, want the failure of controller-1 with the state unchanged", ev)
 	}
 }
 

@@ -3,6 +3,7 @@ package watch
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -14,6 +15,7 @@ import (
 type StateReader interface {
 	Upgrades(ctx context.Context) ([]state.Upgrade, error)
 	InFlight(ctx context.Context) ([]state.InFlightOp, []state.BadRow, error)
+	Hosts(ctx context.Context, cluster string) ([]state.Host, error)
 }
 
 // scrapeTimeout bounds the store reads of one scrape, below Prometheus' default 10s timeout.
@@ -37,6 +39,9 @@ var (
 	descHostsInFlight = prometheus.NewDesc("kupgrade_hosts_in_flight",
 		"How many of the cluster's hosts are in each in-flight status (upgrading-control-plane, draining-node, upgrading-kubelet, uncordoning-node); absent for none.",
 		[]string{"cluster", "status"}, nil)
+	descHostsFailed = prometheus.NewDesc("kupgrade_hosts_failed",
+		"How many of the cluster's hosts are left in each failed status (upgrading-kubelet-failed, draining-node-failed, uncordoning-node-failed) while the cluster's state goes on (upgrading-kubelets); absent for none.",
+		[]string{"cluster", "status"}, nil)
 	descReadOK = prometheus.NewDesc("kupgrade_state_read_ok",
 		"1 when the scrape could read the upgrades from the database, 0 when it could not (the per-cluster series are then absent).", nil, nil)
 )
@@ -51,7 +56,7 @@ func (m *Metrics) ReadStates(st StateReader) {
 }
 
 func (c stateCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descState, descEntered, descInFlight, descLease, descHop, descHopsLeft, descHostsInFlight, descReadOK} {
+	for _, d := range []*prometheus.Desc{descState, descEntered, descInFlight, descLease, descHop, descHopsLeft, descHostsInFlight, descHostsFailed, descReadOK} {
 		ch <- d
 	}
 }
@@ -76,6 +81,7 @@ func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
 		collectHosts(ch, op)
 	}
 	for _, u := range ups {
+		c.collectFailedHosts(ctx, ch, u)
 		ch <- prometheus.MustNewConstMetric(descState, prometheus.GaugeValue, 1, u.Cluster, string(u.State))
 		ch <- prometheus.MustNewConstMetric(descHop, prometheus.GaugeValue, float64(u.Hop+1), u.Cluster)
 		ch <- prometheus.MustNewConstMetric(descHopsLeft, prometheus.GaugeValue, float64(u.HopsLeft()), u.Cluster)
@@ -100,6 +106,27 @@ func collectHosts(ch chan<- prometheus.Metric, op state.InFlightOp) {
 		if n[s] > 0 {
 			ch <- prometheus.MustNewConstMetric(descHostsInFlight, prometheus.GaugeValue, float64(n[s]), op.Upgrade.Cluster, string(s))
 		}
+	}
+}
+
+// collectFailedHosts counts u's hosts left in a failed status, by status; an upgrade that has
+// ended has none, and is not read.
+func (c stateCollector) collectFailedHosts(ctx context.Context, ch chan<- prometheus.Metric, u state.Upgrade) {
+	if !u.State.Failed() && slices.Contains(state.DeletableStates(), u.State) {
+		return
+	}
+	hosts, err := c.st.Hosts(ctx, u.Cluster)
+	if err != nil {
+		return // kupgrade_state_read_ok says whether the database answers
+	}
+	n := map[state.HostStatus]int{}
+	for _, h := range hosts {
+		if h.Status.Failed() {
+			n[h.Status]++
+		}
+	}
+	for s, k := range n {
+		ch <- prometheus.MustNewConstMetric(descHostsFailed, prometheus.GaugeValue, float64(k), u.Cluster, string(s))
 	}
 }
 

@@ -14,7 +14,8 @@ import (
 
 // The per-cluster series an on-call alerts on are read from the database at the scrape: the
 // state (failed ones too) with the time it was entered, in flight or not, and the lease's
-// expiry; the build is labelled.
+// expiry; the hosts left failed while the cluster goes on (a worker's kubelet); the build is
+// labelled.
 func TestMetricsPerClusterState(t *testing.T) {
 	f := recoverytest.New(t)
 	f.Start(t, "failed")
@@ -25,6 +26,8 @@ func TestMetricsPerClusterState(t *testing.T) {
 	f.Start(t, "draining")
 	f.Move(t, "draining", state.UpgradingKubelets, "worker-1", state.DrainingNode, "", 0)
 	f.Move(t, "draining", state.UpgradingKubelets, "controller-1", state.UncordoningNode, "alive", time.Hour)
+	f.Start(t, "kubelet")
+	f.Move(t, "kubelet", state.UpgradingKubelets, "worker-1", state.UpgradingKubeletFailed, "", 0)
 
 	m := watch.NewMetrics()
 	m.ReadStates(f.St)
@@ -39,6 +42,7 @@ func TestMetricsPerClusterState(t *testing.T) {
 		`kupgrade_hosts_in_flight{cluster="busy",status="upgrading-control-plane"} 1`,
 		`kupgrade_hosts_in_flight{cluster="draining",status="draining-node"} 1`,
 		`kupgrade_hosts_in_flight{cluster="draining",status="uncordoning-node"} 1`,
+		`kupgrade_hosts_failed{cluster="kubelet",status="upgrading-kubelet-failed"} 1`,
 		"kupgrade_state_read_ok 1",
 		`kupgrade_build_info{commit="abc1234",goversion="go`,
 	} {

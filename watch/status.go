@@ -98,7 +98,7 @@ code{background:#f4f4f4;padding:0 .3em}#updated{color:#777}
 <table id="fleet-table"><thead><tr><th>fleet</th><th>clusters</th><th>done</th><th>failed</th><th>pending</th><th>claimed</th><th>progress</th><th>rate</th><th>time left</th><th>runners</th></tr></thead><tbody></tbody></table>
 <table id="fleet-attention"><thead><tr><th>fleet</th><th>cluster</th><th>state</th><th>why</th></tr></thead><tbody></tbody></table></div>
 <h2 id="clusters-title">Clusters</h2>
-<table id="clusters"><thead><tr><th>cluster</th><th>state</th><th>in state for</th><th>to version</th><th>host in flight</th><th>lease</th><th>last failure</th><th>next</th></tr></thead><tbody></tbody></table>
+<table id="clusters"><thead><tr><th>cluster</th><th>state</th><th>in state for</th><th>to version</th><th>host in flight, or failed</th><th>lease</th><th>last failure</th><th>next</th></tr></thead><tbody></tbody></table>
 <p id="more"></p>
 <h2>Timelines</h2>
 <div id="timelines"></div>

@@ -47,7 +47,11 @@ function clusterRow(tr, c) {
   }
   cell(tr, age(c.age_seconds) + " (since " + utc(c.state_entered_at) + ")");
   cell(tr, c.hop ? c.to_version + ' (' + c.hop + ')' : c.to_version);
-  cell(tr, c.host_statuses || c.host);
+  const h = cell(tr, c.host_statuses || c.host);
+  if (c.failed_hosts) { // hosts left failed while the cluster goes on (a worker's kubelet): red
+    if (!c.host_statuses && !c.host) h.textContent = "";
+    h.append(el("span", "failed", "FAILED: " + c.failed_hosts));
+  }
   cell(tr, c.lease || (c.class === "inflight" ? "nobody" : "-"));
   const f = cell(tr, c.error || c.last_failure, "failed");
   if (c.finding) {

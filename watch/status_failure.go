@@ -2,8 +2,11 @@ package watch
 
 import (
 	"context"
-	"github.com/kupgrade/kupgrade/recovery"
+	"slices"
+	"strings"
 	"time"
+
+	"github.com/kupgrade/kupgrade/recovery"
 
 	"github.com/kupgrade/kupgrade/state"
 )
@@ -22,24 +25,27 @@ type Failure struct {
 	Finding string
 }
 
-// addFailures fills in the last failure, its finding and the host to retry of the rows that
-// need a person: failed states and the kubelets' long-lived state, whose failures are hosts'.
-func (w *Watcher) addFailures(ctx context.Context, rows []ClusterStatus, next nextFunc) {
+// addFailures fills in the last failure, its finding, the hosts left failed and the host to
+// retry of the rows of an upgrade that has not ended (CurrentFailure: of the current upgrade,
+// from its hosts); a row with a failed host is classed failed, as a failed state is.
+func (w *Watcher) addFailures(ctx context.Context, rows []ClusterStatus, uuids map[string]string, next nextFunc) {
 	reads := 0
 	for i := range rows {
 		r := &rows[i]
 		s := state.State(r.State)
-		if !s.Failed() && s != state.UpgradingKubelets || reads == maxFailureReads {
+		if !s.Valid() || ended(s) || reads == maxFailureReads {
 			continue
 		}
 		reads++
-		evs, err := w.Store.Events(ctx, r.Cluster, failureEvents)
+		f, failed, err := w.currentFailure(ctx, state.Upgrade{Cluster: r.Cluster, UUID: uuids[r.Cluster], State: s})
 		if err != nil {
 			r.LastFailure = "cannot read its events: " + err.Error()
 			continue
 		}
-		f, ok := LastFailure(evs)
-		if !ok {
+		if len(failed) > 0 {
+			r.FailedHosts, r.Class = strings.Join(failed, ", "), "failed"
+		}
+		if f == nil {
 			continue
 		}
 		r.LastFailure, r.Finding = f.At.UTC().Format(time.RFC3339)+" "+f.Reason, f.Finding
@@ -53,6 +59,30 @@ func (w *Watcher) addFailures(ctx context.Context, rows []ClusterStatus, next ne
 	}
 }
 
+// ended reports whether s is a state in which the upgrade has ended (it may be deleted).
+func ended(s state.State) bool { return !s.Failed() && slices.Contains(state.DeletableStates(), s) }
+
+// currentFailure reads u's hosts and events: its CurrentFailure (nil when none) and its hosts
+// left failed, each as "host (status)".
+func (w *Watcher) currentFailure(ctx context.Context, u state.Upgrade) (*Failure, []string, error) {
+	hosts, err := w.Store.Hosts(ctx, u.Cluster)
+	if err != nil {
+		return nil, nil, err
+	}
+	evs, err := w.Store.Events(ctx, u.Cluster, failureEvents)
+	if err != nil {
+		return nil, nil, err
+	}
+	var failed []string
+	for _, h := range FailedHosts(hosts) {
+		failed = append(failed, h.Hostname+" ("+string(h.Status)+")")
+	}
+	if f, ok := CurrentFailure(u, hosts, evs); ok {
+		return &f, failed, nil
+	}
+	return nil, failed, nil
+}
+
 // LastFailure finds the newest failure in evs (newest first): an event into a failed state, or
 // one whose evidence records an error or a stuck operation (a kubelet's failure leaves the
 // cluster state as it was). Its finding is its own evidence's, else that of the newest probe
@@ -64,8 +94,7 @@ func LastFailure(evs []state.Event) (Failure, bool) {
 		if err != nil {
 			continue
 		}
-		failure := ev.Error != "" || ev.DetectedBy != "" || e.ToState.Failed() && e.FromState != e.ToState
-		if !failure {
+		if !isFailure(e, ev) {
 			if f := findingText(ev); f != "" && probed[e.Hostname] == "" {
 				probed[e.Hostname] = f
 			}

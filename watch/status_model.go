@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+
 	"github.com/kupgrade/kupgrade/fleet"
 	"github.com/kupgrade/kupgrade/recovery"
 	"strings"
@@ -65,8 +67,9 @@ type ClusterStatus struct {
 	HostStatuses   string    `json:"host_statuses,omitempty"` // each of them with its status: "worker-0 draining-node"
 	Lease          string    `json:"lease,omitempty"`         // its holder, for people
 	LeaseLive      bool      `json:"lease_live"`
-	Mark           string    `json:"mark,omitempty"` // MarkStuck, MarkUnretried
-	Class          string    `json:"class"`          // failed, inflight or ""
+	Mark           string    `json:"mark,omitempty"`         // MarkStuck, MarkUnretried
+	Class          string    `json:"class"`                  // failed, inflight or ""
+	FailedHosts    string    `json:"failed_hosts,omitempty"` // hosts left failed: "worker-0 (upgrading-kubelet-failed)"
 	LastFailure    string    `json:"last_failure,omitempty"`
 	Finding        string    `json:"finding,omitempty"` // the probe's classified finding
 	Next           string    `json:"next,omitempty"`
@@ -115,11 +118,12 @@ func (w *Watcher) Status(ctx context.Context) (Status, error) {
 		return recovery.Where{Flags: w.CommandFlags, InventoryCluster: w.InventoryCluster}.Command(cmd, cluster, m)
 	}
 	st.Clusters, st.More = w.clusterRows(ups, ops, unreadable(listErr, bad), st.Now, next)
-	w.addFailures(ctx, st.Clusters, next)
 	uuids := make(map[string]string, len(ups))
 	for _, u := range ups {
 		uuids[u.Cluster] = u.UUID
 	}
+	w.addFailures(ctx, st.Clusters, uuids, next)
+	failedFirst(st.Clusters)
 	w.addTimelines(ctx, st.Clusters, uuids, st.Now)
 	return st, nil
 }
@@ -160,6 +164,19 @@ func (w *Watcher) clusterRows(ups []state.Upgrade, ops []state.InFlightOp, bad m
 		return rows[:maxStatusClusters], len(rows) - maxStatusClusters
 	}
 	return rows, 0
+}
+
+// failedFirst moves the rows classed failed once their hosts were read (a host left failed in
+// upgrading-kubelets) before the rows that need nobody, keeping the order otherwise.
+func failedFirst(rows []ClusterStatus) {
+	slices.SortStableFunc(rows, func(a, b ClusterStatus) int { return needsNobody(a) - needsNobody(b) })
+}
+
+func needsNobody(r ClusterStatus) int {
+	if r.Error != "" || r.Mark != "" || r.Class != "" {
+		return 0
+	}
+	return 1
 }
 
 // nextFunc completes a cluster's next command for where it is pasted (Where.Command).

@@ -59,6 +59,7 @@ type app struct {
 	rep            runner.Reporter
 	secrets        []string
 	given          map[string]bool  // hintFlags typed on the command line (see command)
+	cmdName        string           // the command as kong names it ("upgrade run", "play <playbook>")
 	runLog         *runLog          // this run's log, once a command runs tasks (startRunLog)
 	notifier       *notify.Notifier // --notify-url's webhook; nil when none
 	live           bool             // the reporter draws a live line on a terminal (diag.go)

@@ -56,6 +56,7 @@ type upgradeCmd struct {
 	Plan           upgradePlanCmd     `cmd:"" help:"Show, writing nothing, every remaining step, its checks and the next command."`
 	List           upgradeListCmd     `cmd:"" help:"List the upgrade of every cluster in the database: state, age, lease, stuck or failed."`
 	History        upgradeHistoryCmd  `cmd:"" help:"Show the events of an upgrade: time, actor, state change, host, reason."`
+	Logs           upgradeLogsCmd     `cmd:"" help:"List the run logs of the upgrade (every task of each command, its whole output); --last prints the newest."`
 }
 
 type hostCmd struct {

@@ -34,6 +34,7 @@ var heldLeaseArgs = map[string]struct {
 	"upgrade plan":            {"--recorded", exitConflict},
 	"upgrade list":            {"", exitOK},
 	"upgrade history":         {"", exitOK},
+	"upgrade logs":            {"", exitRefused}, // no run yet: no log (a read, never a conflict)
 	"host list":               {"", exitOK},
 	"host upgrade":            {"controller-1 kubelet", exitConflict},
 	"host cordon":             {"controller-0", exitConflict},

@@ -19,6 +19,7 @@ var examples = map[string][]string{
 	"upgrade plan":            {"kupgrade upgrade plan", "kupgrade upgrade plan v1.30.1 -o json"},
 	"upgrade list":            {"kupgrade upgrade list"},
 	"upgrade history":         {"kupgrade upgrade history --cluster lab --since 2h"},
+	"upgrade logs":            {"kupgrade upgrade logs", "kupgrade upgrade logs --last --cluster lab"},
 	"upgrade versions":        {"kupgrade upgrade versions", "kupgrade kube-version-list -o json"},
 	"upgrade download-images": {"kupgrade upgrade download-images"},
 	"upgrade pre-app-update":  {"kupgrade upgrade pre-app-update"},

@@ -26,8 +26,13 @@ type upgradeListView struct {
 	Lease          *leaseView `json:"lease"`
 	LeaseLive      bool       `json:"lease_live"`
 	// Flag is "stuck" (in flight, or a host in flight, with no live lease), "failed" (a *-failed
-	// state), "in-flight" (running under a live lease) or "" (nothing needs anyone).
+	// state, or a host in a failed status: a kubelet, a drain or an uncordon that failed while
+	// the cluster stays upgrading-kubelets), "in-flight" (running under a live lease) or ""
+	// (nothing needs anyone).
 	Flag string `json:"flag"`
+	// FailedHosts are the hosts in a failed status (upgrading-kubelet-failed,
+	// draining-node-failed, uncordoning-node-failed), each as "host (status)".
+	FailedHosts []string `json:"failed_hosts,omitempty"`
 }
 
 func (c *upgradeListCmd) Run(ctx context.Context, a *app) error {
@@ -75,8 +80,11 @@ func newListView(u state.Upgrade, l *state.Lease, hosts []state.Host, now time.T
 	inFlight := u.State.InFlight()
 	for _, h := range hosts {
 		inFlight = inFlight || h.Status.InFlight()
+		if h.Status.Failed() {
+			v.FailedHosts = append(v.FailedHosts, h.Hostname+" ("+string(h.Status)+")")
+		}
 	}
-	switch failed := u.State.Failed(); {
+	switch failed := u.State.Failed() || len(v.FailedHosts) > 0; {
 	case inFlight && !v.LeaseLive:
 		v.Flag = "stuck"
 	case inFlight:
@@ -101,6 +109,9 @@ func writeList(w io.Writer, vs []upgradeListView) {
 		flag := v.Flag
 		if flag == "stuck" || flag == "failed" {
 			flag = strings.ToUpper(flag) // what needs someone stands out
+		}
+		if len(v.FailedHosts) > 0 && flag == "FAILED" {
+			flag += ": " + strings.Join(v.FailedHosts, ", ")
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", v.Cluster, v.FromVersion, v.ToVersion, v.State,
 			recovery.AgeText(time.Duration(v.AgeSeconds)*time.Second), lease, dash(flag))

@@ -58,7 +58,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer stop()
 	a := newApp(&cli.Globals, stdin, stdout, stderr)
 	defer a.close()
-	a.given = flagsGiven(kctx)
+	a.given, a.cmdName = flagsGiven(kctx), kctx.Command()
 	kctx.BindTo(ctx, (*context.Context)(nil))
 	err := a.useVault()
 	if err == nil {
@@ -73,7 +73,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err == nil {
 		err = kctx.Run(a)
 	}
-	a.endRunLog()
+	a.endRunLog(err)
 	if err == nil {
 		return exitOK
 	}

@@ -16,10 +16,18 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	if os.Getenv("KUPGRADE_LOG_DIR") == "" { // the tests' run logs, never the machine's (rotated)
-		os.Setenv("KUPGRADE_LOG_DIR", filepath.Join(os.TempDir(), "kupgrade-test-runs"))
+	var tm testscript.TestingM = m
+	base := filepath.Base(os.Args[0])
+	asCommand := base == "kupgrade" || base == "kupgrade-user" // testscript runs this binary as them
+	if os.Getenv("KUPGRADE_LOG_DIR") == "" && !asCommand {     // the tests' run logs, never the machine's, gone after them
+		dir, err := os.MkdirTemp("", "kupgrade-test-runs-")
+		if err != nil {
+			panic(err)
+		}
+		os.Setenv("KUPGRADE_LOG_DIR", dir)
+		tm = removeAfter{m, dir}
 	}
-	testscript.Main(m, map[string]func(){
+	testscript.Main(tm, map[string]func(){
 		"kupgrade": func() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		// kupgrade-user: kupgrade as a user who is not root, whoever runs the tests.
 		"kupgrade-user": func() {
@@ -27,6 +35,19 @@ func TestMain(m *testing.M) {
 			os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 		},
 	})
+}
+
+// removeAfter runs the tests, then removes dir: an upgrade's run logs are kept until the upgrade
+// is deleted, and the tests' upgrades are in temporary databases.
+type removeAfter struct {
+	m   *testing.M
+	dir string
+}
+
+func (r removeAfter) Run() int {
+	code := r.m.Run()
+	os.RemoveAll(r.dir)
+	return code
 }
 
 // TestScripts runs the CLI scenarios in testdata/*.txtar: the commands as a person types them,

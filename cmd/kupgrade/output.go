@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -42,6 +43,9 @@ type upgradeView struct {
 	Next        *string      `json:"next"`
 	Wait        *string      `json:"wait,omitempty"`
 	LastFailure *failureView `json:"last_failure,omitempty"`
+	// FailedHosts are the hosts left in a failed status, each as "host (status)": a worker
+	// whose kubelet failed while the cluster stays upgrading-kubelets.
+	FailedHosts []string `json:"failed_hosts,omitempty"`
 	// EtcdSnapshots are the etcd snapshots this upgrade took (one per hop at most), newest first.
 	EtcdSnapshots []state.EtcdSnapshot `json:"etcd_snapshots,omitempty"`
 	hopsLine      string
@@ -92,6 +96,9 @@ func writeUpgrade(w io.Writer, v upgradeView, now time.Time) {
 	}
 	if v.hopsLine != "" {
 		rows = slices.Insert(rows, 4, [2]string{"hops", v.hopsLine})
+	}
+	if len(v.FailedHosts) > 0 {
+		rows = append(rows, [2]string{"failed_hosts", strings.Join(v.FailedHosts, ", ")})
 	}
 	for _, s := range v.EtcdSnapshots {
 		rows = append(rows, [2]string{"etcd_snapshot", snapshotLine(s, now)})

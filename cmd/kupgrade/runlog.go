@@ -4,25 +4,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/kupgrade/kupgrade/runner"
 )
-
-// keepRunLogs is how many run logs the log folder keeps: starting a run deletes the oldest.
-const keepRunLogs = 50
-
-// runLogDir is the folder of the run logs: KUPGRADE_LOG_DIR, else runs/ in the state folder
-// of the default database (/var/lib/kupgrade/runs as root, ~/.local/state/kupgrade/runs).
-func runLogDir() string {
-	if d := os.Getenv("KUPGRADE_LOG_DIR"); d != "" {
-		return d
-	}
-	return filepath.Join(filepath.Dir(defaultDB()), "runs")
-}
 
 // runLog is the log of one run: every event with its time, each task's whole output included
 // (kubeadm's too), as Ansible's log_path and k0sctl's per-run log keep it. Its file is made at
@@ -35,13 +22,15 @@ type runLog struct {
 	said func(path string, err error) // told once the file is made, or could not be
 }
 
-// openRunLog creates a new log in dir (0600, the folder 0700) named after the time and pid,
-// and deletes the oldest so that at most keep remain.
-func openRunLog(dir string, now time.Time, keep int) (*os.File, error) {
+// openRunLog creates a new log in dir (0600, the folders 0700) named after the time and pid;
+// byAge: the logs of dir older than runLogAge are deleted first (see runLogFolder).
+func openRunLog(dir string, now time.Time, byAge bool) (*os.File, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	rotate(dir, keep-1)
+	if byAge {
+		pruneByAge(dir, now, runLogAge)
+	}
 	name := fmt.Sprintf("run-%s-%d.log", now.UTC().Format("20060102T150405.000Z"), os.Getpid())
 	return os.OpenFile(filepath.Join(dir, name), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 }
@@ -55,17 +44,6 @@ func (l *runLog) close() string {
 	}
 	l.f.Close()
 	return l.f.Name()
-}
-
-// rotate deletes the oldest run logs of dir until at most keep remain (their names sort by
-// time).
-func rotate(dir string, keep int) {
-	names, _ := filepath.Glob(filepath.Join(dir, "run-*.log"))
-	sort.Strings(names)
-	for len(names) > max(keep, 0) {
-		os.Remove(names[0])
-		names = names[1:]
-	}
 }
 
 // Report writes e (report: of cluster, "" when the run has one): a line with its time, kind, host and task, then its output, each line
@@ -136,3 +114,12 @@ func indent(b *strings.Builder, prefix, text string) {
 type tee struct{ a, b runner.Reporter }
 
 func (t tee) Report(e runner.Event) { t.a.Report(e); t.b.Report(e) }
+
+// footer writes s at the end of the log, when a log was made.
+func (l *runLog) footer(s string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f != nil {
+		l.f.WriteString(s)
+	}
+}

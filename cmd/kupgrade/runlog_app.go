@@ -8,31 +8,39 @@ import (
 	"github.com/kupgrade/kupgrade/runner"
 )
 
-// startRunLog sets up this run's log, once: its file is made, and its path said, at the first
-// event. A log that cannot be made is a warning: it never stops an upgrade.
+// startRunLog sets up this run's log, once: its file is made (in runLogFolder, beginning with
+// runLogHeader), and its path said, at the first event. A log that cannot be made is a warning:
+// it never stops an upgrade.
 func (a *app) startRunLog() {
 	if a.runLog != nil {
 		return
 	}
 	a.runLog = &runLog{said: a.sayRunLog, open: func() (*os.File, error) {
-		return openRunLog(runLogDir(), time.Now(), keepRunLogs)
+		dir, byAge := a.runLogFolder()
+		f, err := openRunLog(dir, time.Now(), byAge)
+		if err == nil {
+			_, err = f.WriteString(a.runLogHeader(time.Now()))
+		}
+		return f, err
 	}}
 }
 
-// endRunLog closes the log and says again where it is, last, so that it is in view.
-func (a *app) endRunLog() {
+// endRunLog ends the log with the run's outcome (runLogFooter: the finding and the retry of a
+// failure), closes it and says again where it is, last, so that it is in view.
+func (a *app) endRunLog(err error) {
 	if a.runLog == nil {
 		return
 	}
+	a.runLog.footer(a.runLogFooter(err))
 	if path := a.runLog.close(); path != "" {
-		a.sayRunLog(path, nil)
+		a.sayRunLog(a.adoptRunLog(path), nil)
 	}
 }
 
 func (a *app) sayRunLog(path string, err error) {
 	switch {
 	case err != nil:
-		a.log.Warn("no run log", "dir", runLogDir(), "error", err)
+		a.log.Warn("no run log", "dir", a.runLogRoot(), "error", err)
 	case a.json():
 		a.log.Info("run log", "path", path)
 	default:

@@ -20,9 +20,10 @@ type failureView struct {
 	Finding string `json:"finding"` // the probe's classified finding, "" when none was recorded
 }
 
-// addNext fills in v's next command (or why there is none to type now) and its last failure:
-// the same answers the status page and `upgrade plan` give, through recovery.Next.
-func (a *app) addNext(ctx context.Context, st store, v *upgradeView, s state.State) error {
+// addNext fills in v's next command (or why there is none to type now), its hosts left failed
+// and its last failure: the same answers the status page and `upgrade plan` give, through
+// recovery.Next, from the current upgrade's hosts and events only (watch.CurrentFailure).
+func (a *app) addNext(ctx context.Context, st store, v *upgradeView, u state.Upgrade) error {
 	inv, err := a.Inventory()
 	if err != nil {
 		inv = nil // the optional steps are then unknown: the next mandatory one is still right
@@ -32,20 +33,24 @@ func (a *app) addNext(ctx context.Context, st store, v *upgradeView, s state.Sta
 		return err
 	}
 	v.Next, v.Wait = nullable(a.clusterCommand(ctx, st, next)), nullable(wait)
-	if !s.Failed() && s != state.UpgradingKubelets {
-		return nil
+	hosts, err := st.Hosts(ctx, v.Cluster)
+	if err != nil {
+		return err
+	}
+	for _, h := range watch.FailedHosts(hosts) {
+		v.FailedHosts = append(v.FailedHosts, h.Hostname+" ("+string(h.Status)+")")
 	}
 	evs, err := st.Events(ctx, v.Cluster, 50)
 	if err != nil {
 		return err
 	}
-	f, ok := watch.LastFailure(evs)
+	f, ok := watch.CurrentFailure(u, hosts, evs)
 	if !ok {
 		return nil
 	}
 	v.LastFailure = &failureView{At: rfc3339(f.At), Host: f.Host, Reason: a.redact(f.Reason), Finding: a.commands(f.Finding)}
 	if v.Wait == nil && v.Next != nil && !recovery.IsRecover(next) { // retry where it failed, as the status page
-		cmd, _ := recovery.Next(recovery.NextIn{State: s, Host: f.Host})
+		cmd, _ := recovery.Next(recovery.NextIn{State: u.State, Host: f.Host})
 		v.Next = nullable(a.clusterCommand(ctx, st, cmd))
 	}
 	return nil

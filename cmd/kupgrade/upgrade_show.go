@@ -148,7 +148,8 @@ func (c *upgradeDeleteCmd) Run(ctx context.Context, a *app) error {
 	if err := st.DeleteUpgrade(ctx, u.Cluster, u.State, state.ActorCLI, "deleted by kupgrade upgrade delete"); err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stdout, "upgrade %s of cluster %s deleted (state was %s)\n", u.UUID, u.Cluster, u.State)
+	a.removeUpgradeLogs(u.Cluster, u.UUID) // kept until now, beside the database
+	fmt.Fprintf(a.stdout, "upgrade %s of cluster %s deleted (state was %s), its run logs with it\n", u.UUID, u.Cluster, u.State)
 	return nil
 }
 

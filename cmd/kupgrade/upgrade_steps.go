@@ -62,7 +62,7 @@ func (a *app) showUpgrade(ctx context.Context, u state.Upgrade) error {
 		return err
 	}
 	v := newUpgradeView(u, l)
-	if err := a.addNext(ctx, st, &v, u.State); err != nil {
+	if err := a.addNext(ctx, st, &v, u); err != nil {
 		return err
 	}
 	if v.EtcdSnapshots, err = upgradeSnapshots(ctx, st, u); err != nil {

@@ -150,8 +150,13 @@ func (f *Fleet) keys() error {
 		if string(k.Marshal()) != allowed {
 			return nil, fmt.Errorf("key not authorized")
 		}
-		if _, ok := f.hosts[m.User()]; !ok {
+		h, ok := f.hosts[m.User()]
+		if !ok {
 			return nil, fmt.Errorf("no host %q here", m.User())
+		}
+		if h.unreachable.Load() {
+			f.cut(m.RemoteAddr())
+			return nil, fmt.Errorf("host %q is unreachable", m.User())
 		}
 		return &ssh.Permissions{}, nil
 	}}

@@ -33,6 +33,8 @@ type Host struct {
 	running atomic.Int32  // kubeadm commands running now
 	maxRun  atomic.Int32  // the most that ever ran at once
 	runs    atomic.Int32  // kubeadm commands run
+
+	unreachable atomic.Bool // SetUnreachable: new connections are cut
 }
 
 func newHost(c *Cluster, name string, controller bool, from string, now time.Time) *Host {

@@ -74,21 +74,6 @@ func binDir() string {
 	return bin
 }
 
-// sudo runs the command as root (every simulated command runs as root).
-func (h *Host) sudo(ctx context.Context, hc interp.HandlerContext, args []string) int {
-	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
-		a := args[0]
-		args = args[1:]
-		if a == "--" {
-			break
-		}
-		if a == "-u" && len(args) > 0 {
-			args = args[1:]
-		}
-	}
-	return h.call(ctx, hc, args, nil)
-}
-
 // env sets variables for the command.
 func (h *Host) env(ctx context.Context, hc interp.HandlerContext, args []string) int {
 	var vars []string

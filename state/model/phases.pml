@@ -5,8 +5,9 @@
  *
  * What is modelled
  *   - The host's status hs, as kube_host_upgrade.status: IDLE (NULL), DRAINING (draining-node),
- *     DFAILED (draining-node-failed), KUBELET (upgrading-kubelet), UNCORDON (uncordoning-node),
- *     UFAILED (uncordoning-node-failed), UPGRADED (upgraded-kubelet); the cluster's generation and
+ *     DFAILED (draining-node-failed), KUBELET (upgrading-kubelet), KFAILED
+ *     (upgrading-kubelet-failed), UNCORDON (uncordoning-node), UFAILED (uncordoning-node-failed),
+ *     UPGRADED (upgraded-kubelet); the cluster's generation and
  *     the lease (owner, generation, live or expired), as in lease.pml.
  *   - The node as it really is, changed only by the commands the phases run: mark (the
  *     kupgrade.io/cordoned annotation), cord (spec.unschedulable), bin (the kubelet binary: 0 the
@@ -29,7 +30,8 @@
  *     (HostStatus.KubeletEntry). Each phase's commands run in order; a phase that
  *     succeeds moves the host to the next (HostStatus.NextKubeletPhase) with compare-and-set on
  *     the status, owner and generation, the last move releasing the lease; one that fails
- *     records the phase's failed twin (draining-node-failed, idle, uncordoning-node-failed) the
+ *     records the phase's failed twin (draining-node-failed, upgrading-kubelet-failed,
+ *     uncordoning-node-failed) the
  *     same way. A runner may give up at any wait (the audit then fails its phase).
  *   - SIGKILL of one runner at any moment (an `unless` escape), leases expiring at any moment,
  *     the watch audit (and `kupgrade recover`) failing an in-flight status whose lease expired to
@@ -71,16 +73,17 @@
  * Broken variants, each must fail: -DSKIPBINARY (the skip on the binary's version alone: P2,
  * P1), -DRETRYDRAINS (a retry from uncordoning-node-failed drains again: P3), -DNOSTAMP (the
  * fence without its generation stamp: a stale runner's cordon lands after the host is
- * upgraded: P1), -DNOMARKGEN (the mark compares the status only, not the generation: a node
+ * upgraded: P1), -DNOMARKGEN (the mark compares the status only, not the generation, and a
+ * failed kubelet phase goes back to idle as it did before upgrading-kubelet-failed: a node
  * settled when it was read is cordoned by a -f run that fails back to idle before the mark:
- * P1), -DUNMARKFIRST (the uncordon takes the mark off before it uncordons: a cut between them
+ * P1; either rule alone is enough, the failed twin leaves no status to come back to), -DUNMARKFIRST (the uncordon takes the mark off before it uncordons: a cut between them
  * leaves a cordon nobody lifts: P1), -DOLDAUDIT (the audit fails upgrading-kubelet only: P4).
  */
 
 #define NR     2 /* runners */
 #define MAXGEN 2 /* starts in all */
 
-mtype = { IDLE, DRAINING, DFAILED, KUBELET, UNCORDON, UFAILED, UPGRADED };
+mtype = { IDLE, DRAINING, DFAILED, KUBELET, KFAILED, UNCORDON, UFAILED, UPGRADED };
 
 /* commands */
 #define CORDON  1
@@ -127,7 +130,11 @@ bool fromuf[MAXGEN + 1]; /* ghost: generation g's operation began in uncordoning
 inline twin(s, to) {
 	if
 	:: s == DRAINING -> to = DFAILED
-	:: s == KUBELET -> to = IDLE
+#ifdef NOMARKGEN
+	:: s == KUBELET -> to = IDLE  /* as before upgrading-kubelet-failed */
+#else
+	:: s == KUBELET -> to = KFAILED
+#endif
 	:: s == UNCORDON -> to = UFAILED
 	fi
 }
@@ -198,10 +205,10 @@ end:		do
 		   :: else -> skip
 		   fi;
 #ifdef SKIPBINARY
-		   atomic { sk = bin == 1 && rs != DFAILED && rs != UFAILED };  /* `kubelet --version` alone */
+		   atomic { sk = bin == 1 && rs != DFAILED && rs != KFAILED && rs != UFAILED };  /* `kubelet --version` alone */
 #else
 		   if  /* a skip candidate, or not (its binary is not at the target, or -f) */
-		   :: rs != DFAILED && rs != UFAILED -> atomic { sk = rkv == 1 && !mark }  /* confirmSkips */
+		   :: rs != DFAILED && rs != KFAILED && rs != UFAILED -> atomic { sk = rkv == 1 && !mark }  /* confirmSkips */
 		   :: true -> sk = false
 		   fi;
 #endif
@@ -339,4 +346,4 @@ init {
 	}
 }
 
-ltl p4 { [] (INFLIGHT(hs) -> <> (hs == UPGRADED || hs == DFAILED || hs == UFAILED || hs == IDLE)) }
+ltl p4 { [] (INFLIGHT(hs) -> <> (hs == UPGRADED || hs == DFAILED || hs == KFAILED || hs == UFAILED || hs == IDLE)) }

@@ -34,7 +34,7 @@ func TestPhasesBrokenVariantsFail(t *testing.T) {
 		{"SKIPBINARY", false, "assertion violated ((hs!=1)||(rkv==1))"}, // P2: marked on the binary, never restarted
 		{"RETRYDRAINS", false, "!(fromuf[g])"},                          // P3: the uncordon's retry drains again
 		{"NOSTAMP", false, p1},                                          // P1: a stale runner's cordon after the host is upgraded
-		{"NOMARKGEN", false, p1},                                        // P1: a stale mark over a node a -f run cordoned
+		{"NOMARKGEN", false, p1},                                        // P1: a stale mark over a node a -f run cordoned (failed back to idle)
 		{"UNMARKFIRST", false, p1},                                      // P1: a cut uncordon leaves a cordon with no mark
 		{"OLDAUDIT", true, "acceptance cycle"},                          // P4: a host left draining-node stays in flight
 	} {

@@ -222,8 +222,9 @@ func (s *Store) hosts(ctx context.Context, cluster string) ([]state.Host, error)
 }
 
 // lastFailures maps each host to the reason of the newest event of the current upgrade that
-// failed an operation on it: a move to a failed state or a host's failed twin, or a kubelet
-// cleared from upgrading-kubelet back to idle.
+// failed an operation on it: a move to a failed state or into a host's failed twin (from flight,
+// or from idle: a step that failed before it could start on the host), or a kubelet cleared from
+// upgrading-kubelet back to idle (as kupgrade did before upgrading-kubelet-failed).
 func (s *Store) lastFailures(ctx context.Context, cluster string) (map[string]string, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT e.hostname, e.reason, COALESCE(e.to_state, ''),
 		COALESCE(e.from_host_status, ''), COALESCE(e.to_host_status, '')
@@ -244,7 +245,7 @@ func (s *Store) lastFailures(ctx context.Context, cluster string) (map[string]st
 		if _, seen := m[host]; seen {
 			continue
 		}
-		if to.Failed() || (fromHS.InFlight() && toHS.Failed()) || ((fromHS == state.UpgradingKubelet || fromHS == state.DowngradingKubelet) && toHS == state.HostIdle) {
+		if to.Failed() || (toHS.Failed() && fromHS != toHS) || ((fromHS == state.UpgradingKubelet || fromHS == state.DowngradingKubelet) && toHS == state.HostIdle) {
 			m[host] = reason
 		}
 	}

@@ -105,7 +105,7 @@ func testNoTakeoverWhileInFlight(t *testing.T, b Backend) {
 	clock.Add(time.Minute) // the dead runner's lease expired
 	wantErr(t, "take over while controller-0 is still upgrading-kubelet", start("b", "controller-1", state.UpgradingKubelets), state.ErrConflict)
 	if _, err := s.Apply(ctx, state.Fail("c1", state.ActorRecover, state.UpgradingKubelets, state.UpgradingKubelets, state.NotLive(),
-		state.OnHost("controller-0", kubelet, idle))); err != nil {
+		state.OnHost("controller-0", kubelet, state.UpgradingKubeletFailed))); err != nil {
 		t.Fatalf("fail the dead host: %v", err)
 	}
 	if err := start("b", "controller-1", state.UpgradingKubelets); err != nil {

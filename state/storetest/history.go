@@ -63,7 +63,7 @@ func testVersions(t *testing.T, b Backend) {
 			state.LeaseSpec{Owner: "r", Operation: "kubelets@worker-1", TTL: time.Minute},
 			state.OnHost("worker-1", state.HostIdle, state.UpgradingKubelet)),
 		state.Fail("c1", state.ActorRunner, state.UpgradingKubelets, state.UpgradingKubelets, state.HeldBy("r"),
-			state.OnHost("worker-1", state.UpgradingKubelet, state.HostIdle), state.Because("kubelet did not restart")),
+			state.OnHost("worker-1", state.UpgradingKubelet, state.UpgradingKubeletFailed), state.Because("kubelet did not restart")),
 	} {
 		if _, err := s.Apply(ctx, c); err != nil {
 			t.Fatal(err)

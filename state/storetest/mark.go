@@ -27,16 +27,16 @@ func testMarkComparesTheGeneration(t *testing.T, b Backend) {
 		t.Fatalf("generations: read %d, the start returned %d, the row holds %d; want the start's, higher", read.Generation, started.Generation, now.Generation)
 	}
 	apply(t, s, state.Finish("c1", state.ActorCLI, ku, ku, "rerun", state.OnHost("worker-0", state.DrainingNode, state.UpgradingKubelet)))
-	apply(t, s, state.Fail("c1", state.ActorCLI, ku, ku, state.HeldBy("rerun"), state.OnHost("worker-0", state.UpgradingKubelet, state.HostIdle)))
+	apply(t, s, state.Fail("c1", state.ActorCLI, ku, ku, state.HeldBy("rerun"), state.OnHost("worker-0", state.UpgradingKubelet, state.UpgradingKubeletFailed)))
 	mark := func(gen int64) state.Change {
-		return state.MarkKubelet("c1", state.ActorRunner, ku, "worker-0", state.HostIdle, "v1.30.2", 0, state.AtGeneration(gen))
+		return state.MarkKubelet("c1", state.ActorRunner, ku, "worker-0", state.UpgradingKubeletFailed, "v1.30.2", 0, state.AtGeneration(gen))
 	}
 	_, err = s.Apply(t.Context(), mark(read.Generation))
 	wantErr(t, "a mark read before the kubelet step started", err, state.ErrConflict)
 	if !strings.Contains(err.Error(), "generation") {
 		t.Errorf("the refused mark says %q, want the generation named", err)
 	}
-	wantHost(t, s, "worker-0", state.HostIdle)
+	wantHost(t, s, "worker-0", state.UpgradingKubeletFailed)
 	apply(t, s, mark(started.Generation))
 	wantHost(t, s, "worker-0", state.UpgradedKubelet)
 }

@@ -75,6 +75,7 @@ func Run(t *testing.T, fresh func(t *testing.T) Backend) {
 		{"KubeletPhasesUnderTheLease", testKubeletPhases},
 		{"PhaseInFlightForTheAudit", testPhaseInFlightForTheAudit},
 		{"MarkComparesTheGeneration", testMarkComparesTheGeneration},
+		{"FailBeforeTheStart", testFailBeforeTheStart},
 		{"SnapshotsRecordedUnderTheStep", testSnapshots},
 	}
 	for _, tc := range tests {

@@ -1,0 +1,6 @@
+-- Host status upgrading-kubelet-failed: a kubelet step that fails on a host (in its kubelet
+-- phase, or before it could start there) leaves the host in it, flagged, instead of idle
+-- (kube_host_upgrade.status is free text: no column changes). A kupgrade older than this schema
+-- does not know the status: it would read the host as neither idle nor in flight, skip it as
+-- upgraded once its kubelet reports the target and complete the upgrade past it. This migration
+-- makes it refuse the database instead (it holds a migration it does not know).
