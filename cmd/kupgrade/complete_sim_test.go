@@ -37,7 +37,7 @@ func TestSimCompleteVerifiesTheCluster(t *testing.T) {
 	if !strings.Contains(out, "kupgrade upgrade complete") {
 		t.Errorf("no retry command printed:\n%s", out)
 	}
-	if st := l.hostStatus(t, "worker-0"); st != "upgraded-kubelet" {
+	if st := l.hostStatus(t, 0, "worker-0"); st != "upgraded-kubelet" {
 		t.Errorf("worker-0 is %q after the failed verification, want upgraded-kubelet", st)
 	}
 

@@ -69,7 +69,7 @@ func killedHolder(t *testing.T, l *simLab, c1 *sim.Host, ttl time.Duration) {
 	if show.State != "upgrading-second-master" || show.Lease == nil || !strings.Contains(show.Lease.Operation, "controller-1") {
 		t.Fatalf("after SIGKILL: state %s, lease %+v; want upgrading-second-master under the dead process's lease", show.State, show.Lease)
 	}
-	if st := l.hostStatus(t, "controller-1"); st != "upgrading-control-plane" {
+	if st := l.hostStatus(t, 0, "controller-1"); st != "upgrading-control-plane" {
 		t.Errorf("controller-1 status %q under the live lease, want upgrading-control-plane", st)
 	}
 	before := l.image(t)
@@ -87,7 +87,7 @@ func killedHolder(t *testing.T, l *simLab, c1 *sim.Host, ttl time.Duration) {
 	if got := l.show(t, 0); got.State != "upgrading-second-master-failed" || got.Lease != nil {
 		t.Errorf("after recover: state %s, lease %+v; want upgrading-second-master-failed, no lease", got.State, got.Lease)
 	}
-	if st := l.hostStatus(t, "controller-1"); st != "" {
+	if st := l.hostStatus(t, 0, "controller-1"); st != "" {
 		t.Errorf("controller-1 status %q after recover, want NULL", st)
 	}
 	if f := l.newestFailure(t); f.Actor != "recover" || f.FromHostStatus != "upgrading-control-plane" {

@@ -71,7 +71,7 @@ func (l *simLab) requireWatchFailed(t *testing.T, watchOut string) {
 	if !strings.Contains(watchOut, `"event":"audit"`) {
 		t.Errorf("watch printed no audit event:\n%s", watchOut)
 	}
-	if st := l.hostStatus(t, "controller-1"); st != "" {
+	if st := l.hostStatus(t, 0, "controller-1"); st != "" {
 		t.Errorf("controller-1 status %q after watch failed the operation, want NULL", st)
 	}
 }

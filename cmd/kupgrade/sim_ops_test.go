@@ -91,18 +91,6 @@ func (c *simLab) show(t *testing.T, i int) shownUpgrade {
 	return v
 }
 
-// hostStatus is kube_host_upgrade.status of a host ("" for NULL).
-func (c *simLab) hostStatus(t *testing.T, host string) string {
-	t.Helper()
-	var st string
-	err := c.db.QueryRowContext(t.Context(), `SELECT COALESCE(u.status, '') FROM kube_host_upgrade u
-		JOIN host h ON h.id = u.host_id WHERE h.hostname = ?`, host).Scan(&st)
-	if err != nil {
-		t.Fatalf("read the status of %s: %v", host, err)
-	}
-	return st
-}
-
 // image is the database as an operator would look at it (killcheck.Image).
 func (c *simLab) image(t *testing.T) string {
 	t.Helper()
