@@ -39,10 +39,15 @@ func (c *upgradeStartCmd) Run(ctx context.Context, a *app) error {
 	if err != nil {
 		return err
 	}
-	if err := a.checkHealth(ctx, w, c.Health, c.FromVersion, c.Version, a.stderr, false); err != nil {
+	// The database, then the versions, then the checks over SSH: what refuses soonest first.
+	nu, err := w.PrepareStart(ctx, c.Version, c.FromVersion, c.IgnoreVersionChecks)
+	if err != nil {
 		return err
 	}
-	u, err := w.Start(ctx, c.Version, c.FromVersion, c.IgnoreVersionChecks)
+	if err := a.checkHealth(ctx, w, c.Health, nu.FromVersion, nu.ToVersion, a.stderr, false); err != nil {
+		return err
+	}
+	u, err := w.Store.CreateUpgrade(ctx, nu)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,132 @@
+package sim
+
+import (
+	"bufio"
+	"context"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"regexp"
+	"slices"
+	"strings"
+
+	"mvdan.cc/sh/v3/interp"
+)
+
+// The few text tools the health checks' scripts use (health.HostScript, ClusterScript), as
+// far as those scripts use them.
+
+// openssl is `openssl x509 -noout -enddate [-in FILE]` (stdin without -in): notAfter as openssl
+// prints it.
+func (h *Host) openssl(ctx context.Context, hc interp.HandlerContext, args []string) int {
+	if len(args) == 0 || args[0] != "x509" || !slices.Contains(args, "-enddate") {
+		fmt.Fprintf(hc.Stderr, "openssl: only x509 -noout -enddate is simulated, not %q\n", args)
+		return 1
+	}
+	data, rc := h.input(ctx, hc, "openssl", optionValue(args, "-in"))
+	if rc != 0 {
+		return rc
+	}
+	block, _ := pem.Decode(data)
+	if block == nil {
+		fmt.Fprintln(hc.Stderr, "unable to load certificate")
+		return 1
+	}
+	c, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		fmt.Fprintf(hc.Stderr, "unable to load certificate: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(hc.Stdout, "notAfter=%s GMT\n", c.NotAfter.UTC().Format("Jan _2 15:04:05 2006"))
+	return 0
+}
+
+// sedPrint is `sed -n 's/RE/REPL/p' [FILE]`: the lines RE matches, rewritten.
+func (h *Host) sedPrint(ctx context.Context, hc interp.HandlerContext, args []string) int {
+	if len(args) < 2 || args[0] != "-n" || !strings.HasPrefix(args[1], "s/") || !strings.HasSuffix(args[1], "/p") {
+		fmt.Fprintf(hc.Stderr, "sed: only sed -n 's/RE/REPL/p' is simulated, not %q\n", args)
+		return 1
+	}
+	parts := strings.Split(strings.TrimSuffix(strings.TrimPrefix(args[1], "s/"), "/p"), "/")
+	re, err := regexp.Compile(parts[0])
+	if err != nil || len(parts) != 2 {
+		fmt.Fprintf(hc.Stderr, "sed: -e expression #1: unknown command: %q\n", args[1])
+		return 1
+	}
+	data, rc := h.input(ctx, hc, "sed", strings.Join(args[2:], ""))
+	if rc != 0 {
+		return rc
+	}
+	for _, line := range strings.SplitAfter(string(data), "\n") {
+		if re.MatchString(line) {
+			fmt.Fprint(hc.Stdout, re.ReplaceAllLiteralString(line, parts[1]))
+		}
+	}
+	return 0
+}
+
+// head is `head -N` or `head -n N` of stdin.
+func head(_ *Host, _ context.Context, hc interp.HandlerContext, args []string) int {
+	n := 10
+	switch {
+	case len(args) == 1 && strings.HasPrefix(args[0], "-"):
+		fmt.Sscan(args[0][1:], &n)
+	case len(args) == 2 && args[0] == "-n":
+		fmt.Sscan(args[1], &n)
+	}
+	sc := bufio.NewScanner(stdin(hc))
+	for i := 0; i < n && sc.Scan(); i++ {
+		fmt.Fprintln(hc.Stdout, sc.Text())
+	}
+	io.Copy(io.Discard, stdin(hc)) //nolint:errcheck // as head leaves a pipe
+	return 0
+}
+
+// base64Decode is `base64 -d` of stdin.
+func base64Decode(_ *Host, _ context.Context, hc interp.HandlerContext, args []string) int {
+	if len(args) != 1 || args[0] != "-d" {
+		fmt.Fprintf(hc.Stderr, "base64: only base64 -d is simulated, not %q\n", args)
+		return 1
+	}
+	data, _ := io.ReadAll(stdin(hc))
+	out, err := base64.StdEncoding.DecodeString(strings.TrimSpace(string(data)))
+	if err != nil {
+		fmt.Fprintln(hc.Stderr, "base64: invalid input")
+		return 1
+	}
+	hc.Stdout.Write(out) //nolint:errcheck // a pipe
+	return 0
+}
+
+// input is file's content, or stdin's when file is "".
+func (h *Host) input(ctx context.Context, hc interp.HandlerContext, tool, file string) ([]byte, int) {
+	if file == "" {
+		data, _ := io.ReadAll(stdin(hc))
+		return data, 0
+	}
+	data, ok := h.File(abs(ctx, file))
+	if !ok {
+		fmt.Fprintf(hc.Stderr, "%s: %s: No such file or directory\n", tool, file)
+		return nil, 1
+	}
+	return []byte(data), 0
+}
+
+func optionValue(args []string, name string) string {
+	for i, a := range args {
+		if a == name && i+1 < len(args) {
+			return args[i+1]
+		}
+	}
+	return ""
+}
+
+// stdin is the command's standard input (empty when it has none).
+func stdin(hc interp.HandlerContext) io.Reader {
+	if hc.Stdin == nil {
+		return strings.NewReader("")
+	}
+	return hc.Stdin
+}
