@@ -10,7 +10,8 @@ import (
 // A check overridden by name is recorded on the upgrade it let start; an unknown name is bad
 // input before anything is opened. Checks that cannot run fail closed (issue 35, S2): with
 // admin.conf taken from the first controller, `upgrade start` refuses naming the file and starts
-// nothing; skipping the checks that need it by name lets it start, recorded as an event.
+// nothing; skipping the checks that need it by name lets it start, recorded as an event. A
+// second start is refused from the database before any check runs.
 func TestHealthSkipRecorded(t *testing.T) {
 	f := startFleet(t, 1, func(int) bool { return false })
 	file := filepath.Join(t.TempDir(), "k.db")
@@ -45,6 +46,10 @@ func TestHealthSkipRecorded(t *testing.T) {
 	}
 	if strings.Contains(errs, "health: fail") || !strings.Contains(errs, "skipped by --skip-check") {
 		t.Errorf("the skipped checks are not said so, or a check failed:\n%s", errs)
+	}
+	// A second start is refused from the database at once: no host is asked, no check runs.
+	if code, _, errs := run("upgrade", "start", "v1.30.1"); code != exitRefused || !strings.Contains(errs, "exists already") || strings.Contains(errs, "health:") {
+		t.Errorf("a second start: exit %d, want %d from the database before any health check:\n%s", code, exitRefused, errs)
 	}
 	_, out, _ = run("upgrade", "history", "--wide")
 	if !strings.Contains(out, "health checks skipped by --skip-check: nodes-ready, control-plane, kubelet-skew, etcd, removed-apis, drain") {
