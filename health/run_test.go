@@ -48,3 +48,16 @@ func TestRun(t *testing.T) {
 		t.Errorf("controller unreachable: %v, %v", rs, err)
 	}
 }
+
+// The task line of each script names the checks it serves.
+func TestServes(t *testing.T) {
+	for script, want := range map[string]string{
+		ClusterScript: "nodes-ready, control-plane, kubelet-skew, removed-apis, drain", HostScript: CheckCerts,
+		EtcdScript(EtcdConfig{}): CheckEtcd, OfferedScript("", []string{"kubeadm"}, nil): CheckPackages,
+		OfferedScript("apt", []string{"kubeadm"}, nil): CheckPackages,
+	} {
+		if got := Serves(script); got != want {
+			t.Errorf("Serves(%.40q) = %q, want %q", script, got, want)
+		}
+	}
+}

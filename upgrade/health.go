@@ -34,7 +34,7 @@ func (w *Workflow) Health(ctx context.Context, o health.Options) ([]health.Resul
 		if !ok {
 			return "", fmt.Errorf("%s: not in the inventory", host)
 		}
-		return w.execScript(ctx, h, "Health checks before "+o.To.String(), script)
+		return w.execScript(ctx, h, "Health check "+health.Serves(script)+" before "+o.To.String(), script)
 	}
 	return health.Run(ctx, exec, names, o)
 }
