@@ -39,8 +39,12 @@ func TestOneNextAndTheLastFailure(t *testing.T) {
 	}
 	_, out, _ = run("-o", "json", "upgrade", "show")
 	var v upgradeView
-	if json.Unmarshal([]byte(out), &v) != nil || v.Next == nil || *v.Next != final.Retry || v.LastFailure == nil || v.LastFailure.Finding == "" {
-		t.Errorf("upgrade show -o json of a failed upgrade lacks next or the last failure:\n%s", out)
+	if json.Unmarshal([]byte(out), &v) != nil || v.Next == nil || *v.Next != final.Retry || v.LastFailure == nil || v.LastFailure.Finding == nil {
+		t.Fatalf("upgrade show -o json of a failed upgrade lacks next or the last failure:\n%s", out)
+	}
+	// The finding in its parts, as the error event gives them, not one joined string.
+	if fd := v.LastFailure.Finding; fd.Class != "kubelet-config-rewritten" || fd.Summary == "" || strings.HasPrefix(fd.Summary, fd.Class) || fd.Advice == "" {
+		t.Errorf("upgrade show -o json: last_failure.finding %+v, want class, summary and advice apart", *fd)
 	}
 	if code, out, errs := run("upgrade", "run"); code != 0 {
 		t.Fatalf("upgrade run again: exit %d\n%s%s", code, out, errs)
