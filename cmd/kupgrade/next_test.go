@@ -22,7 +22,7 @@ func TestOneNextAndTheLastFailure(t *testing.T) {
 	if code, out, errs := run("upgrade", "start", "v1.30.1"); code != 0 {
 		t.Fatalf("upgrade start: exit %d\n%s%s", code, out, errs)
 	}
-	code, _, errs := run("-o", "json", "upgrade", "run")
+	code, errs, _ := run("-o", "json", "upgrade", "run") // one stream: the events, then the error event
 	var final struct {
 		Finding *struct{ Class string } `json:"finding"`
 		Retry   string                  `json:"retry"`
@@ -31,6 +31,11 @@ func TestOneNextAndTheLastFailure(t *testing.T) {
 	if code != 1 || json.Unmarshal([]byte(lines[len(lines)-1]), &final) != nil || final.Finding == nil ||
 		final.Finding.Class != "kubelet-config-rewritten" || !strings.Contains(final.Retry, "control-plane") {
 		t.Fatalf("upgrade run -o json on a late failure: exit %d, the final error lacks the finding or the retry:\n%s", code, errs)
+	}
+	for _, l := range lines {
+		if !json.Valid([]byte(l)) {
+			t.Errorf("upgrade run -o json: a line of stdout is not JSON (one stream, the error event included): %q", l)
+		}
 	}
 	_, out, _ := run("upgrade", "show")
 	if !strings.Contains(out, "last failure on ") || !strings.Contains(out, "found on the host: kubelet-config-rewritten") ||
