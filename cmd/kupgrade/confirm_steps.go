@@ -73,3 +73,40 @@ func (a *app) runSteps(ctx context.Context, w *upgrade.Workflow, until string) [
 	}
 	return lines
 }
+
+// abortLines are what abort will put back, one line a host, as the database last recorded the
+// versions, and what becomes of etcd: `~ roll back control plane node "controller-0": v1.30.1
+// -> v1.29.4`. nil when the upgrade or its hosts cannot be read.
+func abortLines(ctx context.Context, st hostsReader, cluster string, kubelets, restoreEtcd bool) []string {
+	u, err := st.Upgrade(ctx, cluster)
+	if err != nil {
+		return nil
+	}
+	hosts, err := st.Hosts(ctx, cluster)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, h := range hosts {
+		if h.Personality == state.Controller && h.ControlPlaneVersion != "" && h.ControlPlaneVersion != u.FromVersion {
+			out = append(out, fmt.Sprintf("~ roll back control plane node %q: %s -> %s", h.Hostname, h.ControlPlaneVersion, u.FromVersion))
+		}
+		if kubelets && h.KubeletVersion != "" && h.KubeletVersion != u.FromVersion {
+			out = append(out, fmt.Sprintf("~ take back kubelet of node %q: %s -> %s", h.Hostname, h.KubeletVersion, u.FromVersion))
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, "~ no control plane recorded past "+u.FromVersion+": abort verifies the controllers and records the abort")
+	}
+	etcd := "etcd: left as it is, every write kept (abort refuses where it needs etcd restored: --restore-etcd)"
+	if restoreEtcd {
+		etcd = "etcd: restored from this upgrade's snapshot, every API write since discarded (named below)"
+	}
+	return append(out, etcd)
+}
+
+// hostsReader reads a cluster's upgrade and hosts: what every store has.
+type hostsReader interface {
+	upgradeReader
+	Hosts(ctx context.Context, cluster string) ([]state.Host, error)
+}

@@ -211,9 +211,13 @@ func (c *upgradeAbortCmd) Run(ctx context.Context, a *app) error {
 	}
 	w.RestoreEtcd, w.EtcdRestored, w.AbortKubelets = c.RestoreEtcd, c.EtcdRestored, c.Kubelets
 	w.MaxSnapshotAge, w.ForceOldSnapshot = c.MaxSnapshotAge, c.ForceOldSnapshot
+	does := c.abortDoes()
+	if lines := abortLines(ctx, w.Store, w.Cluster, c.Kubelets, c.RestoreEtcd); len(lines) > 0 {
+		does += "\n  " + strings.Join(lines, "\n  ")
+	}
 	if c.RestoreEtcd { // asked once the snapshot and the members are read, naming what it discards
-		w.ConfirmEtcd = func(what string) error { return a.confirmUpgrade(ctx, w.Store, c.abortDoes()+"\n"+what, c.Yes) }
-	} else if err := a.confirmUpgrade(ctx, w.Store, c.abortDoes(), c.Yes); err != nil {
+		w.ConfirmEtcd = func(what string) error { return a.confirmUpgrade(ctx, w.Store, does+"\n"+what, c.Yes) }
+	} else if err := a.confirmUpgrade(ctx, w.Store, does, c.Yes); err != nil {
 		return err
 	}
 	return a.outcome(a.notifyFailure(ctx, w, w.Abort(ctx)))
