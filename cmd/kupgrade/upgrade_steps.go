@@ -93,7 +93,7 @@ func (c *stepCmd) Run(ctx context.Context, a *app, kctx *kong.Context) error {
 	if err != nil {
 		return err
 	}
-	return a.outcome(a.notifyFailure(ctx, w, w.Do(ctx, upgrade.Action{Step: step.Name})))
+	return a.summarized(ctx, w, "", func() error { return w.Do(ctx, upgrade.Action{Step: step.Name}) })
 }
 
 type hostUpgradeCmd struct {
@@ -120,7 +120,7 @@ func (c *hostUpgradeCmd) Run(ctx context.Context, a *app) error {
 	if c.What == "control-plane" { // first-master or second-master: the state decides
 		act.Step = state.StepFirstMaster
 	}
-	return a.outcome(a.notifyFailure(ctx, w, w.Do(ctx, act)))
+	return a.summarized(ctx, w, "", func() error { return w.Do(ctx, act) })
 }
 
 // hostStepCmd runs one step on one host (cordon, uncordon): the one stepOf finds for the
@@ -220,7 +220,7 @@ func (c *upgradeAbortCmd) Run(ctx context.Context, a *app) error {
 	} else if err := a.confirmUpgrade(ctx, w.Store, does, c.Yes); err != nil {
 		return err
 	}
-	return a.outcome(a.notifyFailure(ctx, w, w.Abort(ctx)))
+	return a.summarized(ctx, w, "", func() error { return w.Abort(ctx) })
 }
 
 type upgradeRunCmd struct {
