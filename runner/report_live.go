@@ -33,7 +33,7 @@ func (r *textReporter) Line(host, task, line string) {
 // live is the progress line with the running task's host and latest output line, cut to the
 // terminal's width: a longer line would wrap, and clearing it would leave its first row.
 func (r *textReporter) live(line string) string {
-	if r.host != "" {
+	if r.host != "" && r.step == "" { // a step names its hosts
 		line += "  [" + termsafe.Text(r.host) + "]"
 	}
 	if r.line != "" {

@@ -53,6 +53,9 @@ func (r *textReporter) stillTick() {
 // [upgrade/staticpods] Waiting for the kubelet to restart the component".
 func (r *textReporter) stillLine() string {
 	s := "still running:"
+	if r.step != "" {
+		s += " " + termsafe.Text(r.step) + ","
+	}
 	if r.state != "" {
 		s += " " + termsafe.Text(r.state)
 	}

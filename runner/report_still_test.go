@@ -79,3 +79,27 @@ func TestNoStillRunningLineOnATerminal(t *testing.T) {
 		r.Report(runner.Event{Event: runner.EventPlayRecap, Recap: map[string]*runner.HostRecap{"controller-1": {}}})
 	})
 }
+
+// In upgrade run the live line names the step of the upgrade, not the play's task count, and
+// gives the rest of the line to the command's latest line; a protocol line never reaches it.
+func TestLiveLineNamesTheStep(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var out lockedBuffer
+		r := runner.NewLiveReporter(&out, runner.TextOptions{TTY: true, Width: func() int { return 80 }})
+		lr := r.(runner.LineReporter)
+		r.Report(runner.Event{Event: runner.EventStepStart, Msg: "step 5/9 second-master controller-1"})
+		r.Report(runner.Event{Event: runner.EventPlayStart, Msg: "Upgrade", Data: map[string]any{"host_tasks": 7}})
+		r.Report(runner.Event{Event: runner.EventTaskStart, Host: "controller-1", Task: "kubeadm upgrade"})
+		lr.Line("controller-1", "kubeadm upgrade", "[upgrade/staticpods] Waiting")
+		lr.Line("controller-1", "kubeadm upgrade", "fence\t0\tnone")
+		s := out.String()
+		last := s[strings.LastIndex(s, "\r\x1b[K")+len("\r\x1b[K"):]
+		if !strings.HasPrefix(last, "step 5/9 second-master controller-1  0s [upgrade/staticpods] Waiting") || strings.Contains(last, "0/7") {
+			t.Errorf("live line %q, want the step, its time and kubeadm's line, no task count", last)
+		}
+		if !strings.Contains(s, "Step 5/9 second-master controller-1\n") {
+			t.Errorf("the step's start is not a line of its own:\n%q", s)
+		}
+		r.Report(runner.Event{Event: runner.EventPlayRecap, Recap: map[string]*runner.HostRecap{"controller-1": {}}})
+	})
+}

@@ -29,6 +29,7 @@ type textReporter struct {
 	line    string        // the running task's latest output line (Line)
 	running int           // host-tasks started and not yet ended
 	state   string        // the upgrade's latest state (EventStateChanged), for the still-running line
+	step    string        // the running step of upgrade run ("step 5/9 second-master controller-1")
 	still   *time.Timer   // prints the still-running line when not on a terminal (report_still.go)
 }
 
@@ -145,6 +146,9 @@ func (r *textReporter) format(b *strings.Builder, e Event) {
 		b.WriteByte('\n')
 	case EventAudit:
 		fmt.Fprintf(b, "audit: %s\n", e.Msg)
+	case EventStepStart:
+		r.step = e.Msg
+		fmt.Fprintf(b, "%s\n", strings.ToUpper(e.Msg[:1])+e.Msg[1:])
 	case EventPlayRecap:
 		writeRecap(b, e.Recap)
 		r.total, r.done, r.task, r.started, r.host, r.line, r.running = 0, 0, "", time.Time{}, "", "", 0
@@ -170,6 +174,9 @@ func (r *textReporter) drawBar() {
 		return
 	}
 	line := progress(r.done, r.total, termsafe.Text(r.task))
+	if r.step != "" { // upgrade run: the step of the upgrade, not the play's task count
+		line = termsafe.Text(r.step)
+	}
 	if !r.started.IsZero() && r.task != "" {
 		line += "  " + elapsed(r.now().Sub(r.started), r.timeout)
 	}
