@@ -14,7 +14,7 @@ import (
 // healthFlags are the flags of the health checks before the window, shared by upgrade plan,
 // upgrade start and fleet run.
 type healthFlags struct {
-	SkipCheck   []string `name:"skip-check" placeholder:"NAME" help:"Go on without the health check NAME (repeatable; recorded as an event): nodes-ready, control-plane, kubelet-skew, etcd, certificates, removed-apis, drain, packages."`
+	SkipCheck   []string `name:"skip-check" placeholder:"NAME" help:"Go on without the health check NAME (repeatable, or NAME,NAME; recorded as an event, it holds for every later hop of the upgrade): nodes-ready, control-plane, kubelet-skew, etcd, certificates, removed-apis, drain, packages."`
 	CertMinDays int      `name:"cert-min-days" default:"30" help:"The certificates health check fails for a kubeadm-managed certificate with fewer days left."`
 }
 
