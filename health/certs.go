@@ -39,7 +39,8 @@ func parseCerts(body string) ([]certExpiry, []string) {
 }
 
 // certificates fails naming every certificate, on every controller, with fewer than minDays
-// days left (or already expired), and any certificate openssl could not read.
+// days left (or already expired), and any certificate openssl could not read; where openssl is
+// missing or no certificate is found, the check cannot run, and fails saying so.
 func certificates(hosts map[string]section, now time.Time, minDays int) Result {
 	var bad []string
 	n := 0
@@ -47,7 +48,7 @@ func certificates(hosts map[string]section, now time.Time, minDays int) Result {
 	for _, host := range sortedKeys(hosts) {
 		s := hosts[host]
 		if s.rc == notFound {
-			return Result{Check: CheckCerts, Status: Warn, Message: "not run: " + namingHost(host, firstLine(s.body))}
+			return cannotRun(CheckCerts, namingHost(host, firstLine(s.body)))
 		}
 		if s.rc != 0 {
 			bad = append(bad, fmt.Sprintf("%s (certificates not read: %s)", host, firstLine(s.body)))
@@ -65,6 +66,9 @@ func certificates(hosts map[string]section, now time.Time, minDays int) Result {
 				bad = append(bad, fmt.Sprintf("%s:%s (%s)", host, c.file, daysLeft(left)))
 			}
 		}
+	}
+	if n == 0 && len(bad) == 0 {
+		return cannotRun(CheckCerts, "no certificate found under /etc/kubernetes/pki nor in kubeadm's kubeconfig files on "+strings.Join(sortedKeys(hosts), ", "))
 	}
 	ok := fmt.Sprintf("%d certificates on %d controllers, the soonest ends in %s", n, len(hosts), daysLeft(soonest))
 	return verdict(CheckCerts, bad, false,

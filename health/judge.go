@@ -27,9 +27,9 @@ type Facts struct {
 type Exec func(ctx context.Context, host, script string) (string, error)
 
 // Run gathers the facts (the cluster's and etcd's on the first controller, the certificates on
-// every controller, the packages on every host of o.Packages) and judges them. Skipped checks gather nothing. A controller that cannot
-// run a script (unreachable) makes the checks it serves warn "not run", for they are no gate
-// that a cluster beyond reach can pass or fail.
+// every controller, the packages on every host of o.Packages) and judges them. Skipped checks
+// gather nothing. A controller that cannot run a script (unreachable) makes the checks it serves
+// fail "cannot run": a check that cannot run is a refusal, unless the operator skips it by name.
 func Run(ctx context.Context, exec Exec, controllers []string, o Options) ([]Result, error) {
 	if len(controllers) == 0 {
 		return nil, fmt.Errorf("health checks: no controller to run them on")
@@ -40,7 +40,7 @@ func Run(ctx context.Context, exec Exec, controllers []string, o Options) ([]Res
 		if ctx.Err() != nil {
 			return nil, err
 		}
-		return notRun(o.Skip, "not run: "+namingHost(controllers[0], err.Error())), nil
+		return notRun(o.Skip, namingHost(controllers[0], err.Error())), nil
 	}
 	if !slices.Contains(o.Skip, CheckEtcd) {
 		cfg, err := ParseEtcdConfig(sections(f.Cluster)["kubeadm-config"].body)
@@ -75,9 +75,12 @@ func Judge(f Facts, o Options) []Result {
 	}
 	secs := sections(f.Cluster)
 	if s := secs["nodes"]; s.rc == notFound {
-		out := notRun(o.Skip, "not run on the controller: "+firstLine(s.body))
+		out := notRun(o.Skip, "on the first controller: "+firstLine(s.body))
 		if i := slices.Index(Names, CheckPackages); !slices.Contains(o.Skip, CheckPackages) {
 			out[i] = packagesCheck(f, o) // asked of each host's package manager, not of kubectl
+		}
+		if i := slices.Index(Names, CheckCerts); !slices.Contains(o.Skip, CheckCerts) && f.Hosts != nil {
+			out[i] = certificates(hostCerts(f.Hosts), o.Now, o.CertMinDays) // read with openssl, not kubectl
 		}
 		return out
 	}
@@ -122,12 +125,13 @@ func namingHost(host, msg string) string {
 // notFound is a shell's exit status for a command it cannot find.
 const notFound = 127
 
-// notRun is every check's line when the controller lacks what they need: a warning, for the
-// checks are not a gate a site without kubectl on its controllers can pass.
+// notRun is every check's line when the controller lacks what they need (kubectl on root's
+// path, admin.conf) or cannot be reached: a failure, for a check that cannot run is no pass
+// (issue 35, S2: fail closed); --skip-check NAME goes on without it, recorded as an event.
 func notRun(skip []string, why string) []Result {
 	var out []Result
 	for _, name := range Names {
-		r := Result{Check: name, Status: Warn, Message: why}
+		r := cannotRun(name, why)
 		if slices.Contains(skip, name) {
 			r = skipped(name)
 		}
@@ -135,6 +139,14 @@ func notRun(skip []string, why string) []Result {
 	}
 	return out
 }
+
+// cannotRun is check name's failure when it could not run, for why.
+func cannotRun(name, why string) Result {
+	return Result{Check: name, Status: Fail, Message: CannotRun + why}
+}
+
+// CannotRun starts the message of a check that could not run.
+const CannotRun = "cannot run: "
 
 func skipped(name string) Result {
 	return Result{Check: name, Status: Skipped, Message: "skipped by --skip-check"}

@@ -197,18 +197,24 @@ func TestSkip(t *testing.T) {
 	}
 }
 
-// A controller without kubectl runs no check of the cluster: every such line warns saying so,
-// none fails; the packages check, asked of each host's package manager, still judges (here a
-// version no repository offers). Without a version given, the control plane's is its lowest
+// A controller without kubectl runs no check of the cluster: every such line fails saying it
+// cannot run (fail closed); the packages check, asked of each host's package manager, still
+// judges (here a version no repository offers), and so do the certificates, read with openssl. Without a version given, the control plane's is its lowest
 // kube-apiserver's.
 func TestJudgeWithout(t *testing.T) {
 	f := Facts{Cluster: sectionMark + "nodes rc=127\nsh: 1: kubectl: not found\n",
 		Packages: map[string]string{"worker-0": hostPackages(false)}, Hops: []state.Version{v(t, "v1.31.9")}}
-	rs := Judge(f, Options{To: v(t, "v1.31.9"), Skip: []string{CheckEtcd},
+	f.Hosts = map[string]string{"controller-0": hostOutput(goodCerts)}
+	rs := Judge(f, Options{To: v(t, "v1.31.9"), Skip: []string{CheckEtcd}, Now: now,
 		Packages: []PackageHost{{Name: "worker-0", Kubeadm: true, Kubelets: true}}})
 	for _, r := range rs {
-		want := Warn
+		want := Fail
 		switch r.Check {
+		case CheckCerts:
+			if r.Status != Pass {
+				t.Errorf("without kubectl: %s, want the certificates judged from openssl's lines", r)
+			}
+			continue
 		case CheckEtcd:
 			want = Skipped
 		case CheckPackages:
@@ -217,7 +223,7 @@ func TestJudgeWithout(t *testing.T) {
 			}
 			continue
 		}
-		if r.Status != want || (want == Warn && !strings.Contains(r.Message, "kubectl: not found")) {
+		if r.Status != want || (want == Fail && !strings.Contains(r.Message, "cannot run: on the first controller: sh: 1: kubectl: not found")) {
 			t.Errorf("without kubectl: %s, want %s saying so", r, want)
 		}
 	}
@@ -230,7 +236,11 @@ func TestJudgeWithout(t *testing.T) {
 		t.Errorf("control plane judged against its lowest kube-apiserver: %s", r)
 	}
 	host := Facts{Cluster: clusterOutput(nil), Etcd: healthyEtcd, Hosts: map[string]string{"controller-0": sectionMark + "certs rc=127\nopenssl: not found\n"}}
-	if r := statuses(Judge(host, Options{To: v(t, "v1.31.1"), Now: now}))[CheckCerts]; r.Status != Warn {
-		t.Errorf("without openssl: %s, want a warning", r)
+	if r := statuses(Judge(host, Options{To: v(t, "v1.31.1"), Now: now}))[CheckCerts]; r.Status != Fail || r.Message != "cannot run: controller-0: openssl: not found" {
+		t.Errorf("without openssl: %s, want a failure saying it cannot run", r)
+	}
+	host.Hosts["controller-0"] = sectionMark + "certs rc=0\n"
+	if r := statuses(Judge(host, Options{To: v(t, "v1.31.1"), Now: now}))[CheckCerts]; r.Status != Fail || !strings.Contains(r.Message, "cannot run: no certificate found") {
+		t.Errorf("no certificate found: %s, want a failure saying it cannot run", r)
 	}
 }

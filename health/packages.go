@@ -42,8 +42,8 @@ func (h PackageHost) asked(hops []state.Version, kubeletsEachHop bool) []HopPack
 // packagesCheck judges each host's OfferedScript output: every package asked at every hop is
 // installed at the hop's version already or offered by the hop's repository, else the check
 // fails naming the host, the package, the version and the repository asked. A host that could
-// not be asked (unreachable) warns; a host the inventory says installs its own way is a line
-// saying so.
+// not be asked (unreachable) fails it too, for the check cannot run there; a host the inventory
+// says installs its own way is a line saying so.
 func packagesCheck(f Facts, o Options) Result {
 	if len(o.Packages) == 0 {
 		return pass(CheckPackages, "no host to ask")
@@ -56,7 +56,7 @@ func packagesCheck(f Facts, o Options) Result {
 		}
 		secs := sections(f.Packages[h.Name])
 		if s, ok := secs["mgr"]; !ok || s.rc != 0 {
-			notRun = append(notRun, namingHost(h.Name, "not run: "+firstLine(s.body)))
+			notRun = append(notRun, namingHost(h.Name, "cannot run: "+firstLine(s.body)))
 			continue
 		}
 		problems, installed := judgePackages(h, secs, f.Hops, f.KubeletsEachHop)
@@ -72,7 +72,7 @@ func packagesCheck(f Facts, o Options) Result {
 		return Result{Check: CheckPackages, Status: Fail, Objects: append(bad, notRun...),
 			Message: fmt.Sprintf("%d package version(s) no repository offers (%s): point the hosts' package sources at a repository that has them, or pick a version it offers", len(bad), hops)}
 	case len(notRun) > 0:
-		return Result{Check: CheckPackages, Status: Warn, Message: "not run on every host", Objects: append(notRun, lines...)}
+		return Result{Check: CheckPackages, Status: Fail, Message: "cannot run on every host", Objects: append(notRun, lines...)}
 	}
 	return Result{Check: CheckPackages, Status: Pass, Objects: lines,
 		Message: "every host's repositories offer the packages of " + hops + ", or the host has them installed"}

@@ -126,8 +126,8 @@ func TestPackagesCheck(t *testing.T) {
 		t.Errorf("a repository apt cannot read: %s", r)
 	}
 	f.Packages["controller-0"] = sectionMark + "mgr rc=127\nssh: connection refused\n"
-	if r = packagesCheck(f, Options{Packages: hosts}); r.Status != Warn || !strings.Contains(r.Objects[0], "controller-0: not run: ssh: connection refused") {
-		t.Errorf("a host that cannot be asked: %s, want warn naming it", r)
+	if r = packagesCheck(f, Options{Packages: hosts}); r.Status != Fail || !strings.Contains(r.Objects[0], "controller-0: cannot run: ssh: connection refused") {
+		t.Errorf("a host that cannot be asked: %s, want fail naming it", r)
 	}
 	f.Packages["controller-0"] = sectionMark + "mgr rc=0\napt\n" + sectionMark + "installed rc=0\n\n" + sectionMark + "source rc=1\nno apt source names a Kubernetes package repository\n"
 	if r = packagesCheck(f, Options{Packages: hosts}); r.Status != Fail || !strings.Contains(r.Objects[0], "controller-0: no apt source names") {

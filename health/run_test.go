@@ -9,7 +9,7 @@ import (
 )
 
 // Run asks the first controller for the cluster and etcd, every controller for its
-// certificates; a controller it cannot reach makes the checks warn "not run", not fail.
+// certificates; a controller it cannot reach makes the checks it serves fail "cannot run".
 func TestRun(t *testing.T) {
 	var asked []string
 	exec := func(_ context.Context, host, script string) (string, error) {
@@ -38,12 +38,26 @@ func TestRun(t *testing.T) {
 	if !slices.Equal(asked, want) {
 		t.Errorf("asked %q, want %q", asked, want)
 	}
-	if r := statuses(rs)[CheckCerts]; r.Status != Warn || r.Message != "not run: ssh controller-1: connection refused" {
+	if r := statuses(rs)[CheckCerts]; r.Status != Fail || r.Message != "cannot run: ssh controller-1: connection refused" {
 		t.Errorf("certificates with controller-1 unreachable: %s", r)
 	}
 	down := func(context.Context, string, string) (string, error) { return "", errors.New("unreachable") }
 	rs, err = Run(t.Context(), down, []string{"controller-0"}, Options{To: v(t, "v1.31.1")})
-	if err != nil || len(Failed(rs)) != 0 || rs[0].Status != Warn || rs[0].Message != "not run: controller-0: unreachable" {
+	// fail closed: every check that cannot run refuses; one skipped by name is skipped
+	if err != nil || len(Failed(rs)) != len(Names) || rs[0].Status != Fail || rs[0].Message != "cannot run: controller-0: unreachable" {
 		t.Errorf("controller unreachable: %v, %v", rs, err)
+	}
+}
+
+// The task line of each script names the checks it serves.
+func TestServes(t *testing.T) {
+	for script, want := range map[string]string{
+		ClusterScript: "nodes-ready, control-plane, kubelet-skew, removed-apis, drain", HostScript: CheckCerts,
+		EtcdScript(EtcdConfig{}): CheckEtcd, OfferedScript("", []string{"kubeadm"}, nil): CheckPackages,
+		OfferedScript("apt", []string{"kubeadm"}, nil): CheckPackages,
+	} {
+		if got := Serves(script); got != want {
+			t.Errorf("Serves(%.40q) = %q, want %q", script, got, want)
+		}
 	}
 }

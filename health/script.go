@@ -144,3 +144,19 @@ func sections(out string) map[string]section {
 	flush()
 	return secs
 }
+
+// Serves names the checks a script of this package gathers facts for, for the task line that
+// reports it ("nodes-ready, control-plane, kubelet-skew, removed-apis, drain" for ClusterScript).
+func Serves(script string) string {
+	switch {
+	case script == ClusterScript:
+		return strings.Join([]string{CheckNodes, CheckControlPlane, CheckKubeletSkew, CheckRemovedAPIs, CheckDrain}, ", ")
+	case script == HostScript:
+		return CheckCerts
+	case strings.HasPrefix(script, etcdctlPrelude):
+		return CheckEtcd
+	case strings.Contains(script, sectionMark+`mgr rc=0`):
+		return CheckPackages
+	}
+	return "health"
+}

@@ -106,8 +106,12 @@ func blockedPods(t *testing.T, l *lab.Lab, name string) []string {
 func requireFindings(t *testing.T, out string, findings map[string][]string, skipped []string) {
 	t.Helper()
 	failed := 0
-	for _, line := range strings.Split(out, "\n") {
+	lines := strings.Split(out, "\n")
+	for i, line := range lines {
 		rest, ok := strings.CutPrefix(line, "health: fail  ")
+		for j := i + 1; ok && j < len(lines) && strings.HasPrefix(lines[j], "    "); j++ {
+			line += "\n" + lines[j] // what the check names, a line each under it
+		}
 		if !ok {
 			continue
 		}

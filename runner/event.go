@@ -21,6 +21,9 @@ const (
 	EventPlayRecap       EventKind = "play_recap"
 	EventStateChanged    EventKind = "state_changed"
 	EventAudit           EventKind = "audit"
+	// EventStepStart is a step of `upgrade run` starting: Msg is "step 5/9 second-master
+	// controller-1" (the count is of this run's steps).
+	EventStepStart EventKind = "step_start"
 	// EventError is the final error of a command run with -o json (on stderr, with the message
 	// and the exit status), not an event of the stream itself.
 	EventError EventKind = "error"

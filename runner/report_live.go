@@ -15,11 +15,12 @@ const (
 	reset  = "\x1b[0m"
 )
 
-// Line keeps the running task's latest output line for the live line, and redraws it.
+// Line keeps the running task's latest output line for the live line (and the still-running
+// line off a terminal), and redraws it; kupgrade's own protocol lines are never shown.
 func (r *textReporter) Line(host, task, line string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if !r.tty || task != r.task {
+	if task != r.task || protocolLine.MatchString(line) || strings.TrimSpace(line) == "" {
 		return
 	}
 	r.host, r.line = host, strings.TrimSpace(termsafe.Text(line))
@@ -32,7 +33,7 @@ func (r *textReporter) Line(host, task, line string) {
 // live is the progress line with the running task's host and latest output line, cut to the
 // terminal's width: a longer line would wrap, and clearing it would leave its first row.
 func (r *textReporter) live(line string) string {
-	if r.host != "" {
+	if r.host != "" && r.step == "" { // a step names its hosts
 		line += "  [" + termsafe.Text(r.host) + "]"
 	}
 	if r.line != "" {

@@ -27,6 +27,10 @@ type textReporter struct {
 	width   func() int    // the terminal's columns (TextOptions)
 	host    string        // the host of the running task's latest event or line
 	line    string        // the running task's latest output line (Line)
+	running int           // host-tasks started and not yet ended
+	state   string        // the upgrade's latest state (EventStateChanged), for the still-running line
+	step    string        // the running step of upgrade run ("step 5/9 second-master controller-1")
+	still   *time.Timer   // prints the still-running line when not on a terminal (report_still.go)
 }
 
 // NewTextReporter writes what a person reads: a line per task result, an Ansible-like recap and,
@@ -61,6 +65,9 @@ func (r *textReporter) Report(e Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var b strings.Builder
+	if ended(e.Event) {
+		r.running = max(r.running-1, 0)
+	}
 	r.format(&b, e)
 	if r.total > 0 {
 		r.total = max(r.total, r.done) // handlers and rescues run beyond the estimate
@@ -85,6 +92,8 @@ func (r *textReporter) format(b *strings.Builder, e Event) {
 		fmt.Fprintf(b, "PLAY [%s]\n", e.Msg)
 	case EventTaskStart:
 		r.host = e.Host
+		r.running++
+		r.armStill()
 		if e.Task != r.task || r.started.IsZero() {
 			r.task, r.started, r.timeout, r.line = e.Task, e.Time, 0, ""
 			if r.started.IsZero() {
@@ -125,6 +134,7 @@ func (r *textReporter) format(b *strings.Builder, e Event) {
 		r.done++
 		fmt.Fprintf(b, "unreachable: [%s] %s: %s\n", e.Host, e.Task, e.Msg)
 	case EventStateChanged:
+		r.state = e.ToState
 		if e.Host != "" {
 			fmt.Fprintf(b, "state: [%s] %s -> %s", e.Host, e.FromState, e.ToState)
 		} else {
@@ -136,9 +146,13 @@ func (r *textReporter) format(b *strings.Builder, e Event) {
 		b.WriteByte('\n')
 	case EventAudit:
 		fmt.Fprintf(b, "audit: %s\n", e.Msg)
+	case EventStepStart:
+		r.step = e.Msg
+		fmt.Fprintf(b, "%s\n", strings.ToUpper(e.Msg[:1])+e.Msg[1:])
 	case EventPlayRecap:
 		writeRecap(b, e.Recap)
-		r.total, r.done, r.task, r.started, r.host, r.line = 0, 0, "", time.Time{}, "", ""
+		r.total, r.done, r.task, r.started, r.host, r.line, r.running = 0, 0, "", time.Time{}, "", "", 0
+		r.stopStill()
 	default:
 		if e.Msg != "" {
 			fmt.Fprintf(b, "%s: [%s] %s\n", e.Event, e.Host, e.Msg)
@@ -160,6 +174,9 @@ func (r *textReporter) drawBar() {
 		return
 	}
 	line := progress(r.done, r.total, termsafe.Text(r.task))
+	if r.step != "" { // upgrade run: the step of the upgrade, not the play's task count
+		line = termsafe.Text(r.step)
+	}
 	if !r.started.IsZero() && r.task != "" {
 		line += "  " + elapsed(r.now().Sub(r.started), r.timeout)
 	}
@@ -226,4 +243,9 @@ func writeRecap(b *strings.Builder, rc map[string]*HostRecap) {
 		fmt.Fprintf(b, "%-*s : ok=%-4d changed=%-4d unreachable=%-4d failed=%-4d skipped=%-4d rescued=%-4d ignored=%d\n",
 			width, n, h.OK, h.Changed, h.Unreachable, h.Failed, h.Skipped, h.Rescued, h.Ignored)
 	}
+}
+
+// ended says whether an event of kind k ends a host's task.
+func ended(k EventKind) bool {
+	return k == EventTaskOK || k == EventTaskChanged || k == EventTaskSkipped || k == EventTaskFailed || k == EventHostUnreachable
 }

@@ -3,6 +3,7 @@ package upgrade
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -33,7 +34,7 @@ func (w *Workflow) Health(ctx context.Context, o health.Options) ([]health.Resul
 		if !ok {
 			return "", fmt.Errorf("%s: not in the inventory", host)
 		}
-		return w.execScript(ctx, h, "Health checks before "+o.To.String(), script)
+		return w.execScript(ctx, h, "Health check "+health.Serves(script)+" before "+o.To.String(), script)
 	}
 	return health.Run(ctx, exec, names, o)
 }
@@ -79,18 +80,12 @@ func HealthGate(rs []health.Result) error {
 	for i, r := range failed {
 		names[i] = r.Check
 	}
-	return fmt.Errorf("%w: health checks failed: %s (fix what they name, or --skip-check %s to go on without it)",
+	err := fmt.Errorf("%w: health checks failed: %s (fix what they name, or --skip-check %s to go on without it)",
 		state.ErrRefused, strings.Join(names, ", "), names[0])
-}
-
-// RecordSkippedChecks records, on the cluster's upgrade, the health checks the operator
-// overrode by name.
-func (w *Workflow) RecordSkippedChecks(ctx context.Context, skip []string) error {
-	if len(skip) == 0 {
-		return nil
+	if slices.Contains(names, health.CheckPackages) {
+		err = fmt.Errorf("%w; hosts whose kubeadm and kubelet the platform places itself (StarlingX), not a package repository, say so with `kupgrade_install_packages: false` in the inventory", err)
 	}
-	return w.Store.AddEvent(ctx, state.Event{Cluster: w.Cluster, Hostname: state.WholeCluster, Actor: state.ActorCLI,
-		Reason: "health checks skipped by --skip-check: " + strings.Join(skip, ", ")})
+	return err
 }
 
 // resumeHealth runs opts.Health's checks (when set) before Resume starts an upgrade to opts.To,

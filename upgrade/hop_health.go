@@ -10,13 +10,20 @@ import (
 
 // hopHealth runs the health checks before the next hop of u starts, as `upgrade start` runs
 // them before the first: from the hop just done to the next one's version, with the operator's
-// overrides (o.Skip, recorded as an event when they let the hop go on). A failed check refuses
-// the hop, writing nothing: `upgrade run` ends there, and running it again runs the checks
-// again.
+// overrides, those given now (o.Skip) and those recorded earlier in this upgrade (at its start:
+// an override holds for the upgrade), recorded again as an event when they let the hop go on. A
+// failed check refuses the hop, writing nothing: `upgrade run` ends there, and running it again
+// runs the checks again.
 func (w *Workflow) hopHealth(ctx context.Context, u state.Upgrade, o health.Options) error {
 	next := u
 	next.Hop++
-	var err error
+	o, added, err := w.withRecordedSkips(ctx, u, o)
+	if err != nil {
+		return err
+	}
+	if len(added) > 0 {
+		w.log().Info("health checks skipped as recorded earlier in this upgrade", "checks", added, "hop", next.HopLabel())
+	}
 	if o.From, err = state.ParseVersion(u.Target()); err != nil {
 		return err
 	}

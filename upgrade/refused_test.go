@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/kupgrade/kupgrade/health"
 	"github.com/kupgrade/kupgrade/runner"
 	"github.com/kupgrade/kupgrade/state"
 	"github.com/kupgrade/kupgrade/upgrade"
@@ -48,4 +50,15 @@ func TestRefusedFailureIsRecordedInPlainWords(t *testing.T) {
 		t.Errorf("the refused write was sent %d times, want once: a refused value is final", n)
 	}
 	f.wantState(t, state.UpgradingSecondMasterFailed)
+}
+
+// A failed packages check names the way a site whose platform places kubeadm itself says so.
+func TestHealthGateNamesInstallPackagesFalse(t *testing.T) {
+	err := upgrade.HealthGate([]health.Result{{Check: health.CheckPackages, Status: health.Fail, Message: "1 package version(s) no repository offers"}})
+	if !errors.Is(err, state.ErrRefused) || !strings.Contains(err.Error(), "`kupgrade_install_packages: false`") || !strings.Contains(err.Error(), "--skip-check packages") {
+		t.Errorf("HealthGate = %v, want a refusal naming kupgrade_install_packages: false and --skip-check packages", err)
+	}
+	if err := upgrade.HealthGate([]health.Result{{Check: health.CheckDrain, Status: health.Fail}}); strings.Contains(err.Error(), "kupgrade_install_packages") {
+		t.Errorf("HealthGate of a drain failure names the packages setting: %v", err)
+	}
 }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/kupgrade/kupgrade/health"
+	"github.com/kupgrade/kupgrade/runner"
 	"github.com/kupgrade/kupgrade/state"
 )
 
@@ -33,6 +35,7 @@ func (w *Workflow) Run(ctx context.Context, opts RunOptions) error {
 	}
 	plan := w.runPlan(opts.WorkerBatch)
 	tries := map[string]int{}
+	steps, total := 0, w.stepsLeft(ctx, opts)
 	for range maxActions {
 		u, err := w.Store.Upgrade(ctx, w.Cluster)
 		if err != nil {
@@ -70,6 +73,8 @@ func (w *Workflow) Run(ctx context.Context, opts RunOptions) error {
 			}
 		}
 		w.log().Info("next step", "step", act.String(), "state", u.State)
+		steps++
+		w.report(runner.Event{Event: runner.EventStepStart, Msg: stepLabel(act, steps, max(total, steps))})
 		err = w.Do(ctx, act)
 		if err == nil {
 			continue
@@ -88,4 +93,20 @@ func (w *Workflow) Run(ctx context.Context, opts RunOptions) error {
 // however many events followed.
 func (w *Workflow) cordoned(ctx context.Context, u state.Upgrade) (bool, error) {
 	return w.Store.Entered(ctx, w.Cluster, u.UUID, state.CordonComplete)
+}
+
+// stepsLeft is how many steps `upgrade run` has left to run, as its plan counts them (0 when it
+// cannot be read: the count then grows with the steps run).
+func (w *Workflow) stepsLeft(ctx context.Context, opts RunOptions) int {
+	p, err := w.Preview(ctx, PreviewOptions{Recorded: true, Until: opts.Until, WorkerBatch: opts.WorkerBatch})
+	if err != nil {
+		return 0
+	}
+	return len(p.Steps)
+}
+
+// stepLabel is "step 5/9 second-master controller-1", the live line's and the log's name of a
+// step of this run.
+func stepLabel(act Action, n, total int) string {
+	return strings.TrimSpace(fmt.Sprintf("step %d/%d %s %s", n, total, act.Step, strings.Join(act.Hosts, ",")))
 }

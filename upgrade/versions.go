@@ -99,11 +99,27 @@ func (w *Workflow) Refresh(ctx context.Context) error {
 // (the lowest control-plane version of the controllers), and controllers that disagree are
 // refused unless force.
 func (w *Workflow) Start(ctx context.Context, to, from string, force bool) (state.Upgrade, error) {
-	nu, err := w.newUpgrade(ctx, to, from, force)
+	nu, err := w.PrepareStart(ctx, to, from, force)
 	if err != nil {
 		return state.Upgrade{}, err
 	}
 	return w.Store.CreateUpgrade(ctx, nu)
+}
+
+// PrepareStart is the upgrade Start would create, refused as early as can be: an upgrade of the
+// cluster in the database first (no host is asked), then the versions (read over SSH unless
+// from is given). Nothing is written; Store.CreateUpgrade creates it, refusing one created since.
+func (w *Workflow) PrepareStart(ctx context.Context, to, from string, force bool) (state.NewUpgrade, error) {
+	old, err := w.Store.Upgrade(ctx, w.Cluster)
+	if err == nil || errors.Is(err, state.ErrBadRow) {
+		dup := fmt.Errorf("%w: an upgrade of cluster %q to %s exists already (state %s)", state.ErrRefused, w.Cluster, old.ToVersion, old.State)
+		return state.NewUpgrade{}, state.WithNextSteps(dup, "; finish it, or abort and delete it (`%s`, `%s`)",
+			state.Next("upgrade", "abort"), state.Next("upgrade", "delete"))
+	}
+	if !errors.Is(err, state.ErrNotFound) {
+		return state.NewUpgrade{}, err
+	}
+	return w.newUpgrade(ctx, to, from, force)
 }
 
 // newUpgrade is the upgrade Start would create, every check of the versions done: nothing is

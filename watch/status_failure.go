@@ -23,6 +23,24 @@ type Failure struct {
 	// Finding is the classified finding of the probe: the failure's own evidence (recover and
 	// the audit probe before they fail), or the probe evidence event the runner adds after it.
 	Finding string
+	// Parts are Finding's parts, for machines (upgrade show -o json).
+	Parts FindingParts
+}
+
+// FindingParts are a finding's class (empty when the host was not probed), its summary and the
+// advice it gives.
+type FindingParts struct{ Class, Summary, Advice string }
+
+// Text is the finding for people: "CLASS: SUMMARY ADVICE".
+func (p FindingParts) Text() string {
+	s := p.Summary
+	if p.Class != "" {
+		s = p.Class + ": " + s
+	}
+	if p.Advice != "" {
+		s += " " + p.Advice
+	}
+	return s
 }
 
 // addFailures fills in the last failure, its finding, the hosts left failed and the host to
@@ -88,41 +106,38 @@ func (w *Watcher) currentFailure(ctx context.Context, u state.Upgrade) (*Failure
 // cluster state as it was). Its finding is its own evidence's, else that of the newest probe
 // event written after it about the same host.
 func LastFailure(evs []state.Event) (Failure, bool) {
-	probed := map[string]string{} // host -> finding of the newest probe event seen so far
+	probed := map[string]FindingParts{} // host -> finding of the newest probe event seen so far
 	for _, e := range evs {
 		ev, err := recovery.ParseEvidence(e.Evidence)
 		if err != nil {
 			continue
 		}
 		if !isFailure(e, ev) {
-			if f := findingText(ev); f != "" && probed[e.Hostname] == "" {
-				probed[e.Hostname] = f
+			if p := findingParts(ev); p.Summary != "" && probed[e.Hostname].Summary == "" {
+				probed[e.Hostname] = p
 			}
 			continue
 		}
-		f := Failure{At: e.CreatedAt, Host: e.Hostname, Reason: clean(e.Reason), Finding: findingText(ev)}
-		if f.Finding == "" {
-			f.Finding = probed[e.Hostname]
+		f := Failure{At: e.CreatedAt, Host: e.Hostname, Reason: clean(e.Reason), Parts: findingParts(ev)}
+		if f.Parts.Summary == "" {
+			f.Parts = probed[e.Hostname]
 		}
+		f.Finding = f.Parts.Text()
 		return f, true
 	}
 	return Failure{}, false
 }
 
-// findingText is the evidence's finding for people: its class and summary, or why the host
-// could not be probed.
-func findingText(ev recovery.Evidence) string {
+// findingParts is the evidence's finding: its class, summary and advice, or why the host could
+// not be probed.
+func findingParts(ev recovery.Evidence) FindingParts {
 	switch {
 	case ev.Finding != nil:
-		s := string(ev.Finding.Class) + ": " + ev.Finding.Summary
-		if ev.Finding.Next != "" {
-			s += " " + ev.Finding.Next
-		}
-		return s
+		return FindingParts{Class: string(ev.Finding.Class), Summary: ev.Finding.Summary, Advice: ev.Finding.Next}
 	case ev.Unreachable:
-		return "host unreachable, not probed: " + ev.ProbeError
+		return FindingParts{Summary: "host unreachable, not probed: " + ev.ProbeError}
 	case ev.ProbeError != "":
-		return "not probed: " + ev.ProbeError
+		return FindingParts{Summary: "not probed: " + ev.ProbeError}
 	}
-	return ""
+	return FindingParts{}
 }

@@ -54,7 +54,9 @@ func (a *app) confirmUpgrade(ctx context.Context, st upgradeReader, does string,
 	return a.confirm(fmt.Sprintf("cluster %s: upgrade %s -> %s%s, state %s.\n%s", u.Cluster, u.FromVersion, u.ToVersion, hops, u.State, does), false)
 }
 
-// confirmRun asks before `upgrade run`: the upgrade, the next command, and where it stops.
+// confirmRun asks before `upgrade run`: the upgrade, where it stops, and the steps it runs one
+// line each (KubeOne's way) with the overrides in force, or the next command when the plan
+// cannot be read.
 func (a *app) confirmRun(ctx context.Context, w *upgrade.Workflow, until string, yes bool) error {
 	if yes || !isTerminal(a.stdin) {
 		return nil
@@ -67,7 +69,11 @@ func (a *app) confirmRun(ctx context.Context, w *upgrade.Workflow, until string,
 	if until != "" {
 		stop = "every step until the state is " + until
 	}
-	return a.confirmUpgrade(ctx, w.Store, fmt.Sprintf("upgrade run runs %s; next: %s.", stop, a.command(next)), false)
+	does := fmt.Sprintf("upgrade run runs %s; next: %s.", stop, a.command(next))
+	if lines := a.runSteps(ctx, w, until); len(lines) > 0 {
+		does = fmt.Sprintf("upgrade run runs %s:\n  %s", stop, strings.Join(lines, "\n  "))
+	}
+	return a.confirmUpgrade(ctx, w.Store, does, false)
 }
 
 // upgradeReader reads a cluster's upgrade: what every store has.

@@ -68,3 +68,53 @@ func TestYesAndScriptsNeverAsk(t *testing.T) {
 		t.Errorf("upgrade delete -y: exit %d, want 0 without a question\n%s%s", code, out, errs)
 	}
 }
+
+// upgrade run's question lists the steps it will run, one line each as KubeOne's apply does,
+// with the hosts and versions, and the overrides given at the start; a no changes nothing.
+func TestRunQuestionListsTheSteps(t *testing.T) {
+	onTerminal(t)
+	f := startFleet(t, 1, func(int) bool { return false })
+	base := []string{"--db", "sqlite:" + filepath.Join(t.TempDir(), "k.db"), "-i", filepath.Join(f.Inventories, f.Clusters[0].Name+".yml")}
+	if code, out, errs := typed(t, "", append(base, "upgrade", "start", "v1.30.1", "--skip-check", "etcd")...); code != 0 {
+		t.Fatalf("upgrade start: exit %d\n%s%s", code, out, errs)
+	}
+	code, _, errs := typed(t, "n\n", append(base, "upgrade", "run")...)
+	for _, want := range []string{
+		"~ download-images on the controllers\n",
+		"~ upgrade control plane node \"controller-0\": v1.29.4 -> v1.30.1\n",
+		"~ upgrade control plane node \"controller-1\": v1.29.4 -> v1.30.1\n",
+		"~ upgrade kubelet of node \"worker-0\": v1.29.4 -> v1.30.1\n",
+		"~ complete (on the database)\n",
+		"overrides in force: --skip-check etcd",
+		"Proceed? [y/N]",
+	} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("upgrade run's question lacks %q:\n%s", want, errs)
+		}
+	}
+	if code != exitRefused {
+		t.Errorf("answered n: exit %d, want %d", code, exitRefused)
+	}
+}
+
+// abort's question names each host it will roll back with its versions, and what becomes of
+// etcd; a no changes nothing.
+func TestAbortQuestionNamesHostsAndEtcd(t *testing.T) {
+	onTerminal(t)
+	f := startFleet(t, 1, func(int) bool { return false })
+	base := []string{"--db", "sqlite:" + filepath.Join(t.TempDir(), "k.db"), "-i", filepath.Join(f.Inventories, f.Clusters[0].Name+".yml")}
+	for _, args := range [][]string{{"upgrade", "start", "v1.30.1"}, {"upgrade", "run", "-y", "--until", "upgraded-first-master"}} {
+		if code, out, errs := typed(t, "", append(base, args...)...); code != 0 {
+			t.Fatalf("%v: exit %d\n%s%s", args, code, out, errs)
+		}
+	}
+	code, _, errs := typed(t, "n\n", append(base, "upgrade", "abort")...)
+	for _, want := range []string{"~ roll back control plane node \"controller-0\": v1.30.1 -> v1.29.4\n", "etcd: left as it is, every write kept"} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("abort's question lacks %q:\n%s", want, errs)
+		}
+	}
+	if strings.Contains(errs, "\"controller-1\"") || code != exitRefused {
+		t.Errorf("abort's question names controller-1, which did not move, or a no did not refuse (exit %d):\n%s", code, errs)
+	}
+}

@@ -65,7 +65,7 @@ func (a *app) report(err error) int {
 		ev.Retry, ev.Finding = a.command(se.Retry), findingJSONOf(se.Finding, a.commands)
 	}
 	b, _ := json.Marshal(ev)
-	fmt.Fprintf(a.stderr, "%s\n", b)
+	fmt.Fprintf(a.stdout, "%s\n", b)
 	return code
 }
 
@@ -84,8 +84,9 @@ type findingJSON struct {
 	Next    string `json:"next,omitempty"`
 }
 
-// errorEvent is the final error with -o json: one JSON line on stderr, like the events of the
-// stream on stdout, so that a program reads why kupgrade stopped without parsing a sentence.
+// errorEvent is the final error with -o json: one JSON line on stdout, the last of the stream of
+// events, so that a program reads why kupgrade stopped from the one stream it reads, without
+// parsing a sentence (stderr keeps the diagnostics; --log-format json makes them JSON too).
 type errorEvent struct {
 	Time       string           `json:"time"`
 	Event      runner.EventKind `json:"event"`
@@ -106,5 +107,5 @@ func (a *app) printError(msg string, code int) {
 		return
 	}
 	b, _ := json.Marshal(errorEvent{Time: rfc3339(time.Now()), Event: runner.EventError, Message: msg, ExitStatus: code})
-	fmt.Fprintf(a.stderr, "%s\n", b)
+	fmt.Fprintf(a.stdout, "%s\n", b)
 }

@@ -14,7 +14,7 @@ import (
 // healthFlags are the flags of the health checks before the window, shared by upgrade plan,
 // upgrade start and fleet run.
 type healthFlags struct {
-	SkipCheck   []string `name:"skip-check" placeholder:"NAME" help:"Go on without the health check NAME (repeatable; recorded as an event): nodes-ready, control-plane, kubelet-skew, etcd, certificates, removed-apis, drain, packages."`
+	SkipCheck   []string `name:"skip-check" placeholder:"NAME" help:"Go on without the health check NAME (repeatable, or NAME,NAME; recorded as an event, it holds for every later hop of the upgrade): nodes-ready, control-plane, kubelet-skew, etcd, certificates, removed-apis, drain, packages."`
 	CertMinDays int      `name:"cert-min-days" default:"30" help:"The certificates health check fails for a kubeadm-managed certificate with fewer days left."`
 }
 
@@ -46,46 +46,60 @@ func (f healthFlags) base() (health.Options, error) {
 	return health.Options{CertMinDays: f.CertMinDays, Skip: f.SkipCheck}, nil
 }
 
-// checkHealth runs the health checks for an upgrade from to to, writes their lines to out (all
-// of them, or only those that do not pass) and refuses when one fails.
+// checkHealth runs the health checks for an upgrade from to to, writes their verdict and lines
+// to out (all of them, or only those that do not pass) and refuses when one fails.
 func (a *app) checkHealth(ctx context.Context, w *upgrade.Workflow, f healthFlags, from, to string, out io.Writer, all bool) error {
-	o, err := f.options(from, to)
+	rs, err := a.runHealth(ctx, w, f, from, to)
 	if err != nil {
 		return err
 	}
-	rs, err := w.Health(ctx, o)
-	if err != nil {
-		return err
-	}
-	writeHealth(out, rs, all)
+	writeHealth(out, to, rs, all)
 	return upgrade.HealthGate(rs)
 }
 
-// writeHealth writes one line per check (or per check that does not pass); checks that share
-// their message (none could run, for the same reason) share one line.
-func writeHealth(out io.Writer, rs []health.Result, all bool) {
-	var order []string
-	byMsg := map[string][]health.Result{}
+// runHealth runs the health checks for an upgrade from to to.
+func (a *app) runHealth(ctx context.Context, w *upgrade.Workflow, f healthFlags, from, to string) ([]health.Result, error) {
+	o, err := f.options(from, to)
+	if err != nil {
+		return nil, err
+	}
+	return w.Health(ctx, o)
+}
+
+// writeHealth writes the verdict first, then one line per check (or per check that does not
+// pass), verdict first, then what it names (a host, a file, a pod), one line each, indented.
+func writeHealth(out io.Writer, to string, rs []health.Result, all bool) {
+	fmt.Fprintf(out, "health checks before %s: %s\n", to, healthVerdict(rs))
 	for _, r := range rs {
 		if r.Status == health.Pass && !all {
 			continue
 		}
-		key := string(r.Status) + "\x00" + r.Message + "\x00" + strings.Join(r.Objects, "\x00")
-		if _, ok := byMsg[key]; !ok {
-			order = append(order, key)
+		fmt.Fprintf(out, "health: %-5s %s: %s\n", r.Status, r.Check, r.Message)
+		for _, o := range r.Objects {
+			fmt.Fprintf(out, "    %s\n", o)
 		}
-		byMsg[key] = append(byMsg[key], r)
 	}
-	for _, key := range order {
-		group := byMsg[key]
-		r := group[0]
-		if len(group) > 1 {
-			names := make([]string, len(group))
-			for i, g := range group {
-				names[i] = g.Check
-			}
-			r.Check = strings.Join(names, ", ")
+}
+
+// healthVerdict is the checks' verdict in a few words: "REFUSED: drain, packages fail (2 of
+// 8)", or "go: 7 pass, 1 warn".
+func healthVerdict(rs []health.Result) string {
+	count := map[health.Status]int{}
+	var failed []string
+	for _, r := range rs {
+		count[r.Status]++
+		if r.Status == health.Fail {
+			failed = append(failed, r.Check)
 		}
-		fmt.Fprintf(out, "health: %s\n", r)
 	}
+	if len(failed) > 0 {
+		return fmt.Sprintf("REFUSED: %s fail (%d of %d)", strings.Join(failed, ", "), len(failed), len(rs))
+	}
+	var parts []string
+	for _, st := range []health.Status{health.Pass, health.Warn, health.Skipped} {
+		if count[st] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", count[st], st))
+		}
+	}
+	return "go: " + strings.Join(parts, ", ")
 }

@@ -29,7 +29,10 @@ func flagsGiven(kctx *kong.Context) map[string]bool {
 // command renders cmd, a "kupgrade ..." command line, as the operator must type it next: with the
 // --db, --db-file, -i and --cluster they typed on this command line appended (kong takes global
 // flags after the command's own). A value that came from the environment is left out: the same
-// environment gives it to the next command too. A DSN's password is masked, as everywhere.
+// environment gives it to the next command too. A DSN's password is masked, as everywhere. Files
+// are named by absolute path (kong makes path flags absolute: a path typed absolute stays as
+// typed), so that a command pasted from a ticket or a chat, run from another folder, names the
+// same file.
 func (a *app) command(cmd string) string { return a.commandWith(cmd, hintFlags) }
 
 // commandWith is command with only the flags names of hintFlags.
@@ -47,13 +50,17 @@ func (a *app) commandWith(cmd string, names []string) string {
 		switch name {
 		case "db":
 			v = a.redact(a.g.DB)
+			if d, err := a.dsn(); err == nil && d.Driver == "sqlite" {
+				d.Path = absPath(d.Path)
+				v = d.Redacted()
+			}
 		case "db-file":
-			v = relPath(a.g.DBFile)
+			v = a.g.DBFile
 		case "inventory":
 			for _, i := range a.g.Inventory[:max(0, len(a.g.Inventory)-1)] {
-				b.WriteString(" --inventory " + shellword.Quote(relPath(i)))
+				b.WriteString(" --inventory " + shellword.Quote(i))
 			}
-			v = relPath(a.g.Inventory[len(a.g.Inventory)-1])
+			v = a.g.Inventory[len(a.g.Inventory)-1]
 		case "cluster":
 			v = a.g.Cluster
 		}
@@ -75,7 +82,8 @@ func (a *app) commands(text string) string {
 	})
 }
 
-// relPath is p (kong makes path flags absolute) relative to the current directory when it can be.
+// relPath is p (kong makes path flags absolute) relative to the current directory when it can
+// be, for messages that name a file for reading, not for a command to paste.
 func relPath(p string) string {
 	wd, err := os.Getwd()
 	if err != nil {

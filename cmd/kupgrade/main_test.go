@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kupgrade/kupgrade/health"
 	"github.com/rogpeppe/go-internal/testscript"
 	_ "modernc.org/sqlite"
 )
@@ -60,6 +61,9 @@ func TestScripts(t *testing.T) {
 			env.Setenv("HOME", env.WorkDir)
 			env.Setenv("KUPGRADE_LOG_DIR", filepath.Join(env.WorkDir, "runs"))
 			env.Values[heldLockKey{}] = &heldLock{}
+			// The scripts' hosts cannot be reached, so no health check can run, and a check
+			// that cannot run refuses the start: they skip every check, by name.
+			env.Setenv("SKIP_EVERY_CHECK", "--skip-check="+strings.Join(health.Names, ","))
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){

@@ -113,9 +113,12 @@ a recap. -o json is for programs, with stable keys and RFC 3339 times in UTC:
   streams         play, host upgrade, upgrade run, the steps and watch print JSON Lines,
                   one event a line, always with time, event, host and task; event is one of
                   play_start, task_start, task_ok, task_changed, task_failed, task_skipped,
-                  host_unreachable, state_changed, play_recap, audit; a task run with diff
+                  host_unreachable, state_changed, play_recap, audit, step_start (upgrade
+                  run: "step 5/9 second-master controller-1"); a task run with diff
                   (play --diff, the diff keyword) has its module's "diff" as Ansible's JSON
                   callback gives it
-  errors          a command run with -o json ends a failure with an "error" object on stderr
-                  (the message and the exit status)
-Diagnostics (--log-level, --log-format) go to stderr, never to stdout.`
+  errors          a command run with -o json ends a failure with an "error" event on stdout,
+                  the last line of its stream (the message, the exit status; a failed step's
+                  step, host, state, finding and retry): stdout is one stream of JSON
+Diagnostics (--log-level, --log-format) go to stderr, never to stdout; with --log-format json
+they are JSON too, so that 2>&1 is one stream of JSON lines.`

@@ -22,7 +22,7 @@ func TestOneNextAndTheLastFailure(t *testing.T) {
 	if code, out, errs := run("upgrade", "start", "v1.30.1"); code != 0 {
 		t.Fatalf("upgrade start: exit %d\n%s%s", code, out, errs)
 	}
-	code, _, errs := run("-o", "json", "upgrade", "run")
+	code, errs, _ := run("-o", "json", "upgrade", "run") // one stream: the events, then the error event
 	var final struct {
 		Finding *struct{ Class string } `json:"finding"`
 		Retry   string                  `json:"retry"`
@@ -32,6 +32,11 @@ func TestOneNextAndTheLastFailure(t *testing.T) {
 		final.Finding.Class != "kubelet-config-rewritten" || !strings.Contains(final.Retry, "control-plane") {
 		t.Fatalf("upgrade run -o json on a late failure: exit %d, the final error lacks the finding or the retry:\n%s", code, errs)
 	}
+	for _, l := range lines {
+		if !json.Valid([]byte(l)) {
+			t.Errorf("upgrade run -o json: a line of stdout is not JSON (one stream, the error event included): %q", l)
+		}
+	}
 	_, out, _ := run("upgrade", "show")
 	if !strings.Contains(out, "last failure on ") || !strings.Contains(out, "found on the host: kubelet-config-rewritten") ||
 		!strings.Contains(out, "next: "+final.Retry) {
@@ -39,8 +44,12 @@ func TestOneNextAndTheLastFailure(t *testing.T) {
 	}
 	_, out, _ = run("-o", "json", "upgrade", "show")
 	var v upgradeView
-	if json.Unmarshal([]byte(out), &v) != nil || v.Next == nil || *v.Next != final.Retry || v.LastFailure == nil || v.LastFailure.Finding == "" {
-		t.Errorf("upgrade show -o json of a failed upgrade lacks next or the last failure:\n%s", out)
+	if json.Unmarshal([]byte(out), &v) != nil || v.Next == nil || *v.Next != final.Retry || v.LastFailure == nil || v.LastFailure.Finding == nil {
+		t.Fatalf("upgrade show -o json of a failed upgrade lacks next or the last failure:\n%s", out)
+	}
+	// The finding in its parts, as the error event gives them, not one joined string.
+	if fd := v.LastFailure.Finding; fd.Class != "kubelet-config-rewritten" || fd.Summary == "" || strings.HasPrefix(fd.Summary, fd.Class) || fd.Advice == "" {
+		t.Errorf("upgrade show -o json: last_failure.finding %+v, want class, summary and advice apart", *fd)
 	}
 	if code, out, errs := run("upgrade", "run"); code != 0 {
 		t.Fatalf("upgrade run again: exit %d\n%s%s", code, out, errs)

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -11,16 +12,18 @@ import (
 )
 
 // The next step a store error carries is spelled by cmd as this binary's command, completed
-// with the global flags the operator gave, and the sentence around it stays the store's.
+// with the global flags the operator gave (a relative database path made absolute, so that the
+// command names the same file wherever it is pasted), and the sentence around it stays the store's.
 func TestStoreNextStepRendered(t *testing.T) {
-	t.Chdir(t.TempDir())
+	dir := t.TempDir()
+	t.Chdir(dir)
 	st, err := sqlite.Open(t.Context(), "k.db") // a database with no upgrade in it
 	if err != nil {
 		t.Fatal(err)
 	}
 	st.Close()
 	code, _, errOut := run(t, "--db", "sqlite:k.db", "upgrade", "delete")
-	want := "(start one with `kupgrade upgrade start VERSION --db sqlite:k.db`)"
+	want := "(start one with `kupgrade upgrade start VERSION --db sqlite:" + filepath.Join(dir, "k.db") + "`)"
 	if code != exitRefused || !strings.Contains(errOut, want) {
 		t.Errorf("status %d, stderr %q; want %d and %q", code, errOut, exitRefused, want)
 	}

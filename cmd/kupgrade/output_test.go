@@ -8,12 +8,12 @@ import (
 	"time"
 )
 
-// With -o json the final error is one JSON line on stderr, with the exit status; without it, a
-// sentence.
+// With -o json the final error is one JSON line on stdout, the last of the events' stream, with
+// the exit status; without it, a sentence on stderr.
 func TestFinalErrorAsJSON(t *testing.T) {
 	t.Chdir(t.TempDir())
 	t.Setenv("KUPGRADE_DB", "sqlite:kupgrade.db")
-	code, _, errOut := run(t, "watch", "--interval", "0s", "-o", "json")
+	code, errOut, _ := run(t, "watch", "--interval", "0s", "-o", "json")
 	lines := strings.Split(strings.TrimSpace(errOut), "\n")
 	var ev struct {
 		Time       time.Time `json:"time"`
@@ -22,7 +22,7 @@ func TestFinalErrorAsJSON(t *testing.T) {
 		ExitStatus int       `json:"exit_status"`
 	}
 	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &ev); err != nil {
-		t.Fatalf("the last line of stderr is not JSON (%v):\n%s", err, errOut)
+		t.Fatalf("the last line of stdout is not JSON (%v):\n%s", err, errOut)
 	}
 	if code != exitBadInput || ev.Event != "error" || ev.ExitStatus != exitBadInput || ev.Time.IsZero() ||
 		!strings.Contains(ev.Message, "--interval and --stale-after must be positive") {

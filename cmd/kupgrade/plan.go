@@ -32,8 +32,9 @@ func (c *upgradePlanCmd) Run(ctx context.Context, a *app) error {
 
 // plan prints what `upgrade run` would do from here, writing nothing; a plan that meets a
 // refusal fails with it (exit 3), after printing the steps up to it. With hf, and before the
-// upgrade is started, it then runs the health checks against the plan's versions and prints each line (on stderr under -o json): a
-// failed check is a refusal too.
+// upgrade is started, it runs the health checks against the plan's versions first and prints
+// their verdict and lines before the steps: a failed check is a refusal too, and leaves the plan
+// without a next command. The overrides in force (given, or recorded for the upgrade) are listed.
 func (a *app) plan(ctx context.Context, o upgrade.PreviewOptions, hf *healthFlags) error {
 	if err := state.SpellVersions(&o.Version, &o.FromVersion); err != nil {
 		return err
@@ -46,25 +47,24 @@ func (a *app) plan(ctx context.Context, o upgrade.PreviewOptions, hf *healthFlag
 	if err != nil {
 		return err
 	}
+	ph, err := a.planHealth(ctx, w, p, hf)
+	if err != nil {
+		return err
+	}
+	v := a.newPlanView(p)
+	v.Health = ph
 	if a.json() {
-		if err := writeJSON(a.stdout, a.newPlanView(p)); err != nil {
+		if err := writeJSON(a.stdout, v); err != nil {
 			return err
 		}
 	} else {
-		a.writePlan(p)
-	}
-	var healthErr error
-	if hf != nil && !p.Exists && p.To != "" {
-		out := a.stdout
-		if a.json() {
-			out = a.stderr
-		}
-		healthErr = a.checkHealth(ctx, w, *hf, p.From, p.To, out, true)
+		writePlanHealth(a.stdout, ph, p.To)
+		a.writePlan(p, v)
 	}
 	if p.Refusal != nil {
 		return fmt.Errorf("the plan stops at a refusal: %w", p.Refusal)
 	}
-	return healthErr
+	return ph.refusal
 }
 
 // readWorkflow is workflow for a command that writes nothing: the store opened for reading

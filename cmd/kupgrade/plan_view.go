@@ -26,6 +26,7 @@ type planView struct {
 	Next        *string         `json:"next"`
 	Wait        *string         `json:"wait"`
 	RunAll      *string         `json:"run_all"`
+	Health      *planHealth     `json:"health"` // the checks before a new upgrade, and the overrides in force
 }
 
 type planHostView struct {
@@ -100,9 +101,8 @@ func (a *app) newPlanView(p *upgrade.Preview) planView {
 
 // writePlan prints the plan for people, as kubeadm upgrade plan does: what is there, what will
 // run, and the command to type.
-func (a *app) writePlan(p *upgrade.Preview) {
+func (a *app) writePlan(p *upgrade.Preview, v planView) {
 	w := a.stdout
-	v := a.newPlanView(p)
 	switch {
 	case p.Exists:
 		fmt.Fprintf(w, "Upgrade of cluster %s: %s -> %s, state %s\n", p.Cluster, p.From, p.To, p.State)

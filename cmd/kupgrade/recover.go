@@ -40,6 +40,13 @@ func (c *recoverCmd) Run(ctx context.Context, a *app) error {
 	if v.Retry != nil {
 		v.Retry = nullable(a.clusterCommand(ctx, st, *v.Retry))
 	}
+	if !v.Stuck && rec.Upgrade != nil && rec.Before.Failed() { // nothing to recover: the retry is what is next
+		uv := newUpgradeView(*rec.Upgrade, nil)
+		if err := a.addNext(ctx, st, &uv, *rec.Upgrade); err != nil {
+			return err
+		}
+		v.Retry = uv.Next
+	}
 	if a.json() {
 		return writeJSON(a.stdout, v)
 	}
@@ -135,6 +142,9 @@ func writeRecover(w io.Writer, v recoverView, rec recovery.Recovery) {
 			return
 		}
 		fmt.Fprintf(w, "cluster %s: state %s, no operation in flight: nothing is stuck\n", v.Cluster, rec.Before)
+		if v.Retry != nil {
+			fmt.Fprintf(w, "  the step failed and was recorded; retry with: %s\n", *v.Retry)
+		}
 		return
 	}
 	verb, would := "", ""

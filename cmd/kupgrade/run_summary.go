@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kupgrade/kupgrade/recovery"
 	"github.com/kupgrade/kupgrade/state"
 	"github.com/kupgrade/kupgrade/upgrade"
 )
@@ -15,9 +16,16 @@ import (
 // "SUCCESS!" and k0sctl's "Finished in"), saying so when there was nothing to do and when
 // --until stopped it. -o json prints no summary: its events say it all.
 func (a *app) runUpgrade(ctx context.Context, w *upgrade.Workflow, o upgrade.RunOptions) error {
+	return a.summarized(ctx, w, o.Until, func() error { return w.Run(ctx, o) })
+}
+
+// summarized runs a command that changes the upgrade (upgrade run, a single step, abort), then
+// prints its summary: what happened, the hosts' versions, the time of this invocation and of the
+// upgrade, and what to type next (the retry, after a failure).
+func (a *app) summarized(ctx context.Context, w *upgrade.Workflow, until state.State, run func() error) error {
 	before, _ := w.Store.Upgrade(ctx, w.Cluster)
 	start := time.Now()
-	err := a.outcome(a.notifyFailure(ctx, w, w.Run(ctx, o)))
+	err := a.outcome(a.notifyFailure(ctx, w, run()))
 	after, rerr := w.Store.Upgrade(ctx, w.Cluster)
 	if rerr != nil {
 		return err // no upgrade, or an unreadable store: the error says why
@@ -27,8 +35,8 @@ func (a *app) runUpgrade(ctx context.Context, w *upgrade.Workflow, o upgrade.Run
 		return err
 	}
 	hosts, _ := w.Store.Hosts(ctx, w.Cluster)
-	a.summarize(ctx, w, runEnd{before: before.State, after: after, until: o.Until, failed: err != nil,
-		took: time.Since(start), hosts: hosts})
+	a.summarize(ctx, w, runEnd{before: before.State, after: after, until: until, failed: err != nil,
+		took: time.Since(start), hosts: hosts, now: w.Store.Now()})
 	return err
 }
 
@@ -40,6 +48,7 @@ type runEnd struct {
 	failed bool
 	took   time.Duration
 	hosts  []state.Host
+	now    time.Time // the store's clock, for the upgrade's own time
 }
 
 // summarize prints the last lines of a run: what happened, the hosts' versions, the total time
@@ -60,7 +69,7 @@ func (a *app) summarize(ctx context.Context, w *upgrade.Workflow, e runEnd) {
 	}
 	fmt.Fprintf(a.stdout, "\n%s\n", head)
 	writeHostVersions(a.stdout, e.hosts)
-	fmt.Fprintf(a.stdout, "total time: %s\n", e.took.Round(time.Millisecond))
+	fmt.Fprintf(a.stdout, "total time: %s this run; %s\n", e.took.Round(time.Millisecond), upgradeTime(u, e.now))
 	last := "next: nothing: the upgrade has ended"
 	switch {
 	case wait != "":
@@ -84,4 +93,16 @@ func writeHostVersions(out io.Writer, hosts []state.Host) {
 	if b.Len() > 0 {
 		fmt.Fprintf(out, "hosts:\n%s", b.String())
 	}
+}
+
+// upgradeTime is the upgrade's own time, across every invocation: "the upgrade: 3h20m since its
+// start at 2026-12-07T21:00:00Z", or, once complete, how long it took.
+func upgradeTime(u state.Upgrade, now time.Time) string {
+	if u.CreatedAt.IsZero() {
+		return "the upgrade's start is not recorded"
+	}
+	if u.State == state.UpgradeComplete && !u.StateEnteredAt.IsZero() {
+		return "the upgrade took " + recovery.AgeText(u.StateEnteredAt.Sub(u.CreatedAt)) + " from its start at " + rfc3339(u.CreatedAt)
+	}
+	return "the upgrade: " + recovery.AgeText(now.Sub(u.CreatedAt)) + " since its start at " + rfc3339(u.CreatedAt)
 }

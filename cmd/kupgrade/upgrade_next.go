@@ -14,10 +14,23 @@ import (
 // failureView is the last failure of an upgrade that still needs a person (a failed state, or a
 // kubelet's failure in upgrading-kubelets), as `upgrade show` prints it.
 type failureView struct {
-	At      string `json:"at"`
-	Host    string `json:"host"`
-	Reason  string `json:"reason"`
-	Finding string `json:"finding"` // the probe's classified finding, "" when none was recorded
+	At      string       `json:"at"`
+	Host    string       `json:"host"`
+	Reason  string       `json:"reason"`
+	Finding *findingView `json:"finding"` // the probe's classified finding, null when none was recorded
+}
+
+// findingView is a finding in its parts: class (empty when the host could not be probed),
+// summary and advice (the error event's finding.next).
+type findingView struct {
+	Class   string `json:"class"`
+	Summary string `json:"summary"`
+	Advice  string `json:"advice"`
+}
+
+// text is the finding in one line for people: "CLASS: SUMMARY ADVICE".
+func (f *findingView) text() string {
+	return watch.FindingParts{Class: f.Class, Summary: f.Summary, Advice: f.Advice}.Text()
 }
 
 // addNext fills in v's next command (or why there is none to type now), its hosts left failed
@@ -48,7 +61,10 @@ func (a *app) addNext(ctx context.Context, st store, v *upgradeView, u state.Upg
 	if !ok {
 		return nil
 	}
-	v.LastFailure = &failureView{At: rfc3339(f.At), Host: f.Host, Reason: a.redact(f.Reason), Finding: a.commands(f.Finding)}
+	v.LastFailure = &failureView{At: rfc3339(f.At), Host: f.Host, Reason: a.redact(f.Reason)}
+	if f.Parts.Summary != "" {
+		v.LastFailure.Finding = &findingView{Class: f.Parts.Class, Summary: a.commands(f.Parts.Summary), Advice: a.commands(f.Parts.Advice)}
+	}
 	if v.Wait == nil && v.Next != nil && !recovery.IsRecover(next) { // retry where it failed, as the status page
 		cmd, _ := recovery.Next(recovery.NextIn{State: u.State, Host: f.Host})
 		v.Next = nullable(a.clusterCommand(ctx, st, cmd))
@@ -64,8 +80,8 @@ func writeFailureNext(w io.Writer, v upgradeView) {
 			where = " on " + f.Host
 		}
 		fmt.Fprintf(w, "last failure%s at %s: %s\n", where, f.At, f.Reason)
-		if f.Finding != "" {
-			fmt.Fprintf(w, "  found on the host: %s\n", f.Finding)
+		if f.Finding != nil {
+			fmt.Fprintf(w, "  found on the host: %s\n", f.Finding.text())
 		}
 	}
 	switch {

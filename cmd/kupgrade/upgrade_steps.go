@@ -39,10 +39,15 @@ func (c *upgradeStartCmd) Run(ctx context.Context, a *app) error {
 	if err != nil {
 		return err
 	}
-	if err := a.checkHealth(ctx, w, c.Health, c.FromVersion, c.Version, a.stderr, false); err != nil {
+	// The database, then the versions, then the checks over SSH: what refuses soonest first.
+	nu, err := w.PrepareStart(ctx, c.Version, c.FromVersion, c.IgnoreVersionChecks)
+	if err != nil {
 		return err
 	}
-	u, err := w.Start(ctx, c.Version, c.FromVersion, c.IgnoreVersionChecks)
+	if err := a.checkHealth(ctx, w, c.Health, nu.FromVersion, nu.ToVersion, a.stderr, false); err != nil {
+		return err
+	}
+	u, err := w.Store.CreateUpgrade(ctx, nu)
 	if err != nil {
 		return err
 	}
@@ -88,7 +93,7 @@ func (c *stepCmd) Run(ctx context.Context, a *app, kctx *kong.Context) error {
 	if err != nil {
 		return err
 	}
-	return a.outcome(a.notifyFailure(ctx, w, w.Do(ctx, upgrade.Action{Step: step.Name})))
+	return a.summarized(ctx, w, "", func() error { return w.Do(ctx, upgrade.Action{Step: step.Name}) })
 }
 
 type hostUpgradeCmd struct {
@@ -115,7 +120,7 @@ func (c *hostUpgradeCmd) Run(ctx context.Context, a *app) error {
 	if c.What == "control-plane" { // first-master or second-master: the state decides
 		act.Step = state.StepFirstMaster
 	}
-	return a.outcome(a.notifyFailure(ctx, w, w.Do(ctx, act)))
+	return a.summarized(ctx, w, "", func() error { return w.Do(ctx, act) })
 }
 
 // hostStepCmd runs one step on one host (cordon, uncordon): the one stepOf finds for the
@@ -206,12 +211,16 @@ func (c *upgradeAbortCmd) Run(ctx context.Context, a *app) error {
 	}
 	w.RestoreEtcd, w.EtcdRestored, w.AbortKubelets = c.RestoreEtcd, c.EtcdRestored, c.Kubelets
 	w.MaxSnapshotAge, w.ForceOldSnapshot = c.MaxSnapshotAge, c.ForceOldSnapshot
+	does := c.abortDoes()
+	if lines := abortLines(ctx, w.Store, w.Cluster, c.Kubelets, c.RestoreEtcd); len(lines) > 0 {
+		does += "\n  " + strings.Join(lines, "\n  ")
+	}
 	if c.RestoreEtcd { // asked once the snapshot and the members are read, naming what it discards
-		w.ConfirmEtcd = func(what string) error { return a.confirmUpgrade(ctx, w.Store, c.abortDoes()+"\n"+what, c.Yes) }
-	} else if err := a.confirmUpgrade(ctx, w.Store, c.abortDoes(), c.Yes); err != nil {
+		w.ConfirmEtcd = func(what string) error { return a.confirmUpgrade(ctx, w.Store, does+"\n"+what, c.Yes) }
+	} else if err := a.confirmUpgrade(ctx, w.Store, does, c.Yes); err != nil {
 		return err
 	}
-	return a.outcome(a.notifyFailure(ctx, w, w.Abort(ctx)))
+	return a.summarized(ctx, w, "", func() error { return w.Abort(ctx) })
 }
 
 type upgradeRunCmd struct {

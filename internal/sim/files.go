@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"path"
@@ -153,7 +154,8 @@ func (h *Host) statCmd(ctx context.Context, hc interp.HandlerContext, args []str
 	return 0
 }
 
-// grep is `grep [-m N] TEXT FILE`: lines holding TEXT (a fixed string: the scripts need no more).
+// grep is `grep [-m N] TEXT [FILE]` (stdin without FILE): lines holding TEXT, a fixed string
+// or one anchored at the start with ^ (the scripts need no more).
 func (h *Host) grep(ctx context.Context, hc interp.HandlerContext, args []string) int {
 	limit := -1
 	var ops []string
@@ -168,19 +170,18 @@ func (h *Host) grep(ctx context.Context, hc interp.HandlerContext, args []string
 			ops = append(ops, a)
 		}
 	}
-	if len(ops) != 2 {
-		fmt.Fprintln(hc.Stderr, "grep: want TEXT FILE")
+	if len(ops) != 1 && len(ops) != 2 {
+		fmt.Fprintln(hc.Stderr, "grep: want TEXT [FILE]")
 		return 2
 	}
-	data, ok := h.File(abs(ctx, ops[1]))
-	if !ok {
-		fmt.Fprintf(hc.Stderr, "grep: %s: No such file or directory\n", ops[1])
+	data, rc := h.input(ctx, hc, "grep", strings.Join(ops[1:], ""))
+	if rc != 0 {
 		return 2
 	}
 	found := 0
-	sc := bufio.NewScanner(strings.NewReader(data))
+	sc := bufio.NewScanner(bytes.NewReader(data))
 	for sc.Scan() && found != limit {
-		if strings.Contains(sc.Text(), ops[0]) {
+		if greps(sc.Text(), ops[0]) {
 			fmt.Fprintln(hc.Stdout, sc.Text())
 			found++
 		}
@@ -189,4 +190,12 @@ func (h *Host) grep(ctx context.Context, hc interp.HandlerContext, args []string
 		return 1
 	}
 	return 0
+}
+
+// greps says whether line holds text, or starts with it when text starts with ^.
+func greps(line, text string) bool {
+	if t, ok := strings.CutPrefix(text, "^"); ok {
+		return strings.HasPrefix(line, t)
+	}
+	return strings.Contains(line, text)
 }

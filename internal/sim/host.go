@@ -92,6 +92,7 @@ func (h *Host) Run(ctx context.Context, script string, args []string, env []stri
 		interp.Params(append([]string{"--"}, args...)...),
 		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc { return h.exec }),
 		interp.OpenHandler(h.open), interp.StatHandler(h.stat), interp.ReadDirHandler2(h.readDir),
+		interp.AccessHandler(h.access),
 	)
 	if err != nil {
 		fmt.Fprintf(stderr, "sh: %v\n", err)
@@ -157,6 +158,19 @@ func (h *Host) stat(ctx context.Context, p string, _ bool) (fs.FileInfo, error) 
 		return nil, notExist("stat", p)
 	}
 	return info{name: path.Base(p), f: f}, nil
+}
+
+// access is test -r, -w and -x on h's disk, as root: a file that exists may be read and
+// written, and run when a mode bit says so or when it is a folder.
+func (h *Host) access(ctx context.Context, p string, mode interp.AccessMode) error {
+	fi, err := h.stat(ctx, p, true)
+	if err != nil {
+		return err
+	}
+	if mode&interp.AccessExec != 0 && !fi.IsDir() && fi.Mode()&0o111 == 0 {
+		return &fs.PathError{Op: "access", Path: p, Err: fs.ErrPermission}
+	}
+	return nil
 }
 
 func (h *Host) readDir(ctx context.Context, p string) ([]fs.DirEntry, error) {

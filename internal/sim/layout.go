@@ -40,6 +40,7 @@ func (h *Host) lay(l Layout, now time.Time) {
 		for _, c := range components {
 			h.disk.write(manifests+"/"+c+".yaml", render(c+".yaml", l.Version, h.Name), now)
 		}
+		h.layPKI(now)
 	}
 }
 

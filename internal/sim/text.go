@@ -24,7 +24,7 @@ func lines(text string) []string {
 // returns to standard output, or back into each file with inPlace (sed -i).
 func (h *Host) filter(ctx context.Context, hc interp.HandlerContext, name string, files []string, inPlace bool, f func(string) string) int {
 	if len(files) == 0 {
-		in, _ := io.ReadAll(hc.Stdin)
+		in, _ := io.ReadAll(stdin(hc))
 		fmt.Fprint(hc.Stdout, f(string(in)))
 		return 0
 	}
@@ -118,7 +118,7 @@ func (h *Host) cut(ctx context.Context, hc interp.HandlerContext, args []string)
 
 // tr is `tr -d CHARS` and `tr FROM TO` over characters listed one by one.
 func tr(_ *Host, _ context.Context, hc interp.HandlerContext, args []string) int {
-	in, _ := io.ReadAll(hc.Stdin)
+	in, _ := io.ReadAll(stdin(hc))
 	switch {
 	case len(args) == 2 && args[0] == "-d":
 		fmt.Fprint(hc.Stdout, strings.Map(func(r rune) rune {

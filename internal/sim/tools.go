@@ -33,7 +33,8 @@ func init() {
 			fmt.Fprintln(hc.Stdout, "0")
 			return 0
 		},
-		"chmod": func(*Host, context.Context, interp.HandlerContext, []string) int { return 0 },
+		"chmod":   func(*Host, context.Context, interp.HandlerContext, []string) int { return 0 },
+		"openssl": (*Host).openssl, "base64": base64Decode,
 	}
 }
 

@@ -1,6 +1,9 @@
 package contract
 
-import "github.com/kupgrade/kupgrade/internal/sim"
+import (
+	"github.com/kupgrade/kupgrade/health"
+	"github.com/kupgrade/kupgrade/internal/sim"
+)
 
 // Next is the patch release a case upgrades to.
 const Next = "v1.29.5"
@@ -76,4 +79,11 @@ var Cases = []Case{
 		CancelFired: true, Want: Want{End: Cancelled, Disk: Disk{Tags: Next, KubeletConfig: From, Backups: []string{"kubeadm-backup-manifests"}}}},
 	{Name: "delay in addon", Setup: Setup{Fault: &sim.Fault{Phase: "addon", Before: true, Action: sim.Delay, Seconds: 1}}, Command: apply,
 		Want: Want{Out: []string{success}, Disk: upgraded.with(true)}},
+	// The health checks run on a controller (they fail closed: a check that cannot run refuses).
+	{Name: "health checks of the cluster", Command: health.ClusterScript, Want: Want{Out: []string{
+		`^### kupgrade-health nodes rc=0$`, `^### kupgrade-health pods rc=0$`, `^### kupgrade-health pdbs rc=0$`,
+		`^### kupgrade-health metrics rc=0$`, `^### kupgrade-health kubeadm-config rc=0$`, `^### kupgrade-health readyz-etcd rc=0$`}, Disk: untouched}},
+	{Name: "health checks of the certificates", Command: health.HostScript, Want: Want{Out: []string{`^### kupgrade-health certs rc=0$`,
+		`^/etc/kubernetes/pki/apiserver\.crt notAfter=\w{3} [ \d]\d \d\d:\d\d:\d\d \d{4} GMT$`,
+		`^/etc/kubernetes/admin\.conf notAfter=`}, Disk: untouched}},
 }

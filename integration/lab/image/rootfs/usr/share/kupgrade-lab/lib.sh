@@ -68,6 +68,39 @@ timestamp_dir() {
     echo "$dir"
 }
 
+# lay_pki: what kubeadm init leaves on a controller and the health checks read as root
+# (health.ClusterScript, HostScript): the certificates under /etc/kubernetes/pki (one
+# self-signed certificate, a year long, under kubeadm's names) and admin.conf, the kubeconfig
+# kubectl is given, with that certificate embedded as its client's.
+lay_pki() {
+    local pki=/etc/kubernetes/pki f data
+    mkdir -p "$pki/etcd"
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 365 -subj /CN=kupgrade-lab \
+        -keyout "$pki/ca.key" -out "$pki/ca.crt" 2>/dev/null
+    for f in apiserver.crt apiserver-kubelet-client.crt front-proxy-ca.crt etcd/ca.crt etcd/server.crt etcd/healthcheck-client.crt; do
+        cp "$pki/ca.crt" "$pki/$f"
+    done
+    data=$(base64 -w0 "$pki/ca.crt")
+    cat > /etc/kubernetes/admin.conf <<CONF
+apiVersion: v1
+kind: Config
+clusters:
+- cluster:
+    certificate-authority-data: $data
+    server: https://$(hostname):6443
+  name: kubernetes
+users:
+- name: kubernetes-admin
+  user:
+    client-certificate-data: $data
+contexts:
+- context: {cluster: kubernetes, user: kubernetes-admin}
+  name: kubernetes-admin@kubernetes
+current-context: kubernetes-admin@kubernetes
+CONF
+    chmod 600 /etc/kubernetes/admin.conf
+}
+
 # publish_pods: this node's static pods, as its kubelet reports them to the API server (the
 # image tag of each manifest, one file per component on the shared volume); kubectl get pods
 # reads them. Called when manifests change (kubeadm, the node's first start) and when the
