@@ -73,7 +73,7 @@ func TestMetricNamesAreTheExportedFamilies(t *testing.T) {
 			t.Errorf("MetricNames lacks %s (of %v)", want, names)
 		}
 	}
-	if len(names) != len(NewMetrics().collectors())+8+7 {
-		t.Errorf("MetricNames has %d names, want one per collector of the pass (%d), state (8) and fleet (7) metrics", len(names), len(NewMetrics().collectors()))
+	if len(names) != len(NewMetrics().collectors())+9+7 {
+		t.Errorf("MetricNames has %d names, want one per collector of the pass (%d), state (9) and fleet (7) metrics", len(names), len(NewMetrics().collectors()))
 	}
 }

@@ -14,6 +14,8 @@ func rows() []row {
 				queries: []query{{expr: `min(kupgrade_state_read_ok)`}}},
 			{title: "Hosts in flight", stat: true, help: "Hosts being upgraded, drained, or uncordoned now.",
 				queries: []query{{expr: `sum(kupgrade_hosts_in_flight) or vector(0)`}}},
+			{title: "Hosts left failed", stat: true, help: "Hosts whose step failed while their cluster's upgrade goes on (a worker's kubelet a minor behind): kupgrade upgrade show names the retry.",
+				queries: []query{{expr: `sum(kupgrade_hosts_failed) or vector(0)`}}},
 			{title: "Time in the current state", unit: "s", help: "Seconds each cluster's upgrade has been in its state: a long in-flight state is a stuck one.",
 				queries: []query{{expr: `time() - kupgrade_upgrade_state_entered_timestamp_seconds`, legend: "{{cluster}}"}}},
 			{title: "State", help: "The state each cluster's upgrade is in.",
