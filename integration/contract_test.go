@@ -32,6 +32,8 @@ render kubelet-config.yaml "$1" > "$KUBELET_CONFIG"
 echo "$1" > "$LAB/kubelet-installed"
 echo "$1" > "$LAB/kubelet-running"
 echo "$2" > "$LAB/kubeadm-version"
+mkdir -p "$SHARED/nodes/$NODE_NAME"
+echo "$1" | write_atomic "$SHARED/nodes/$NODE_NAME/kubelet-version"
 echo "$3" | write_atomic "$SHARED/cluster-version"
 publish_pods`
 

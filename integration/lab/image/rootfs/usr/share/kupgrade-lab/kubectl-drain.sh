@@ -153,6 +153,7 @@ drain_timed_out() {
 get_pdbs() {
     local b ns all=false
     has_flag -A || has_flag --all-namespaces && all=true
+    [ "$output" = json ] && { pdbs_json "$all"; return; }
     has_flag --no-headers || {
         $all && printf '%-12s ' NAMESPACE
         printf '%-16s %-15s %-17s %-21s %s\n' NAME "MIN AVAILABLE" "MAX UNAVAILABLE" "ALLOWED DISRUPTIONS" AGE
@@ -165,6 +166,22 @@ get_pdbs() {
         printf '%-16s %-15s %-17s %-21s %s\n' "$(basename "$b")" "$(field "$b" min_available)" N/A \
             "$(allowed "$b")" 1h
     done
+}
+
+# pdbs_json ALL: the budgets (every namespace's when ALL is true) as kubectl get pdb -o json
+# lists them: name, namespace, the app label they select and the disruptions allowed now.
+pdbs_json() {
+    local b ns sep=""
+    printf '{"kind":"List","items":['
+    for b in "$PDBS"/*/*; do
+        [ -f "$b" ] || continue
+        ns=$(basename "$(dirname "$b")")
+        $1 || [ "$ns" = "${namespace:-default}" ] || continue
+        printf '%s{"metadata":{"name":"%s","namespace":"%s"},"spec":{"selector":{"matchLabels":{"app":"%s"}}},"status":{"disruptionsAllowed":%s}}' \
+            "$sep" "$(basename "$b")" "$ns" "$(field "$b" app)" "$(allowed "$b")"
+        sep=,
+    done
+    printf ']}\n'
 }
 
 # allowed PDB_FILE: the disruptions the budget allows now (never below 0).
