@@ -80,6 +80,10 @@ type Workflow struct {
 	Log           *slog.Logger
 	// Probe reads a host's kubelet config and manifests (default ProbeHost); tests replace it.
 	Probe func(ctx context.Context, c runner.Conn) (kubeadm.Snapshot, error)
+	// Database names where this upgrade is recorded (state.DSN.Identity) in the host fence's
+	// stamps: another database's upgrade of the cluster is refused while it is live.
+	Database string
+	uid      string // the cluster's kube-system UID, once read (clusterUID)
 }
 
 func (w *Workflow) probe(ctx context.Context, c runner.Conn) (kubeadm.Snapshot, error) {

@@ -13,8 +13,8 @@ import (
 
 // kubectl answers what complete asks the API server (health.CompleteScript): get --raw /readyz,
 // get nodes -o json (every host of the cluster, Ready, at the kubelet it runs) and get pods -o
-// json in kube-system (each controller's static pods at its manifests' tags). Nothing else is
-// simulated.
+// json in kube-system (each controller's static pods at its manifests' tags), and get namespace
+// kube-system -o jsonpath={.metadata.uid} (the cluster's identity). Nothing else is simulated.
 func (h *Host) kubectl(_ context.Context, hc interp.HandlerContext, args []string) int {
 	var words []string
 	for _, a := range args {
@@ -26,6 +26,9 @@ func (h *Host) kubectl(_ context.Context, hc interp.HandlerContext, args []strin
 	switch {
 	case slices.Equal(words, []string{"get", "/readyz"}):
 		fmt.Fprintln(hc.Stdout, "ok")
+		return 0
+	case slices.Equal(words, []string{"get", "namespace", "jsonpath={.metadata.uid}"}) && slices.Contains(args, "kube-system"):
+		fmt.Fprint(hc.Stdout, h.cluster.uid)
 		return 0
 	case slices.Equal(words, []string{"get", "nodes"}):
 		out = h.cluster.nodes()
