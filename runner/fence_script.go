@@ -28,9 +28,8 @@ fence_other() {
   if ! fence_ids; then
     r "this host belongs to a live upgrade of cluster $scn${scu:+ (kube-system uid $scu)} ($(held)): a command of cluster $cn${cu:+ (kube-system uid $cu)} must not run on it; check that the inventory (-i) and --cluster name the same cluster"
   fi
-  [ -n "$od" ] && [ "$sod" = "$od" ] && { [ "$sk" = "$k" ] || [ "$scn" = "$cn" ]; } && return 0
-  [ "$sk" = "$k" ] && [ -z "$sod" ] && return 0
-  [ "$sk" = "$k" ] && [ -z "$od" ] && return 0
+  [ "$sk" = "$k" ] && return 0
+  [ -n "$od" ] && [ "$sod" = "$od" ] && [ "$scn" = "$cn" ] && return 0
   r "one cluster, one upgrade: cluster $cn${cu:+ (kube-system uid $cu)} has a live upgrade, $sk (as $scn), run by $sor with the database ${sod:-unknown (an older kupgrade)}, whose command ($sl) ran here since $st; this kupgrade (${o%%#*} with the database ${od:-unknown}) must not run beside it: finish or abort that upgrade with its database (--db), or wait until its claim passes (a lease TTL after its last command here)"
 }
 damaged() { r "$1 cannot be read (empty, torn or edited by hand): no command runs on its word; once no kupgrade command runs on this host (flock -n $d/` + fencefile.LockFile + ` true succeeds), remove $1 and retry"; }

@@ -111,3 +111,23 @@ func TestFenceOlderStamp(t *testing.T) {
 		t.Errorf("stamp %+v, want cluster lab#uid-1 and owner b#db", st)
 	}
 }
+
+// The same upgrade taken over by another runner (a newer lease generation), whose database is
+// named otherwise (another spelling of one server, a copied file), runs on: the generations of
+// its key order them, not the database.
+func TestFenceSameUpgradeAnotherRunner(t *testing.T) {
+	dir := t.TempDir()
+	a := runner.Fence{Cluster: "lab", ClusterUID: "uid-1", Key: "u1", Generation: 3, Owner: "r1", Database: "mysql://db1:3306/kupgrade",
+		Wait: time.Minute, Claim: time.Hour, Dir: filepath.Join(dir, "fence")}
+	if got := refusedOrRan(t, dir, a); got != "ran" {
+		t.Fatal(got)
+	}
+	b := a
+	b.Generation, b.Owner, b.Database = 4, "r2", "mysql://10.0.0.5:3306/kupgrade"
+	if got := refusedOrRan(t, dir, b); got != "ran" {
+		t.Errorf("the same upgrade's newer runner: %s, want it to run", got)
+	}
+	if got := refusedOrRan(t, dir, a); !strings.Contains(got, "newer operation") {
+		t.Errorf("the same upgrade's older runner: %s, want refused by the generation", got)
+	}
+}

@@ -12,7 +12,7 @@ func TestDSNIdentity(t *testing.T) {
 	host, _ := os.Hostname()
 	for in, want := range map[string]string{
 		"sqlite:/var/lib/kupgrade/kupgrade.db":              "sqlite:" + host + ":/var/lib/kupgrade/kupgrade.db",
-		"mysql://ops:s3cret@db1:3306,db2:3306/kupgrade":     "mysql://db1:3306,db2:3306/kupgrade",
+		"mysql://ops:s3cret@db2:3306,db1:3306/kupgrade":     "mysql://db1:3306,db2:3306/kupgrade",
 		"ops:s3cret@tcp(db1:3306)/kupgrade?tls=true":        "mysql://db1:3306/kupgrade",
 		"ops:s3cret@unix(/run/mysqld/mysqld.sock)/kupgrade": "mysql:" + host + ":unix(/run/mysqld/mysqld.sock)/kupgrade",
 	} {

@@ -104,8 +104,7 @@ func otherUpgrade(c fenceCall, st fencefile.Stamp) string {
 	case !same:
 		return fmt.Sprintf("this host belongs to a live upgrade of cluster %s%s (%s): a command of cluster %s%s must not run on it; check that the inventory (-i) and --cluster name the same cluster",
 			sn, uidNote(su), held(st), cn, uidNote(cu))
-	case od != "" && sd == od && (st.Key == c.key || sn == cn),
-		st.Key == c.key && (sd == "" || od == ""):
+	case st.Key == c.key, od != "" && sd == od && sn == cn:
 		return ""
 	}
 	return fmt.Sprintf("one cluster, one upgrade: cluster %s%s has a live upgrade, %s (as %s), run by %s with the database %s, whose command (%s) ran here since %s; this kupgrade (%s with the database %s) must not run beside it: finish or abort that upgrade with its database (--db), or wait until its claim passes (a lease TTL after its last command here)",
