@@ -41,6 +41,9 @@ func TestFaultKillInsideDrainAndInstall(t *testing.T) {
 		}
 		cmd, wait := u.k.start(t, "upgrade", "run")
 		u.waitHostStatus(t, "worker-0", m.status, 3*time.Minute)
+		if m.name == "install" {
+			waitFired(t, u.lab.Node("worker-0"), 3*time.Minute) // apt-get is inside its download
+		}
 		_ = cmd.Process.Kill()
 		wait()
 		if !u.consistentAfterKill(t, i, 0) || !inFlight(t, u.db) {
@@ -101,4 +104,16 @@ func waitHeld(t *testing.T, node *lab.Node, pkg, version string, within time.Dur
 		}
 	}
 	t.Fatalf("%s on %s is %+v after %s, want %s held", pkg, node.Name, last, within, version)
+}
+
+// waitFired polls node until its once fault has fired (its fault file is gone), failing after
+// within.
+func waitFired(t *testing.T, node *lab.Node, within time.Duration) {
+	t.Helper()
+	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if _, err := node.Exec(t.Context(), "test", "!", "-e", lab.FaultFile); err == nil {
+			return
+		}
+	}
+	t.Fatalf("the fault on %s never fired within %s", node.Name, within)
 }
