@@ -14,7 +14,7 @@ type Node struct {
 	Kubelet       string // status.nodeInfo.kubeletVersion: the version the running kubelet reports
 	Ready         bool
 	Unschedulable bool
-	CordonedBy    string // the CordonMark annotation: the version whose kubelet step cordoned it
+	CordonedBy    string // the CordonMark annotation: whose kubelet step cordoned it (upgrade, runner, database; an older kupgrade's: the version)
 }
 
 // Nodes reads NodesScript's output: every node by name.

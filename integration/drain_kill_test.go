@@ -3,6 +3,7 @@
 package integration_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -16,7 +17,8 @@ import (
 // (the host in flight only under the dead runner's lease, the newest event leading to the
 // state); once the lease expires `recover` fails the host through the one path (the drain to
 // draining-node-failed, the install to idle), and `upgrade run` completes: every node at the
-// target, the worker uncordoned, no kubeadm left running.
+// target, the worker uncordoned, no kubeadm left running. The install killed with its session
+// finishes on its own and holds kubeadm again before the retry.
 func TestFaultKillInsideDrainAndInstall(t *testing.T) {
 	t.Parallel()
 	u := startLab(t, lab.Options{Controllers: 1, Workers: 1})
@@ -39,6 +41,9 @@ func TestFaultKillInsideDrainAndInstall(t *testing.T) {
 		}
 		cmd, wait := u.k.start(t, "upgrade", "run")
 		u.waitHostStatus(t, "worker-0", m.status, 3*time.Minute)
+		if m.name == "install" {
+			waitFired(t, u.lab.Node("worker-0"), 3*time.Minute) // apt-get is inside its download
+		}
 		_ = cmd.Process.Kill()
 		wait()
 		if !u.consistentAfterKill(t, i, 0) || !inFlight(t, u.db) {
@@ -48,6 +53,11 @@ func TestFaultKillInsideDrainAndInstall(t *testing.T) {
 		u.k.wantExit(t, 0, "recover")
 		if st := u.k.hostStatus(t, "worker-0"); st != m.after {
 			t.Errorf("kill inside the %s: after recover worker-0 is %q, want %q", m.name, st, m.after)
+		}
+		if m.name == "install" {
+			// The install and its hold outlive the killed session: kubeadm ends at the target
+			// and held again before anyone retries.
+			waitHeld(t, u.lab.Node("worker-0"), "kubeadm", target, 3*time.Minute)
 		}
 		if err := u.lab.Node("worker-0").ClearFault(ctx); err != nil {
 			t.Fatal(err)
@@ -78,4 +88,32 @@ func (u *labUnderTest) waitHostStatus(t *testing.T, host, want string, within ti
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Fatalf("%s never became %s within %s", host, want, within)
+}
+
+// waitHeld polls node's packages until pkg is at version (vX.Y.Z) and held, failing after within.
+func waitHeld(t *testing.T, node *lab.Node, pkg, version string, within time.Duration) {
+	t.Helper()
+	var last lab.Package
+	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(time.Second) {
+		pkgs, err := node.Packages(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if last = pkgs[pkg]; last.Held && strings.HasPrefix(last.Version, version[1:]+"-") {
+			return
+		}
+	}
+	t.Fatalf("%s on %s is %+v after %s, want %s held", pkg, node.Name, last, within, version)
+}
+
+// waitFired polls node until its once fault has fired (its fault file is gone), failing after
+// within.
+func waitFired(t *testing.T, node *lab.Node, within time.Duration) {
+	t.Helper()
+	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if _, err := node.Exec(t.Context(), "test", "!", "-e", lab.FaultFile); err == nil {
+			return
+		}
+	}
+	t.Fatalf("the fault on %s never fired within %s", node.Name, within)
 }

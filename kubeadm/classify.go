@@ -53,6 +53,10 @@ func Classify(before, after Snapshot, target string) Finding {
 			break
 		}
 	}
+	if pk := after.Packages.Repair(); pk != "" {
+		f.Summary += " " + pk
+		f.Next = strings.Replace(f.Next, "the host needs no repair", "the host's packages need the repair above, which the retry does first", 1)
+	}
 	if busy := after.busyAdvice(); busy != "" {
 		f.Next = busy + " to end, then " + f.Next
 	}

@@ -14,7 +14,9 @@ type FenceStamp struct {
 	Busy       bool      `json:"busy"`
 	Damaged    bool      `json:"damaged,omitempty"` // the stamp cannot be read: fenced commands are refused
 	Cluster    string    `json:"cluster,omitempty"`
-	Key        string    `json:"key,omitempty"` // the upgrade's id
+	ClusterUID string    `json:"cluster_uid,omitempty"` // the cluster's kube-system UID, when the stamp names it
+	Database   string    `json:"database,omitempty"`    // the database of the stamp's upgrade, when the stamp names it
+	Key        string    `json:"key,omitempty"`         // the upgrade's id
 	Generation int64     `json:"generation,omitempty"`
 	Owner      string    `json:"owner,omitempty"`
 	Since      time.Time `json:"since,omitzero"`
@@ -37,7 +39,9 @@ func parseStamp(busy bool, line string) *FenceStamp {
 	if err != nil {
 		return &FenceStamp{Busy: busy, Damaged: true}
 	}
-	return &FenceStamp{Busy: busy, Cluster: st.Cluster, Key: st.Key, Generation: st.Generation, Owner: st.Owner, Since: st.Since, Command: st.Label}
+	name, uid := fencefile.SplitCluster(st.Cluster)
+	owner, db := fencefile.SplitOwner(st.Owner)
+	return &FenceStamp{Busy: busy, Cluster: name, ClusterUID: uid, Key: st.Key, Generation: st.Generation, Owner: owner, Database: db, Since: st.Since, Command: st.Label}
 }
 
 // busyAdvice is what the operator must do while another kupgrade command runs on the host, ""
@@ -53,8 +57,12 @@ func (s *Snapshot) busyAdvice() string {
 	if !s.Fence.Since.IsZero() {
 		since = s.Fence.Since.UTC().Format(time.RFC3339)
 	}
+	owner := orUnknown(s.Fence.Owner)
+	if s.Fence.Database != "" {
+		owner += " with the database " + s.Fence.Database
+	}
 	return fmt.Sprintf("another kupgrade command is still running on the host (cluster %s, generation %d, owner %s, since %s: %s): wait for it",
-		orUnknown(s.Fence.Cluster), s.Fence.Generation, orUnknown(s.Fence.Owner), since, orUnknown(s.Fence.Command))
+		orUnknown(s.Fence.Cluster), s.Fence.Generation, owner, since, orUnknown(s.Fence.Command))
 }
 
 func orUnknown(s string) string {

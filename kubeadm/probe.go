@@ -58,6 +58,8 @@ func (p Prober) Probe(ctx context.Context, exec Exec) (Snapshot, error) {
 //	dir upgraded|backup <mtime> <path>
 //	dir kubelet <mtime> <has config.yaml 0|1> <path>
 //	fence <busy 0|1> <stamp line|none|torn>   (only when the host has a fence)
+//	packages <install running 0|1> <dpkg interrupted 0|1> <packages unheld>   (only when one
+//	                                                          of them is found; see Packages)
 //	kubelet <exit> <first line of kubelet --version>   (only with Versions)
 //	kubeadm <exit> <first line of kubeadm version -o short>   (only with Versions; exit -1: not
 //	                                                          run, another kupgrade holds the fence)
@@ -101,7 +103,7 @@ b=0; h=0; kr=0
   if [ -e "$f/` + fencefile.StampFile + `" ]; then IFS= read -r s < "$f/` + fencefile.StampFile + `" || s=` + tornStamp + `; fi
   echo "fence$t$b$t$s"
 fi
-` + p.versions() + `echo end
+` + packagesScript + p.versions() + `echo end
 `, env
 }
 
@@ -165,6 +167,8 @@ func ParseReport(out []byte) (Snapshot, error) {
 			}
 		case f[0] == "manifest" && len(f) == 3:
 			s.Manifests[f[1]] = imageTag(f[2])
+		case f[0] == "packages" && len(f) == 4:
+			s.Packages = parsePackages(f[1:])
 		case f[0] == "fence" && len(f) >= 3 && (f[1] == "0" || f[1] == "1"):
 			s.Fence = parseStamp(f[1] == "1", strings.Join(f[2:], "\t")) // a tab in a stamp damages it
 		case f[0] == "dir" && (len(f) == 4 || len(f) == 5 && f[1] == "kubelet"):

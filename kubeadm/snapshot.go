@@ -25,6 +25,9 @@ type Snapshot struct {
 	// Fence is the host's kupgrade fence (nil when the host has none): a busy one means another
 	// kupgrade command still runs there.
 	Fence *FenceStamp `json:"fence,omitempty"`
+	// Packages is what a package install left to put right (nil when nothing): packages it
+	// unheld and nobody held again, an install still running, an interrupted dpkg.
+	Packages *Packages `json:"packages,omitempty"`
 	// Installed is what the kubelet and kubeadm binaries report (with Prober.Versions).
 	Installed Installed `json:"-"`
 }

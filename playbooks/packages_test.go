@@ -14,7 +14,8 @@ import (
 
 // fakeApt is a folder of stand-ins for apt-get, apt-mark, apt-cache, dpkg and dpkg-query that
 // log each call (one line: the tool and its arguments) and answer from a few files: offered
-// (the versions apt-cache madison lists) and fail (apt-get install exits 100 with it on stderr).
+// (the versions apt-cache madison lists), fail (apt-get install exits 100 with it on stderr) and
+// block (apt-get install, having touched installing, waits while it exists).
 type fakeApt struct{ dir, log string }
 
 func newFakeApt(t *testing.T, offered string) fakeApt {
@@ -22,7 +23,8 @@ func newFakeApt(t *testing.T, offered string) fakeApt {
 	dir := t.TempDir()
 	f := fakeApt{dir: dir, log: filepath.Join(dir, "calls")}
 	tools := map[string]string{
-		"apt-get":    `case "$1" in install) if [ -f "$D/fail" ]; then cat "$D/fail" >&2; exit 100; fi ;; esac`,
+		"apt-get": `case "$1" in install) touch "$D/installing"; while [ -f "$D/block" ]; do sleep 0.05; done
+			if [ -f "$D/fail" ]; then cat "$D/fail" >&2; exit 100; fi ;; esac`,
 		"apt-mark":   ``,
 		"dpkg":       ``,
 		"dpkg-query": `echo "kubeadm 1.31.1-1.1 hold ok installed"`,
@@ -45,6 +47,16 @@ func newFakeApt(t *testing.T, offered string) fakeApt {
 // the exit error, the calls and the source file afterwards.
 func runPkgInstall(t *testing.T, f fakeApt, source, packages, version string) (string, error, []string, string) {
 	t.Helper()
+	cmd, list := pkgInstallCmd(t, f, source, packages, version)
+	out, err := cmd.CombinedOutput()
+	calls, _ := os.ReadFile(f.log)
+	after, _ := os.ReadFile(list)
+	return string(out), err, strings.Split(strings.TrimSpace(string(calls)), "\n"), string(after)
+}
+
+// pkgInstallCmd is the command runPkgInstall runs, and the source file it gives it.
+func pkgInstallCmd(t *testing.T, f fakeApt, source, packages, version string) (*exec.Cmd, string) {
+	t.Helper()
 	vars := map[string]any{"to_version": "v" + version, "group_names": []any{"workers"}, "inventory_hostname": "worker-0",
 		"groups": map[string]any{"controllers": []any{"controller-0"}}}
 	renderPlayVars(t, mustEmbedded(t, "kubelet").Plays[0].Vars, vars)
@@ -59,12 +71,12 @@ func runPkgInstall(t *testing.T, f fakeApt, source, packages, version string) (s
 	script := strings.ReplaceAll(vars["k8s_pkg_install"].(string), "/etc/apt", etc)
 	cmd := exec.CommandContext(t.Context(), "sh", "-c", script)
 	cmd.Env = append(os.Environ(), "PATH="+f.dir+":"+os.Getenv("PATH"), "KUPGRADE_PACKAGES="+packages,
-		"KUPGRADE_VERSION="+version, "KUPGRADE_PKG_MGR=apt")
-	out, err := cmd.CombinedOutput()
-	calls, _ := os.ReadFile(f.log)
-	after, _ := os.ReadFile(list)
-	return string(out), err, strings.Split(strings.TrimSpace(string(calls)), "\n"), string(after)
+		"KUPGRADE_VERSION="+version, "KUPGRADE_PKG_MGR=apt", "KUPGRADE_PKG_STATE="+f.state())
+	return cmd, list
 }
+
+// state is the install's state folder (/var/lib/kupgrade/packages on a host).
+func (f fakeApt) state() string { return filepath.Join(f.dir, "state") }
 
 func mustEmbedded(t *testing.T, name string) *Playbook {
 	t.Helper()

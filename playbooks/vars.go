@@ -11,6 +11,11 @@ const (
 	VarFromVersion = "from_version"
 	// VarCluster is the inventory's cluster name, handed to every step.
 	VarCluster = "kupgrade_cluster"
+	// VarUpgrade is the upgrade's id, and VarCordonMark the value of the kupgrade.io/cordoned
+	// mark its drains put on a node ("upgrade ID by RUNNER with the database DB"), handed to
+	// every step: the kubelet playbook takes over no other upgrade's mark.
+	VarUpgrade    = "kupgrade_upgrade"
+	VarCordonMark = "kupgrade_cordon_mark"
 	// VarKubeadmTimeout is how long a kubeadm (or package) command may run, handed to every step.
 	VarKubeadmTimeout = "kubeadm_timeout"
 	// VarDrainTimeout is how long the kubelet playbook's drain may wait on evictions (a

@@ -19,7 +19,7 @@ func TestSharedVariables(t *testing.T) {
 		{"abort", []string{VarAbortRestore, VarAbortClusterConfig, VarFromVersion}, nil},
 		{"etcd-snapshot", []string{VarEtcdSnapshotScript}, []string{VarEtcdSnapshot}},
 		{"etcd-restore", []string{VarEtcdRestoreScript, VarEtcdRestoreFile, VarEtcdRestoreDest}, []string{VarEtcdRestore}},
-		{"kubelet", []string{VarToVersion, VarKubeadmTimeout, VarDrainTimeout, VarKubeletBack}, []string{VarKubeletVersion}},
+		{"kubelet", []string{VarToVersion, VarKubeadmTimeout, VarDrainTimeout, VarKubeletBack, VarUpgrade, VarCordonMark}, []string{VarKubeletVersion}},
 		{"download-images", []string{VarImageVersions, VarKubeadmTimeout}, nil},
 	}
 	for _, tc := range cases {

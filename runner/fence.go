@@ -30,17 +30,25 @@ import (
 //   - holding the lock, it reads the stamp Dir/fence that the last fenced command left and the
 //     announcement of its Key, and is refused when the stamp cannot be read (empty, torn or
 //     edited by hand), when either has the same Key and a higher Generation (a newer operation
-//     owns or wants the host), or when the stamp is of another Cluster whose claim is live: its
-//     command ended less than Claim ago, or this command had to wait for it. Otherwise it
-//     stamps the host (atomically) with its cluster, key, generation, owner and a label (the
-//     task's name and the command's digest, never its text), runs, and stamps again when the
-//     command ends, so that the claim runs from the end. Another Key of the same cluster (a
-//     new upgrade) is accepted.
+//     owns or wants the host), or when the stamp's claim is live (its command ended less than
+//     Claim ago, or this command had to wait for it) and the stamp is of another cluster, or of
+//     another upgrade of this cluster that this Database did not record: one cluster, one
+//     upgrade, whatever the database. A cluster is told by its ClusterUID when both sides know
+//     it (another inventory's name for the same cluster is the same cluster), else by its name;
+//     a stamp that names no database (an older kupgrade's) is another database's. The refusal
+//     names the other upgrade, its runner and its database. Another Key of the same cluster and
+//     the same Database (a new upgrade of the one database that orders them) is accepted, and
+//     so is any stamp whose claim has passed: a dead runner's host is taken over. Otherwise it
+//     stamps the host (atomically) with its cluster and UID, key, generation, owner and
+//     database, and a label (the task's name and the command's digest, never its text), runs,
+//     and stamps again when the command ends, so that the claim runs from the end.
 //
 // A refused command never runs: the task fails with the fence's message, and the host error
 // wraps ErrFenced. Neither failed_when nor ignore_errors turns that into a success.
 type Fence struct {
 	Cluster    string        // whose operation runs: the host is refused to other clusters' commands meanwhile
+	ClusterUID string        // the cluster's own identity (its kube-system namespace's UID); "" when unknown
+	Database   string        // where Key's operation is recorded (state.DSN.Identity); "" when unknown
 	Key        string        // what generations are compared within (an upgrade's id)
 	Generation int64         // the caller's fencing token: grows with each new owner of Key
 	Owner      string        // who runs the command, for people
@@ -75,8 +83,8 @@ func (f *Fence) Command(inner, label string) string {
 		dir = DefaultFenceDir
 	}
 	claim := int64(math.Ceil(max(f.Claim, 0).Seconds()))
-	args := []string{dir, strconv.FormatFloat(max(f.Wait, 0).Seconds(), 'f', -1, 64), fencefile.Word(f.Cluster),
-		fencefile.Word(f.Key), strconv.FormatInt(max(f.Generation, 0), 10), fencefile.Word(f.Owner),
+	args := []string{dir, strconv.FormatFloat(max(f.Wait, 0).Seconds(), 'f', -1, 64), fencefile.ClusterField(f.Cluster, f.ClusterUID),
+		fencefile.Word(f.Key), strconv.FormatInt(max(f.Generation, 0), 10), fencefile.OwnerField(f.Owner, f.Database),
 		strconv.FormatInt(claim, 10), label, "sh", "-c", inner}
 	return "exec sh -c " + shellword.Quote(fenceScript) + " kupgrade-fence " + shellword.Join(args)
 }

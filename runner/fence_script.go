@@ -15,6 +15,23 @@ shift 8
 r() { echo "kupgrade fence: $*" >&2; exit 75; }
 ` + fencefile.Shell + `
 held() { echo "cluster ${sc:-?}, generation ${sg:-?}, owner ${so:-?}, since ${st:-?}: ${sl:-?}"; }
+fence_ids() {
+  cn=${c%#*} cu= od= scn=${sc%#*} scu= sor=${so%%#*} sod=
+  case $c in *#*) cu=${c##*#} ;; esac
+  case $o in *#*) od=${o#*#} ;; esac
+  case $sc in *#*) scu=${sc##*#} ;; esac
+  case $so in *#*) sod=${so#*#} ;; esac
+  [ -n "$cu" ] && [ -n "$scu" ] && { [ "$cu" = "$scu" ]; return; }
+  [ "$cn" = "$scn" ]
+}
+fence_other() {
+  if ! fence_ids; then
+    r "this host belongs to a live upgrade of cluster $scn${scu:+ (kube-system uid $scu)} ($(held)): a command of cluster $cn${cu:+ (kube-system uid $cu)} must not run on it; check that the inventory (-i) and --cluster name the same cluster"
+  fi
+  [ "$sk" = "$k" ] && return 0
+  [ -n "$od" ] && [ "$sod" = "$od" ] && [ "$scn" = "$cn" ] && return 0
+  r "one cluster, one upgrade: cluster $cn${cu:+ (kube-system uid $cu)} has a live upgrade, $sk (as $scn), run by $sor with the database ${sod:-unknown (an older kupgrade)}, whose command ($sl) ran here since $st; this kupgrade (${o%%#*} with the database ${od:-unknown}) must not run beside it: finish or abort that upgrade with its database (--db), or wait until its claim passes (a lease TTL after its last command here)"
+}
 damaged() { r "$1 cannot be read (empty, torn or edited by hand): no command runs on its word; once no kupgrade command runs on this host (flock -n $d/` + fencefile.LockFile + ` true succeeds), remove $1 and retry"; }
 command -v flock >/dev/null 2>&1 || r "flock (util-linux) is missing on this host: no command runs unfenced"
 mkdir -p -m 700 "$d" 2>/dev/null || r "cannot create $d"
@@ -36,8 +53,8 @@ fence_stamp || damaged "$d/` + fencefile.StampFile + `"
 if [ "$sk" = "$k" ] && [ "$sg" -gt "$g" ]; then
   r "a newer operation (generation $sg, owner $so) owns this host: this kupgrade (generation $g, owner $o) lost its lease and must not start new work"
 fi
-if [ -n "$sc" ] && [ "$sc" != - ] && [ "$sc" != "$c" ] && { [ $waited = 1 ] || [ "$(date +%s)" -lt "$su" ]; }; then
-  r "this host belongs to a live upgrade of cluster $sc ($(held)): a command of cluster $c must not run on it; check that the inventory (-i) and --cluster name the same cluster"
+if [ -n "$sc" ] && [ "$sc" != - ] && { [ $waited = 1 ] || [ "$(date +%s)" -lt "$su" ]; }; then
+  fence_other
 fi
 fence_announced "$k" || damaged "$d/` + fencefile.GenFile + `"
 if [ -n "$ag" ] && [ "$ag" -gt "$g" ]; then

@@ -50,6 +50,9 @@ func (w *Workflow) Abort(ctx context.Context) error {
 			return err
 		}
 	}
+	if err := w.repairPackages(ctx); err != nil {
+		return err
+	}
 	plan, aside, err := w.abortPlan(ctx, u, hosts, cs)
 	if err != nil {
 		return err

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/kupgrade/kupgrade/runner"
+	"github.com/kupgrade/kupgrade/runner/runnertest"
 
 	"github.com/kupgrade/kupgrade/state"
 	"github.com/kupgrade/kupgrade/upgrade"
@@ -190,4 +192,43 @@ func podNotReady(says, name string) string {
 	i := strings.Index(says, `"name":"`+name+`"`)
 	j := strings.Index(says[i:], `"status":{"phase":"Running"}`)
 	return says[:i+j] + `"status":{"phase":"Running","conditions":[{"type":"Ready","status":"False"}]}` + says[i+j+len(`"status":{"phase":"Running"}`):]
+}
+
+// Abort puts right what an interrupted package install left on every node (the repair runs on
+// each, before anything is decided), and a repair that fails refuses the abort, naming the host,
+// with nothing written.
+func TestAbortRepairsThePackages(t *testing.T) {
+	f := newFixture(t)
+	f.at(t, state.UpgradedNetworking)
+	var mu sync.Mutex
+	repaired := map[string]bool{}
+	fail := "worker-0"
+	f.c.answer = func(host, cmd string) (string, bool) {
+		if !strings.Contains(cmd, "apt-mark hold") {
+			return "", false
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		repaired[host] = true
+		return "held kubeadm again\n", host != fail
+	}
+	f.c.mu.Lock()
+	f.c.results = map[string]runnertest.Result{"apt-mark hold": {RC: 1, Stderr: "kupgrade: apt-mark hold kubeadm failed\n"}}
+	f.c.mu.Unlock()
+	err := f.w.Abort(t.Context())
+	if err == nil || !strings.Contains(err.Error(), "packages on worker-0") {
+		t.Fatalf("abort with a repair that fails: %v, want refused naming worker-0", err)
+	}
+	f.wantState(t, state.UpgradedNetworking)
+	mu.Lock()
+	fail = ""
+	mu.Unlock()
+	if err := f.w.Abort(t.Context()); err != nil {
+		t.Fatalf("abort: %v", err)
+	}
+	for _, h := range []string{"controller-0", "controller-1", "worker-0"} {
+		if !repaired[h] {
+			t.Errorf("abort did not repair the packages on %s", h)
+		}
+	}
 }

@@ -13,7 +13,9 @@
 // a step's playbook runs under the host's fence (runner.Fence), keyed by the upgrade's id and
 // stamped with the generation of the step's lease and the cluster: one kubeadm per host, even
 // when a kupgrade that lost its lease still has one running there, and no command of another
-// cluster's upgrade on a host within a lease's TTL of this upgrade's last command there.
+// cluster's upgrade, nor of another upgrade of this cluster that another database records (one
+// cluster, one upgrade: the stamp names the cluster's kube-system UID and the database), on a
+// host within a lease's TTL of this upgrade's last command there.
 //
 // One way to run a step: an Action names a step of state's step table and its hosts; Do hands it
 // to the one executor of the step's scope (action.go: clusterExec for the controllers and the

@@ -179,7 +179,8 @@ func (o *op) play(ctx context.Context, fence *runner.Fence, fenceErr error, gate
 // kubectl cordon, drain and uncordon; the abort's restore) runs under it: no two of them ever
 // overlap on a host, even when this process lost its lease to another while its kubeadm still
 // runs, none starts once a newer operation has run on the host, and no other cluster's command
-// runs on a host within a lease's TTL of this one's last command. The lease's generation is
+// runs on a host within a lease's TTL of this one's last command, nor another upgrade of this
+// cluster (told by its kube-system UID, clusterUID) that another database records. The lease's generation is
 // read back rather than assumed: a lease that is no longer ours fails the step before it runs.
 func (o *op) fence(ctx context.Context) (*runner.Fence, error) {
 	w := o.w
@@ -203,7 +204,8 @@ func (o *op) fence(ctx context.Context) (*runner.Fence, error) {
 	if l == nil || l.Owner != w.owner() {
 		return nil, errors.New("the lease was taken over before the playbook started")
 	}
-	return &runner.Fence{Cluster: w.Cluster, Key: u.UUID, Generation: l.Generation, Owner: w.owner(), Wait: w.fenceWait(), Claim: w.ttl()}, nil
+	return &runner.Fence{Cluster: w.Cluster, ClusterUID: w.clusterUID(ctx), Database: w.Database, Key: u.UUID, Generation: l.Generation,
+		Owner: w.owner(), Wait: w.fenceWait(), Claim: w.ttl()}, nil
 }
 
 // reach connects to every host of o at once (unreachable hosts are refused before anything is

@@ -10,6 +10,8 @@ func (w *Workflow) vars(u state.Upgrade, extra map[string]any) map[string]any {
 		playbooks.VarToVersion:      u.Target(),
 		playbooks.VarFromVersion:    u.FromVersion,
 		playbooks.VarCluster:        u.Cluster,
+		playbooks.VarUpgrade:        u.UUID,
+		playbooks.VarCordonMark:     w.cordonMark(u),
 		playbooks.VarKubeadmTimeout: w.kubeadmTimeout().String(),
 		playbooks.VarDrainTimeout:   w.drainTimeout().String(),
 		playbooks.VarImageVersions:  imageVersions(u),

@@ -83,6 +83,10 @@ type Workflow struct {
 	// Deleted, when set, is told the upgrade uuid a fleet run deleted to start a new one (its run
 	// logs go with it, as with `upgrade delete`).
 	Deleted func(cluster, uuid string)
+	// Database names where this upgrade is recorded (state.DSN.Identity) in the host fence's
+	// stamps: another database's upgrade of the cluster is refused while it is live.
+	Database string
+	uid      string // the cluster's kube-system UID, once read (clusterUID)
 }
 
 func (w *Workflow) probe(ctx context.Context, c runner.Conn) (kubeadm.Snapshot, error) {

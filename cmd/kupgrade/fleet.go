@@ -114,7 +114,7 @@ func (a *app) fleetOpener(st upgrade.Store) func(fleet.Target) (*upgrade.Workflo
 		rep := a.clusterLogged(t.Cluster)
 		run := runner.New(dialer{d}, runner.Options{Modules: kubeadm.Modules(), Reporter: rep})
 		w := &upgrade.Workflow{Store: st, Runner: run, Inventory: t.Inventory, Cluster: t.Cluster, Reporter: rep,
-			KubeadmTimeout: a.g.KubeadmTimeout, DrainTimeout: a.g.DrainTimeout, VerifyTimeout: a.g.VerifyTimeout, FenceWait: a.g.FenceWait, Snapshots: a.snapshots(), Log: a.fleetLog().With("cluster", t.Cluster),
+			KubeadmTimeout: a.g.KubeadmTimeout, DrainTimeout: a.g.DrainTimeout, VerifyTimeout: a.g.VerifyTimeout, FenceWait: a.g.FenceWait, Snapshots: a.snapshots(), Database: a.dbIdentity(), Log: a.fleetLog().With("cluster", t.Cluster),
 			Deleted: a.removeUpgradeLogs}
 		return w, func() { run.Close() }, nil
 	}

@@ -61,6 +61,16 @@ func (a *app) dsn() (state.DSN, error) {
 	return a.db, a.dbErr
 }
 
+// dbIdentity names the database in use for the host fence's stamps (state.DSN.Identity); ""
+// when the DSN does not parse (nothing is opened then).
+func (a *app) dbIdentity() string {
+	d, err := a.dsn()
+	if err != nil {
+		return ""
+	}
+	return d.Identity()
+}
+
 // Store opens, once, the state store for commands that write. Only `upgrade start` and `fleet
 // run` may create the database (mayCreate): for the others, a missing one is bad input naming
 // the database looked for.

@@ -90,7 +90,7 @@ func (a *app) workflow(ctx context.Context) (*upgrade.Workflow, error) {
 	return &upgrade.Workflow{
 		Store: st, Runner: a.Runner(inv, 0), Inventory: inv, Cluster: a.cluster(),
 		LeaseTTL: a.g.LeaseTTL, KubeadmTimeout: a.g.KubeadmTimeout, DrainTimeout: a.g.DrainTimeout, VerifyTimeout: a.g.VerifyTimeout, FenceWait: a.g.FenceWait, Reporter: a.reporter(), Log: a.log,
-		Snapshots: a.snapshots(),
+		Snapshots: a.snapshots(), Database: a.dbIdentity(),
 	}, nil
 }
 

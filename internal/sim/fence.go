@@ -37,7 +37,8 @@ func parseFenceCall(p []string) (fenceCall, error) {
 
 // fenced runs the host fence natively, with the script's semantics: the lock held for the life
 // of the command, the wait, the stamp, the refusal of a damaged stamp, of an older generation of
-// the same key and of another cluster's command on a host a live operation holds. The
+// the same key, of another cluster's command on a host a live operation holds and of another
+// upgrade of the same cluster that another database records (otherUpgrade). The
 // generation announcements are not simulated: the simulated fleet's runners never wait behind
 // one another's older generation.
 func (h *Host) fenced(ctx context.Context, hc interp.HandlerContext, p []string) int {
@@ -83,10 +84,45 @@ func (h *Host) refusal(c fenceCall, waited bool) string {
 			c.dir, fencefile.StampFile, c.dir, fencefile.LockFile, c.dir, fencefile.StampFile)
 	case st.Key == c.key && st.Generation > c.gen:
 		return fmt.Sprintf("a newer operation (generation %d, owner %s) owns this host: this kupgrade (generation %d, owner %s) lost its lease and must not start new work", st.Generation, st.Owner, c.gen, c.owner)
-	case st.Cluster != "" && st.Cluster != "-" && st.Cluster != c.cluster && (waited || time.Now().Before(st.Until)):
-		return fmt.Sprintf("this host belongs to a live upgrade of cluster %s (%s): a command of cluster %s must not run on it; check that the inventory (-i) and --cluster name the same cluster", st.Cluster, held(st), c.cluster)
+	case st.Cluster != "" && st.Cluster != "-" && (waited || time.Now().Before(st.Until)):
+		return otherUpgrade(c, st)
 	}
 	return ""
+}
+
+// otherUpgrade is the script's fence_other: why a live stamp refuses c, "" when it does not.
+func otherUpgrade(c fenceCall, st fencefile.Stamp) string {
+	cn, cu := fencefile.SplitCluster(c.cluster)
+	sn, su := fencefile.SplitCluster(st.Cluster)
+	_, od := fencefile.SplitOwner(c.owner)
+	sr, sd := fencefile.SplitOwner(st.Owner)
+	same := cn == sn
+	if cu != "" && su != "" {
+		same = cu == su
+	}
+	switch {
+	case !same:
+		return fmt.Sprintf("this host belongs to a live upgrade of cluster %s%s (%s): a command of cluster %s%s must not run on it; check that the inventory (-i) and --cluster name the same cluster",
+			sn, uidNote(su), held(st), cn, uidNote(cu))
+	case st.Key == c.key, od != "" && sd == od && sn == cn:
+		return ""
+	}
+	return fmt.Sprintf("one cluster, one upgrade: cluster %s%s has a live upgrade, %s (as %s), run by %s with the database %s, whose command (%s) ran here since %s; this kupgrade (%s with the database %s) must not run beside it: finish or abort that upgrade with its database (--db), or wait until its claim passes (a lease TTL after its last command here)",
+		cn, uidNote(cu), st.Key, sn, sr, orElse(sd, "unknown (an older kupgrade)"), st.Label, st.Since.Format(time.RFC3339), strings.SplitN(c.owner, fencefile.IdentitySep, 2)[0], orElse(od, "unknown"))
+}
+
+func uidNote(uid string) string {
+	if uid == "" {
+		return ""
+	}
+	return " (kube-system uid " + uid + ")"
+}
+
+func orElse(s, dflt string) string {
+	if s == "" {
+		return dflt
+	}
+	return s
 }
 
 func held(st fencefile.Stamp) string {

@@ -57,7 +57,11 @@ type Cluster struct {
 
 	mu  sync.Mutex
 	ver string
+	uid string // its kube-system namespace's UID
 }
+
+// UID is the cluster's identity, as kubectl reads it: its kube-system namespace's UID.
+func (c *Cluster) UID() string { return c.uid }
 
 func (c *Cluster) version() string { c.mu.Lock(); defer c.mu.Unlock(); return c.ver }
 
@@ -98,7 +102,7 @@ func (f *Fleet) build() {
 	now := time.Now()
 	width := len(fmt.Sprint(f.opts.Clusters - 1))
 	for i := range f.opts.Clusters {
-		c := &Cluster{Name: fmt.Sprintf("c%0*d", max(width, 4), i), fleet: f, ver: f.opts.From}
+		c := &Cluster{Name: fmt.Sprintf("c%0*d", max(width, 4), i), fleet: f, ver: f.opts.From, uid: newUID()}
 		for j := range f.opts.Controllers {
 			c.Hosts = append(c.Hosts, newHost(c, fmt.Sprintf("controller-%d", j), true, f.opts.From, now))
 		}
@@ -208,4 +212,12 @@ func (f *Fleet) Close() {
 	}
 	f.mu.Unlock()
 	f.wg.Wait()
+}
+
+// newUID is a random UID in the API server's form (a version 4 UUID).
+func newUID() string {
+	var b [16]byte
+	rand.Read(b[:]) //nolint:errcheck // crypto/rand does not fail
+	b[6], b[8] = b[6]&0x0f|0x40, b[8]&0x3f|0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
 }

@@ -13,10 +13,11 @@ import (
 
 // kubectl answers what kupgrade asks the API server: complete's (health.CompleteScript) get
 // --raw /readyz, get nodes -o json (every host of the cluster, Ready, at the kubelet it runs)
-// and get pods -o json (each controller's static pods at its manifests' tags), and the health
+// and get pods -o json (each controller's static pods at its manifests' tags), the health
 // checks' (health.ClusterScript): no PodDisruptionBudget, the API servers' metrics without a
-// deprecated API requested, kubeadm's ClusterConfiguration (stacked etcd) and /readyz/etcd.
-// Nothing else is simulated.
+// deprecated API requested, kubeadm's ClusterConfiguration (stacked etcd) and /readyz/etcd; and
+// get namespace kube-system -o jsonpath={.metadata.uid} (the cluster's identity, for the host
+// fence). Nothing else is simulated.
 func (h *Host) kubectl(_ context.Context, hc interp.HandlerContext, args []string) int {
 	var words []string
 	for _, a := range args {
@@ -30,6 +31,9 @@ func (h *Host) kubectl(_ context.Context, hc interp.HandlerContext, args []strin
 	}
 	var out any
 	switch {
+	case slices.Equal(words, []string{"get", "namespace", "jsonpath={.metadata.uid}"}) && slices.Contains(args, "kube-system"):
+		fmt.Fprint(hc.Stdout, h.cluster.uid)
+		return 0
 	case slices.Equal(words, []string{"get", "nodes"}):
 		out = h.cluster.nodes()
 	case slices.Equal(words, []string{"get", "pods"}):

@@ -20,6 +20,8 @@ const (
 	injected   = `failure injected by kupgrade[- ](lab|sim)`
 	labKubelet = "/usr/local/sbin/kupgrade-lab-kubelet"
 	labKubeadm = "/usr/local/sbin/kupgrade-lab-kubeadm"
+	// uidCmd reads the cluster's identity as upgrade's clusterUIDScript does.
+	uidCmd = `kubectl --kubeconfig /etc/kubernetes/admin.conf --request-timeout=10s get namespace kube-system -o 'jsonpath={.metadata.uid}'`
 )
 
 // with is d with its fault flag set.
@@ -77,6 +79,8 @@ var Cases = []Case{
 		Want: Want{End: Lost, Disk: Disk{Tags: Next, KubeletConfig: From, Backups: []string{"kubeadm-backup-manifests"}, Fault: true}}},
 	{Name: "hang after control-plane", Setup: Setup{Fault: &sim.Fault{Phase: "control-plane", Action: sim.Hang, Once: true}}, Command: apply,
 		CancelFired: true, Want: Want{End: Cancelled, Disk: Disk{Tags: Next, KubeletConfig: From, Backups: []string{"kubeadm-backup-manifests"}}}},
+	{Name: "kube-system uid", Command: `u=$(` + uidCmd + `) && echo "uid $u" && [ "$(` + uidCmd + `)" = "$u" ] && echo same`,
+		Want: Want{Out: []string{`^uid [0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`, `^same$`}, Disk: untouched}},
 	{Name: "delay in addon", Setup: Setup{Fault: &sim.Fault{Phase: "addon", Before: true, Action: sim.Delay, Seconds: 1}}, Command: apply,
 		Want: Want{Out: []string{success}, Disk: upgraded.with(true)}},
 	// The health checks run on a controller (they fail closed: a check that cannot run refuses).
