@@ -56,7 +56,11 @@ type playExec struct {
 	endBatch bool // meta: end_batch
 	// over ends the playbook after this play, as Ansible's break_play: a batch whose hosts all
 	// failed, any_errors_fatal or max_fail_percentage.
-	over     bool
+	over bool
+	// fatal, once set (abort), ends the playbook after the running task with this error, as
+	// Ansible's ERROR! does: a changed task notified a handler the play does not have.
+	fatal    error
+	fatalMu  sync.Mutex
 	handlers []*ctask                // the play's, for meta: flush_handlers
 	included map[includeKey][]*ctask // files read by include_tasks as the play ran
 	includes []string                // the includes running now, file:line of each (MaxIncludeDepth)
@@ -165,7 +169,7 @@ func (e *playExec) runPlay(ctx context.Context, p *playbooks.Play) error {
 			e.recap.Failures = append(e.recap.Failures, h.err)
 		}
 	}
-	return nil
+	return e.fatal
 }
 
 func (e *playExec) selectHosts(p *playbooks.Play) ([]*inventory.Host, error) {
