@@ -58,9 +58,7 @@ func (d *decoder) decodeArgs(t *Task, m *module, mod *pair, label string, args m
 			args[k], nodes[k] = s, v
 		}
 	default:
-		if t.Module == "set_fact" {
-			yaml11Bools(v, 0)
-		}
+		yaml11Bools(v, 0) // `content: yes` is True to Ansible, as in every YAML 1.1 value
 		return d.argMap(v, mod.key+" of "+label, args, nodes)
 	}
 	return nil
@@ -69,6 +67,7 @@ func (d *decoder) decodeArgs(t *Task, m *module, mod *pair, label string, args m
 // mergeArgsKeyword adds the task's `args:` under the module's own arguments.
 func (d *decoder) mergeArgsKeyword(argsPair *pair, label string, args map[string]any, nodes map[string]*yaml.Node) error {
 	extra, extraNodes := map[string]any{}, map[string]*yaml.Node{}
+	yaml11Bools(argsPair.v, 0)
 	if err := d.argMap(argsPair.v, "args of "+label, extra, extraNodes); err != nil {
 		return err
 	}

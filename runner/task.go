@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kupgrade/kupgrade/jinja"
+	"github.com/kupgrade/kupgrade/playbooks"
 )
 
 const censored = "the output has been hidden due to the fact that 'no_log: true' was specified for this result"
@@ -97,6 +98,12 @@ func (e *playExec) runOnce(ctx context.Context, h *hostState, t *ctask) (map[str
 			return tmplFailure(t, "arguments", err), nil
 		}
 		args = a.(map[string]any)
+	}
+	if t.t.ModuleSource == "" {
+		var bad string
+		if args, bad = playbooks.ConvertArgs(t.modName, args); bad != "" {
+			return failure(bad), nil
+		}
 	}
 	timeout, err := e.duration(h, t.t.Timeout, 0)
 	if err != nil {
