@@ -178,6 +178,7 @@ func (p *parser) build(path, absDir string) (*Inventory, error) {
 			inv.Groups[g] = append(inv.Groups[g], name)
 		}
 	}
+	inv.orderMembers()
 	layers := []map[string]varDef{p.groups["all"].vars}
 	for _, vd := range p.varDirs {
 		layers = append(layers, vd.groups["all"])

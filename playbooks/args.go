@@ -167,7 +167,8 @@ func (d *decoder) checkThat(n *yaml.Node, v any, label string) error {
 }
 
 // splitKeyValues parses Ansible's old `src=a dest="b c"` argument string. Quotes group words;
-// a `{{ }}` expression may contain spaces.
+// a `{{ }}` expression may contain spaces, and quotes of its own inside quotes
+// (`msg="{{ x | join(" ") }}"`), as Ansible's split_args reads them.
 func splitKeyValues(s string) (map[string]string, error) {
 	out := map[string]string{}
 	var words []string
@@ -177,13 +178,9 @@ func splitKeyValues(s string) (map[string]string, error) {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			} else {
-				cur.WriteByte(c)
-			}
-		case (c == '"' || c == '\'') && depth == 0:
+		case quote != 0 && depth == 0 && c == quote:
+			quote = 0
+		case (c == '"' || c == '\'') && depth == 0 && quote == 0:
 			quote = c
 		case strings.HasPrefix(s[i:], "{{"):
 			depth++
@@ -193,7 +190,7 @@ func splitKeyValues(s string) (map[string]string, error) {
 			depth--
 			cur.WriteString("}}")
 			i++
-		case (c == ' ' || c == '\t' || c == '\n') && depth == 0:
+		case (c == ' ' || c == '\t' || c == '\n') && depth == 0 && quote == 0:
 			if cur.Len() > 0 {
 				words = append(words, cur.String())
 				cur.Reset()

@@ -84,8 +84,8 @@ func (e *playExec) runOnce(ctx context.Context, h *hostState, t *ctask) (map[str
 			return tmplFailure(t, fmt.Sprintf("when %q", c), err), nil
 		}
 		if !ok {
-			return map[string]any{"changed": false, "skipped": true, "skip_reason": "Conditional result was False",
-				"false_condition": c}, nil
+			// ansible-core 2.14's result: no false_condition key (2.15 added it).
+			return map[string]any{"changed": false, "skipped": true, "skip_reason": "Conditional result was False"}, nil
 		}
 	}
 	if e.module(t) == nil {

@@ -1,0 +1,56 @@
+package runner_test
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/kupgrade/kupgrade/runner"
+	"github.com/kupgrade/kupgrade/runner/runnertest"
+)
+
+// Registered results of skipped tasks and loops have ansible-core 2.14's keys, which
+// conditions read: a loop of skipped items says "All items skipped", a skipped task has no
+// false_condition (2.15 added it), and a loop result has no failed key unless an item failed.
+func TestRegisteredSkippedResultsAsAnsible214(t *testing.T) {
+	recap, err, _ := run(t, &runnertest.LocalDialer{}, threeHosts, `- hosts: h1
+  gather_facts: false
+  tasks:
+    - command: echo x
+      when: false
+      register: sk
+    - command: echo x
+      loop: [1, 2]
+      when: item == 5
+      register: lsk
+    - command: "echo {{ item }}"
+      loop: [a]
+      register: lr
+    - set_fact:
+        got: "{{ [sk.false_condition is defined, lsk.msg, lsk is skipped, lr.failed is defined, lr is skipped, lr is changed] }}"
+`, runner.PlayOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := recap.Registered["h1"]["got"]
+	want := []any{false, "All items skipped", true, false, false, true}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got = %#v, want %#v", got, want)
+	}
+}
+
+// hostvars of a host outside the play have the magic variables Ansible gives every host.
+func TestHostvarsOfHostsOutsideThePlay(t *testing.T) {
+	recap, err, _ := run(t, &runnertest.LocalDialer{}, threeHosts, `- hosts: h1
+  gather_facts: false
+  tasks:
+    - set_fact:
+        got: "{{ [hostvars.h2.inventory_hostname, hostvars.h2.group_names, hostvars.h2.playbook_dir is defined] }}"
+`, runner.PlayOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []any{"h2", []any{"controllers"}, true}
+	if got := recap.Registered["h1"]["got"]; !reflect.DeepEqual(got, want) {
+		t.Errorf("got = %#v, want %#v", got, want)
+	}
+}
