@@ -128,6 +128,9 @@ func (e *playExec) runPlay(ctx context.Context, p *playbooks.Play) error {
 	}
 	e.r.report(Event{Event: EventPlayStart, Msg: name, Data: map[string]any{
 		"play": name, "hosts": len(states), "host_tasks": len(states) * perHost}})
+	if len(states) == 0 {
+		return nil // Ansible's "skipping: no hosts matched" (--limit, or every host failed before): the next play runs
+	}
 	if err := e.buildVars(p, states); err != nil {
 		return fault.Mark(err, fault.ErrBadInput)
 	}
@@ -163,10 +166,12 @@ func (e *playExec) runPlay(ctx context.Context, p *playbooks.Play) error {
 		e.keep(h)
 		if h.failed {
 			e.dead[h.name] = true
-			if !h.unreachable {
+			if !h.unreachable && !h.quiet {
 				h.recap.Failed++
 			}
-			e.recap.Failures = append(e.recap.Failures, h.err)
+			if h.err != nil {
+				e.recap.Failures = append(e.recap.Failures, h.err)
+			}
 		}
 	}
 	return e.fatal

@@ -83,6 +83,9 @@ func (r *textReporter) format(b *strings.Builder, e Event) {
 			r.total = n
 		}
 		fmt.Fprintf(b, "PLAY [%s]\n", e.Msg)
+		if n, ok := e.Data["hosts"].(int); ok && n == 0 {
+			b.WriteString("skipping: no hosts matched\n")
+		}
 	case EventTaskStart:
 		r.host = e.Host
 		if e.Task != r.task || r.started.IsZero() {

@@ -30,6 +30,9 @@ type hostState struct {
 	recap      *HostRecap
 
 	failed, unreachable bool
+	// quiet: failed because a run_once task failed on another host of the batch. As in
+	// Ansible, the host leaves the play (or enters rescue) but counts no failure or rescue.
+	quiet bool
 	ended               bool           // meta: end_host: out of the play, not failed
 	strong              map[string]int // names held by include or role params (over set_fact)
 	err                 *HostError
