@@ -32,12 +32,12 @@ type hostState struct {
 	failed, unreachable bool
 	// quiet: failed because a run_once task failed on another host of the batch. As in
 	// Ansible, the host leaves the play (or enters rescue) but counts no failure or rescue.
-	quiet bool
-	ended               bool           // meta: end_host: out of the play, not failed
-	strong              map[string]int // names held by include or role params (over set_fact)
-	err                 *HostError
-	lastTask            string         // ansible_failed_task in rescue
-	lastResult          map[string]any // ansible_failed_result in rescue
+	quiet      bool
+	ended      bool           // meta: end_host: out of the play, not failed
+	strong     map[string]int // names held by include or role params (over set_fact)
+	err        *HostError
+	lastTask   string         // ansible_failed_task in rescue
+	lastResult map[string]any // ansible_failed_result in rescue
 }
 
 type saved struct {
