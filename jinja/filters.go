@@ -40,7 +40,7 @@ func lift(name string, f filter) exec.FilterFunction {
 		for k, a := range p.KwArgs {
 			kw[k] = toGo(a)
 		}
-		out, err := f(toGo(in), args, kw)
+		out, err := f(toGo(in), unstar(args, kw), kw)
 		if err != nil {
 			return fail("%s: %v", name, err)
 		}

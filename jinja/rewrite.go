@@ -198,6 +198,9 @@ func rewriteEntry(toks []token) string {
 // rewriteItem rewrites one item `a if c else b` (b may hold another inline if) or `a if c`; an
 // item without an if at its own level keeps its text, with its inner brackets rewritten.
 func rewriteItem(toks []token) string {
+	if len(toks) > 1 && toks[0].kind == 'o' && strings.TrimSpace(toks[0].text) == "*" {
+		return " " + starKey + "=(" + rewriteItem(toks[1:]) + ")" // f(a, *rest): see unstar
+	}
 	ifAt, elseAt := -1, -1
 	for i := 0; i < len(toks); i++ {
 		switch {

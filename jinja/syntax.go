@@ -79,10 +79,31 @@ var trailingComma = regexp.MustCompile(`,\s*[\]}]`)
 // which gonja does not parse either: nestIfs makes it a call of the __is or __isnot filter.
 var testKwargs = regexp.MustCompile(`\bis\s+(?:not\s+)?[\w.]+\s*\([^)]*[^=!<>]=[^=]`)
 
+// starArg is a call's starred argument (`query('together', *lists)`), which gonja does not
+// parse: nestIfs passes it as the keyword starKey, which unstar spreads back.
+var starArg = regexp.MustCompile(`[(,]\s*\*\s*[\w(\[]`)
+
+// starKey is the keyword a starred argument is passed as.
+const starKey = "__star"
+
+// unstar spreads a starred argument, passed as the keyword starKey, after the positional ones,
+// as Python's f(a, *rest) does; a value that is not a list is one argument.
+func unstar(args []any, kw map[string]any) []any {
+	v, ok := kw[starKey]
+	if !ok {
+		return args
+	}
+	delete(kw, starKey)
+	if l, ok := v.([]any); ok {
+		return append(args, l...)
+	}
+	return append(args, v)
+}
+
 // nestIfBlocks applies nestIfs to the code of every {{ }} and {% %} of s.
 func nestIfBlocks(s string) string {
 	if !nestedIf.MatchString(s) && !testKwargs.MatchString(s) && !trailingComma.MatchString(s) &&
-		!chainedIf.MatchString(s) {
+		!chainedIf.MatchString(s) && !starArg.MatchString(s) {
 		return s
 	}
 	var b strings.Builder

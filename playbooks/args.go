@@ -279,7 +279,7 @@ func (d *decoder) loopControl(t *Task, n *yaml.Node, where string) error {
 	if err != nil {
 		return err
 	}
-	keys := []string{"loop_var", "index_var", "label", "pause", "extended"}
+	keys := []string{"loop_var", "index_var", "label", "pause", "extended", "extended_allitems"} // ansible-core 2.14's
 	for _, p := range pairs {
 		switch p.key {
 		case "loop_var", "index_var":
@@ -298,6 +298,10 @@ func (d *decoder) loopControl(t *Task, n *yaml.Node, where string) error {
 			t.LoopControl.Pause, err = d.seconds(p.v, where+" pause")
 		case "extended":
 			t.LoopControl.Extended, err = d.boolean(p.v, where+" extended")
+		case "extended_allitems":
+			var all bool
+			all, err = d.boolean(p.v, where+" extended_allitems")
+			t.LoopControl.NoAllItems = !all
 		default:
 			err = d.errAt(p.k, "loop_control %q is not supported by kupgrade (%s)%s; it takes %s", p.key, where,
 				suggest(p.key, keys), strings.Join(keys, ", "))

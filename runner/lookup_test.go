@@ -27,6 +27,7 @@ func TestLookups(t *testing.T) {
 		{"{{ lookup('dict', d) }} {{ q('dict', d) }}", "{'key': 'a', 'value': 1} [{'key': 'a', 'value': 1}]"},
 		{"{{ lookup('inventory_hostnames', 'all') }} {{ query('inventory_hostnames', 'h1:h3') }}", "h1,h2,h3 ['h1', 'h3']"},
 		{"{{ lookup('file', 'r.txt') }}", "from the role"},
+		{"{{ query('together', *[l, ['a']]) }} {{ lookup('nested', *[l, ['x']], wantlist=True) }}", "[[1, 'a'], [2, None]] [[1, 'x'], [2, 'x']]"},
 		{"{{ query('varnames', '^[ldw]') }} {{ lookup('varnames', '^u', '^who$') }}", "['who', 'l', 'd'] us,who"},
 		{"{{ 'keys' in q('subelements', us, 'keys')[0][0] }} {{ q('subelements', us, 'keys') | map('last') | join(',') }}", "False k1,k2"},
 	}

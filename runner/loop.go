@@ -35,6 +35,9 @@ func (e *playExec) runLoop(ctx context.Context, h *hostState, t *ctask) (map[str
 		}
 		r, cause := e.runItem(ctx, h, t, items, i)
 		results = append(results, r)
+		if (t.modName == "set_fact" || t.modName == "include_vars") && !(t.delegateFacts && t.delegate != "") {
+			e.applyFacts(h, t, r, i) // the next items see them, as in Ansible: set_fact accumulates
+		}
 		if cause != nil || itemStops(h, r) {
 			return r, cause
 		}
