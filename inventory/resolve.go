@@ -167,6 +167,7 @@ func (p *parser) build(path, absDir string) (*Inventory, error) {
 	for _, name := range p.groupOrder {
 		inv.Groups[name] = []string{}
 	}
+	inv.Groups["ungrouped"] = []string{} // Ansible always has it, empty or not
 	for _, name := range p.hostOrder {
 		h, err := p.resolveHost(p.hosts[name], hostGroups[name], priority, inv)
 		if err != nil {
