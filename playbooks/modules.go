@@ -51,8 +51,8 @@ var modules = map[string]*module{
 		unsupported: []string{"strip_empty_ends"},
 	},
 	"copy": {
-		args: map[string]argType{"src": tStr, "content": tStr, "dest": tStr, "mode": tStr, "owner": tStr, "group": tStr, "backup": tBool, "force": tBool, "remote_src": tBool,
-			"validate": tStr},
+		args: withFileArgs(map[string]argType{"src": tStr, "content": tStr, "dest": tStr, "backup": tBool, "force": tBool, "remote_src": tBool,
+			"validate": tStr}),
 		oneOf:     [][]string{{"dest"}, {"src", "content"}},
 		exclusive: [][]string{{"src", "content"}},
 	},
@@ -72,14 +72,14 @@ var modules = map[string]*module{
 		oneOf:   [][]string{{"src"}},
 	},
 	"file": {
-		args:    map[string]argType{"path": tStr, "state": tStr, "mode": tStr, "owner": tStr, "group": tStr, "recurse": tBool, "src": tStr, "force": tBool},
+		args:    withFileArgs(map[string]argType{"path": tStr, "state": tStr, "recurse": tBool, "src": tStr, "force": tBool}),
 		aliases: map[string]string{"dest": "path", "name": "path"},
 		oneOf:   [][]string{{"path"}},
 		choices: map[string][]string{"state": {"file", "directory", "absent", "touch", "link", "hard"}},
 	},
 	"template": {
-		args: map[string]argType{"src": tStr, "dest": tStr, "mode": tStr, "owner": tStr, "group": tStr, "backup": tBool, "force": tBool,
-			"validate": tStr},
+		args: withFileArgs(map[string]argType{"src": tStr, "dest": tStr, "backup": tBool, "force": tBool,
+			"validate": tStr}),
 		oneOf: [][]string{{"src"}, {"dest"}},
 	},
 	"wait_for": {
@@ -226,11 +226,12 @@ var systemdSpec = &module{
 	choices: map[string][]string{"state": {"started", "stopped", "restarted", "reloaded"}, "scope": {"system", "user", "global"}},
 }
 
-// withFileArgs adds the file attributes kupgrade sets (mode, owner, group) to a module's
-// arguments; Ansible's others (seuser, attributes...) stay unknown, so they are refused.
+// withFileArgs adds the file attributes kupgrade sets (mode, owner, group) and the SELinux
+// context it leaves alone where SELinux is off, as Ansible does, to a module's arguments;
+// Ansible's others (attributes, unsafe_writes...) stay unknown, so they are refused.
 func withFileArgs(args map[string]argType) map[string]argType {
-	for _, k := range []string{"mode", "owner", "group"} {
-		args[k] = tStr
+	for _, k := range []string{"mode", "owner", "group", "seuser", "serole", "setype", "selevel"} {
+		args[k] = tStr // the SELinux ones: modules.WithoutSELinux
 	}
 	return args
 }

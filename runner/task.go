@@ -129,6 +129,16 @@ func (e *playExec) runOnce(ctx context.Context, h *hostState, t *ctask) (map[str
 	if m.Env, err = renderEnv(t.env, h.vars); err != nil {
 		return failure("environment: " + err.Error()), nil
 	}
+	if t.t.ModuleSource == "" {
+		var bad map[string]any
+		args, bad, err = modules.WithoutSELinux(ctx, m, args)
+		if err != nil {
+			return failure("SELinux check: " + err.Error()), nil
+		}
+		if bad != nil {
+			return bad, nil
+		}
+	}
 	res, cause := e.attempts(ctx, h, t, m, args, timeout, rt)
 	settle(res)
 	return res, cause
