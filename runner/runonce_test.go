@@ -71,3 +71,23 @@ func TestPlayWithNoHostsIsSkipped(t *testing.T) {
 		t.Errorf("h3 results = %q, want %q", got, want)
 	}
 }
+
+// group_by adds the hosts to its groups in the play's order, whatever order they finish in, as
+// Ansible does (groups['x'] shows it).
+func TestGroupByKeepsThePlayOrder(t *testing.T) {
+	for range 5 {
+		recap, err, _ := run(t, &runnertest.LocalDialer{}, "all:\n  hosts:\n    h3:\n    h1:\n    h2:\n", `- hosts: all
+  gather_facts: false
+  tasks:
+    - group_by: {key: everyone, parents: [top]}
+    - set_fact:
+        seen: "{{ groups['everyone'] + groups['top'] }}"
+`, runner.PlayOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := recap.Registered["h1"]["seen"], []any{"h3", "h1", "h2", "h3", "h1", "h2"}; !slices.Equal(got.([]any), want) {
+			t.Fatalf("seen = %v, want %v", got, want)
+		}
+	}
+}

@@ -125,6 +125,13 @@ func (e *playExec) step(ctx context.Context, hosts []*hostState, t *ctask) {
 				h.set(e, k, first.vars[k], first.registered[k])
 			}
 		}
+	} else if t.modName == "group_by" {
+		// One host after the other, in the play's order: Ansible adds the hosts to the groups
+		// (and the groups to their parents) in that order, which groups['x'] shows. group_by
+		// runs on this machine, so nothing waits on a host.
+		for _, h := range act {
+			e.runTask(ctx, h, t)
+		}
 	} else {
 		e.parallelN(act, throttle, func(h *hostState) { e.runTask(ctx, h, t) })
 	}
