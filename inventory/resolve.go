@@ -145,7 +145,7 @@ func (p *parser) ancestors(name string, parents map[string][]string, into map[st
 // build resolves each host's groups and variables into the exported Inventory.
 func (p *parser) build(path, absDir string) (*Inventory, error) {
 	inv := &Inventory{Path: path, Groups: map[string][]string{}, dir: absDir, groups: p.groups,
-		groupOrder: p.groupOrder, byName: map[string]*Host{}}
+		groupOrder: p.groupOrder, byName: map[string]*Host{}, Warnings: p.warnings}
 	parents := p.parents()
 	hostGroups := map[string]map[string]bool{}
 	for _, gname := range p.groupOrder {

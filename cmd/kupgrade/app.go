@@ -122,6 +122,9 @@ func (a *app) Inventory() (*inventory.Inventory, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, w := range inv.Warnings {
+		a.log.Warn(w)
+	}
 	a.inv = inv
 	return inv, nil
 }

@@ -81,3 +81,19 @@ func writeFile(t *testing.T, name, body string) {
 		t.Fatal(err)
 	}
 }
+
+// A key of an inventory group that Ansible skips with a warning is skipped with the warning,
+// naming its file and line; the play runs.
+func TestInventoryWarningShown(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	t.Setenv("KUPGRADE_DB", "sqlite:kupgrade.db")
+	t.Setenv("XDG_STATE_HOME", dir)
+	writeFile(t, "inv.yml", "all:\n  colour: blue\n  hosts:\n    here: {ansible_connection: local}\n")
+	writeFile(t, "site.yml", "- hosts: all\n  gather_facts: false\n  tasks:\n    - debug: {msg: hi}\n")
+	code, _, errOut := run(t, "play", "site.yml", "-i", "inv.yml")
+	if code != exitOK || !strings.Contains(errOut, `inv.yml:2:3: unknown key \"colour\" in group \"all\"`) ||
+		!strings.Contains(errOut, "skipped, as Ansible skips it") {
+		t.Errorf("exit %d, stderr:\n%s", code, errOut)
+	}
+}
