@@ -54,3 +54,31 @@ func TestHostvarsOfHostsOutsideThePlay(t *testing.T) {
 		t.Errorf("got = %#v, want %#v", got, want)
 	}
 }
+
+// The play's magic variables as ansible-playbook 2.14 gives them (recorded from it with
+// --limit h1 and with --tags x --skip-tags y).
+func TestPlayMagicVariables(t *testing.T) {
+	play := `- hosts: controllers
+  name: the play
+  gather_facts: false
+  tasks:
+    - set_fact:
+        got: "{{ [ansible_play_hosts_all, ansible_run_tags, ansible_skip_tags, ansible_limit | default('U'), ansible_diff_mode, ansible_play_name, ansible_verbosity] }}"
+      tags: [x]
+`
+	for _, c := range []struct {
+		po   runner.PlayOptions
+		want []any
+	}{
+		{runner.PlayOptions{Limit: "h1"}, []any{[]any{"h1"}, []any{"all"}, []any{}, "h1", false, "the play", 0}},
+		{runner.PlayOptions{Tags: []string{"x"}, SkipTags: []string{"y"}}, []any{[]any{"h1", "h2"}, []any{"x"}, []any{"y"}, "U", false, "the play", 0}},
+	} {
+		recap, err, _ := run(t, &runnertest.LocalDialer{}, threeHosts, play, c.po)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := recap.Registered["h1"]["got"]; !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%+v: got %#v, want %#v", c.po, got, c.want)
+		}
+	}
+}

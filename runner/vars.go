@@ -143,6 +143,7 @@ func (e *playExec) buildVars(p *playbooks.Play, hosts []*hostState) error {
 	for i, h := range hosts {
 		playHosts[i] = h.name
 	}
+	magic := e.playMagic(p, hosts)
 	for _, h := range hosts {
 		v := make(map[string]any, len(h.host.Vars)+len(p.Vars)+len(e.po.ExtraVars)+12)
 		for k, x := range p.RoleDefaults {
@@ -152,6 +153,7 @@ func (e *playExec) buildVars(p *playbooks.Play, hosts []*hostState) error {
 			v[k] = x
 		}
 		e.magicVars(v, h.host)
+		maps.Copy(v, magic)
 		v["groups"] = groups
 		v["hostvars"] = hostvars
 		v["ansible_play_hosts"] = playHosts
