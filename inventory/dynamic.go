@@ -94,4 +94,5 @@ func (inv *Inventory) regroup(h *Host) {
 			inv.Groups[n] = []string{}
 		}
 	}
+	inv.orderMembers()
 }

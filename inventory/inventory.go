@@ -23,6 +23,9 @@ type Inventory struct {
 	Path   string
 	Hosts  []*Host             // in file order, each once
 	Groups map[string][]string // group -> host names (resolved, children included), file order
+	// Warnings are what the files hold that Ansible reads past with a warning (a group's key
+	// other than hosts, children and vars), each naming its file and line.
+	Warnings []string
 
 	dir        string
 	groups     map[string]*group

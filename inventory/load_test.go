@@ -36,7 +36,7 @@ all:
 	groups := map[string][]string{
 		"all":                {"lonely", "bastion", "cp-1", "cp-2", "w-1", "g-1"},
 		"k8s":                {"cp-1", "cp-2", "w-1", "g-1"},
-		"kube_node":          {"cp-1", "w-1", "g-1"},
+		"kube_node":          {"w-1", "cp-1", "g-1"}, // its own hosts in file order, then gpu's (ansible-core 2.14)
 		"kube_control_plane": {"cp-1", "cp-2"},
 		"gpu":                {"g-1"},
 		"bastions":           {"bastion"},

@@ -58,6 +58,7 @@ type parser struct {
 	hosts      map[string]*hostDef
 	hostOrder  []string
 	budget     int
+	warnings   []string // what Ansible also reads past with a warning (Inventory.Warnings)
 }
 
 func newParser(file string) *parser {
@@ -171,8 +172,8 @@ func (p *parser) parseGroup(g *group, n *yaml.Node) error {
 			for name, d := range vars {
 				g.vars[name] = d
 			}
-		default:
-			err = unknownGroupKey(p.file, g.name, k)
+		default: // Ansible's YAML plugin warns and skips the key
+			p.warnings = append(p.warnings, unknownGroupKey(p.file, g.name, k).Error()+" (skipped, as Ansible skips it)")
 		}
 		if err != nil {
 			return err

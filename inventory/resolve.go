@@ -145,7 +145,7 @@ func (p *parser) ancestors(name string, parents map[string][]string, into map[st
 // build resolves each host's groups and variables into the exported Inventory.
 func (p *parser) build(path, absDir string) (*Inventory, error) {
 	inv := &Inventory{Path: path, Groups: map[string][]string{}, dir: absDir, groups: p.groups,
-		groupOrder: p.groupOrder, byName: map[string]*Host{}}
+		groupOrder: p.groupOrder, byName: map[string]*Host{}, Warnings: p.warnings}
 	parents := p.parents()
 	hostGroups := map[string]map[string]bool{}
 	for _, gname := range p.groupOrder {
@@ -167,6 +167,7 @@ func (p *parser) build(path, absDir string) (*Inventory, error) {
 	for _, name := range p.groupOrder {
 		inv.Groups[name] = []string{}
 	}
+	inv.Groups["ungrouped"] = []string{} // Ansible always has it, empty or not
 	for _, name := range p.hostOrder {
 		h, err := p.resolveHost(p.hosts[name], hostGroups[name], priority, inv)
 		if err != nil {
@@ -178,6 +179,7 @@ func (p *parser) build(path, absDir string) (*Inventory, error) {
 			inv.Groups[g] = append(inv.Groups[g], name)
 		}
 	}
+	inv.orderMembers()
 	layers := []map[string]varDef{p.groups["all"].vars}
 	for _, vd := range p.varDirs {
 		layers = append(layers, vd.groups["all"])

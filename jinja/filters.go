@@ -40,7 +40,7 @@ func lift(name string, f filter) exec.FilterFunction {
 		for k, a := range p.KwArgs {
 			kw[k] = toGo(a)
 		}
-		out, err := f(toGo(in), args, kw)
+		out, err := f(toGo(in), unstar(args, kw), kw)
 		if err != nil {
 			return fail("%s: %v", name, err)
 		}
@@ -63,7 +63,7 @@ func ansibleFilters() map[string]exec.FilterFunction {
 	m := map[string]exec.FilterFunction{
 		"default": filterDefault, "d": filterDefault, "mandatory": filterMandatory,
 		"__defer": filterDefer, "__keys": filterKeys, "__str": filterStr,
-		"selectattr": selectAttr(true), "rejectattr": selectAttr(false), "__ifelse": filterIfElse, "__is": filterIs, "__isnot": filterIsNot,
+		"selectattr": selectAttr(true), "rejectattr": selectAttr(false), "__ifelse": filterIfElse, "__noelse": filterNoElse, "__is": filterIs, "__isnot": filterIsNot,
 	}
 	for name, f := range map[string]filter{
 		"bool": fBool, "int": fInt, "float": fFloat, "string": fString, "lower": fLower,

@@ -35,7 +35,8 @@ func lookupFunction(wantList bool) func(*exec.Evaluator, *exec.VarArgs) (any, er
 		for k, v := range p.KwArgs {
 			kw[k] = toGo(v)
 		}
-		wantList = wantList || truth(kw["wantlist"])
+		terms = unstar(terms, kw)
+		list := wantList || truth(kw["wantlist"]) // per call: the closure serves every lookup()
 		onError, _ := kw["errors"].(string)
 		delete(kw, "wantlist")
 		delete(kw, "errors")
@@ -47,7 +48,7 @@ func lookupFunction(wantList bool) func(*exec.Evaluator, *exec.VarArgs) (any, er
 			}
 			return nil, fmt.Errorf("lookup plugin '%s': %w", name, err)
 		}
-		return lookupResult(out, wantList), nil
+		return lookupResult(out, list), nil
 	}
 }
 

@@ -41,7 +41,47 @@ func methods() exec.Methods {
 	all := builtins.Methods
 	all.Str = exec.NewMethodSet(m)
 	all.Dict = dictMethods()
+	all.List = listMethods()
 	return all
+}
+
+// listMethods are gonja's list methods and Python's index() and count(), which playbooks use
+// (groups['x'].index(inventory_hostname)).
+func listMethods() *exec.MethodSet[[]any] {
+	m := map[string]exec.Method[[]any]{}
+	for _, name := range []string{"append", "reverse", "copy"} {
+		if f, ok := builtins.Methods.List.Get(name); ok {
+			m[name] = f
+		}
+	}
+	m["index"] = func(self []any, _ *exec.Value, a *exec.VarArgs) (any, error) {
+		args := goArgs(a)
+		if len(args) != 1 {
+			return nil, &filterError{"index() takes exactly one argument"}
+		}
+		for i, x := range self {
+			if pyEqual(toGo(exec.AsValue(x)), args[0]) {
+				return i, nil
+			}
+		}
+		var b strings.Builder
+		writeRepr(&b, args[0])
+		return nil, &filterError{b.String() + " is not in list"}
+	}
+	m["count"] = func(self []any, _ *exec.Value, a *exec.VarArgs) (any, error) {
+		args := goArgs(a)
+		if len(args) != 1 {
+			return nil, &filterError{"count() takes exactly one argument"}
+		}
+		n := 0
+		for _, x := range self {
+			if pyEqual(toGo(exec.AsValue(x)), args[0]) {
+				n++
+			}
+		}
+		return n, nil
+	}
+	return exec.NewMethodSet(m)
 }
 
 // dictMethods are gonja's dict methods with keys(), values() and items() in the mapping's

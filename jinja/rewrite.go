@@ -195,9 +195,12 @@ func rewriteEntry(toks []token) string {
 	return rewriteToks(toks)
 }
 
-// rewriteItem rewrites one item `a if c else b` (b may hold another inline if); an item without
-// both words at its own level keeps its text, with its inner brackets rewritten.
+// rewriteItem rewrites one item `a if c else b` (b may hold another inline if) or `a if c`; an
+// item without an if at its own level keeps its text, with its inner brackets rewritten.
 func rewriteItem(toks []token) string {
+	if len(toks) > 1 && toks[0].kind == 'o' && strings.TrimSpace(toks[0].text) == "*" {
+		return " " + starKey + "=(" + rewriteItem(toks[1:]) + ")" // f(a, *rest): see unstar
+	}
 	ifAt, elseAt := -1, -1
 	for i := 0; i < len(toks); i++ {
 		switch {
@@ -209,8 +212,12 @@ func rewriteItem(toks []token) string {
 			elseAt = i
 		}
 	}
-	if ifAt < 0 || elseAt < 0 {
+	if ifAt < 0 {
 		return rewriteToks(toks)
+	}
+	if elseAt < 0 { // `a if c`: undefined when c is false, as in Jinja
+		a, c := rewriteToks(toks[:ifAt]), rewriteToks(toks[ifAt+1:])
+		return " ((" + c + ") | __ifelse((" + a + ") | __defer, none | __noelse)) "
 	}
 	a, c := rewriteToks(toks[:ifAt]), rewriteToks(toks[ifAt+1:elseAt])
 	return " ((" + c + ") | __ifelse((" + a + ") | __defer, (" + rewriteItem(toks[elseAt+1:]) + ") | __defer)) "

@@ -13,6 +13,12 @@ import (
 // into `((c) | __ifelse((x) | __defer, (y) | __defer))`: __defer holds back the error of the
 // branch not taken (an undefined variable, as in `x.a if x is defined else 0`), __ifelse picks.
 
+// filterNoElse is the value of `a if c` when c is false: undefined, as Jinja's (default()
+// applies to it, `is defined` is false; Ansible writes it as "" in text, kupgrade fails).
+func filterNoElse(_ *exec.Evaluator, _ *exec.Value, _ *exec.VarArgs) *exec.Value {
+	return exec.AsValue(deferred{exec.AsValue(&Undefined{Name: "the inline if-expression evaluated to false and no else section was defined; its value"})})
+}
+
 // deferred is a branch's failure, held until the branch is chosen.
 type deferred struct{ v *exec.Value }
 
@@ -40,8 +46,10 @@ func filterIfElse(_ *exec.Evaluator, in *exec.Value, p *exec.VarArgs) *exec.Valu
 	return v
 }
 
-// nestedIf is an inline if/else inside brackets (a dict's too), which gonja does not parse.
-var nestedIf = regexp.MustCompile(`[(\[{][^()\[\]{}]*\bif\b[^()\[\]{}]*\belse\b`)
+// nestedIf may be an inline if (its else optional) inside brackets (a dict's too), which gonja does not parse:
+// an opening bracket before an if and an else, other brackets between them or not
+// (`([b] if c else []) + d`); nestIfs rewrites only the real ones.
+var nestedIf = regexp.MustCompile(`(?s)[(\[{].*\bif\b`)
 
 // chainedIf is `a if c else b if d else e`, which gonja does not parse at the top of a {{ }}
 // either (Jinja reads it as `a if c else (b if d else e)`).
@@ -71,10 +79,31 @@ var trailingComma = regexp.MustCompile(`,\s*[\]}]`)
 // which gonja does not parse either: nestIfs makes it a call of the __is or __isnot filter.
 var testKwargs = regexp.MustCompile(`\bis\s+(?:not\s+)?[\w.]+\s*\([^)]*[^=!<>]=[^=]`)
 
+// starArg is a call's starred argument (`query('together', *lists)`), which gonja does not
+// parse: nestIfs passes it as the keyword starKey, which unstar spreads back.
+var starArg = regexp.MustCompile(`[(,]\s*\*\s*[\w(\[]`)
+
+// starKey is the keyword a starred argument is passed as.
+const starKey = "__star"
+
+// unstar spreads a starred argument, passed as the keyword starKey, after the positional ones,
+// as Python's f(a, *rest) does; a value that is not a list is one argument.
+func unstar(args []any, kw map[string]any) []any {
+	v, ok := kw[starKey]
+	if !ok {
+		return args
+	}
+	delete(kw, starKey)
+	if l, ok := v.([]any); ok {
+		return append(args, l...)
+	}
+	return append(args, v)
+}
+
 // nestIfBlocks applies nestIfs to the code of every {{ }} and {% %} of s.
 func nestIfBlocks(s string) string {
 	if !nestedIf.MatchString(s) && !testKwargs.MatchString(s) && !trailingComma.MatchString(s) &&
-		!chainedIf.MatchString(s) {
+		!chainedIf.MatchString(s) && !starArg.MatchString(s) {
 		return s
 	}
 	var b strings.Builder

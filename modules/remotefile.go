@@ -76,10 +76,11 @@ func (a attrArgs) script(flag string) string {
 		fmt.Fprintf(&b, `if [ ! -e "$p" ] || [ "$(stat -c %%a "$p")" != %s ]; then $dry || chmod %s "$p" || exit 1; %s=1; fi
 `, a.mode, a.mode, flag)
 	}
-	for _, x := range []struct{ v, fmt, cmd string }{{a.owner, "%U", "chown"}, {a.group, "%G", "chgrp"}} {
+	// An owner or group is a name or, as Ansible also reads it, a number (uid or gid).
+	for _, x := range []struct{ v, fmt, cmd string }{{a.owner, "%U %u", "chown"}, {a.group, "%G %g", "chgrp"}} {
 		if x.v != "" {
-			fmt.Fprintf(&b, `if [ ! -e "$p" ] || [ "$(stat -c %s "$p")" != %s ]; then $dry || %s %s "$p" || exit 1; %s=1; fi
-`, x.fmt, quote(x.v), x.cmd, quote(x.v), flag)
+			fmt.Fprintf(&b, `if [ ! -e "$p" ] || ! { set -- $(stat -c '%s' "$p"); [ "$1" = %s ] || [ "$2" = %s ]; }; then $dry || %s %s "$p" || exit 1; %s=1; fi
+`, x.fmt, quote(x.v), quote(x.v), x.cmd, quote(x.v), flag)
 		}
 	}
 	return b.String()

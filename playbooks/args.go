@@ -58,9 +58,7 @@ func (d *decoder) decodeArgs(t *Task, m *module, mod *pair, label string, args m
 			args[k], nodes[k] = s, v
 		}
 	default:
-		if t.Module == "set_fact" {
-			yaml11Bools(v, 0)
-		}
+		yaml11Bools(v, 0) // `content: yes` is True to Ansible, as in every YAML 1.1 value
 		return d.argMap(v, mod.key+" of "+label, args, nodes)
 	}
 	return nil
@@ -69,6 +67,7 @@ func (d *decoder) decodeArgs(t *Task, m *module, mod *pair, label string, args m
 // mergeArgsKeyword adds the task's `args:` under the module's own arguments.
 func (d *decoder) mergeArgsKeyword(argsPair *pair, label string, args map[string]any, nodes map[string]*yaml.Node) error {
 	extra, extraNodes := map[string]any{}, map[string]*yaml.Node{}
+	yaml11Bools(argsPair.v, 0)
 	if err := d.argMap(argsPair.v, "args of "+label, extra, extraNodes); err != nil {
 		return err
 	}
@@ -168,7 +167,8 @@ func (d *decoder) checkThat(n *yaml.Node, v any, label string) error {
 }
 
 // splitKeyValues parses Ansible's old `src=a dest="b c"` argument string. Quotes group words;
-// a `{{ }}` expression may contain spaces.
+// a `{{ }}` expression may contain spaces, and quotes of its own inside quotes
+// (`msg="{{ x | join(" ") }}"`), as Ansible's split_args reads them.
 func splitKeyValues(s string) (map[string]string, error) {
 	out := map[string]string{}
 	var words []string
@@ -178,13 +178,9 @@ func splitKeyValues(s string) (map[string]string, error) {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			} else {
-				cur.WriteByte(c)
-			}
-		case (c == '"' || c == '\'') && depth == 0:
+		case quote != 0 && depth == 0 && c == quote:
+			quote = 0
+		case (c == '"' || c == '\'') && depth == 0 && quote == 0:
 			quote = c
 		case strings.HasPrefix(s[i:], "{{"):
 			depth++
@@ -194,7 +190,7 @@ func splitKeyValues(s string) (map[string]string, error) {
 			depth--
 			cur.WriteString("}}")
 			i++
-		case (c == ' ' || c == '\t' || c == '\n') && depth == 0:
+		case (c == ' ' || c == '\t' || c == '\n') && depth == 0 && quote == 0:
 			if cur.Len() > 0 {
 				words = append(words, cur.String())
 				cur.Reset()
@@ -283,7 +279,7 @@ func (d *decoder) loopControl(t *Task, n *yaml.Node, where string) error {
 	if err != nil {
 		return err
 	}
-	keys := []string{"loop_var", "index_var", "label", "pause", "extended"}
+	keys := []string{"loop_var", "index_var", "label", "pause", "extended", "extended_allitems"} // ansible-core 2.14's
 	for _, p := range pairs {
 		switch p.key {
 		case "loop_var", "index_var":
@@ -302,6 +298,10 @@ func (d *decoder) loopControl(t *Task, n *yaml.Node, where string) error {
 			t.LoopControl.Pause, err = d.seconds(p.v, where+" pause")
 		case "extended":
 			t.LoopControl.Extended, err = d.boolean(p.v, where+" extended")
+		case "extended_allitems":
+			var all bool
+			all, err = d.boolean(p.v, where+" extended_allitems")
+			t.LoopControl.NoAllItems = !all
 		default:
 			err = d.errAt(p.k, "loop_control %q is not supported by kupgrade (%s)%s; it takes %s", p.key, where,
 				suggest(p.key, keys), strings.Join(keys, ", "))

@@ -7,7 +7,8 @@
 //
 // Guarantees:
 //   - A playbook that loads is well formed: every key is known, every task has exactly one known
-//     module with known arguments and its required ones, every `notify` names a handler, and every
+//     module with known argument names and choices (their types and required ones are Ansible's
+//     argument spec's, applied when the task runs: ConvertArgs), and every
 //     condition and template parses and uses only filters and tests kupgrade has (an unknown one,
 //     ansible.utils.ipmath say, is refused by its whole name). Anything else is an *Error naming
 //     file:line:col, with a "did you mean" hint for typos, of class fault.ErrBadInput (errors.Is).

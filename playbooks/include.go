@@ -190,12 +190,11 @@ func (d *decoder) taskFile(at *yaml.Node, path, what string, c taskCtx) ([]*Task
 }
 
 // LoadTasks reads a tasks file for an include_tasks whose name was a template, once the runner
-// has rendered it. Its notify names are not checked against the play's handlers.
+// has rendered it.
 func LoadTasks(path string) ([]*Task, error) {
 	ld := &loader{base: filepath.Dir(path), play: &playLoad{play: &Play{}, seen: map[string]bool{}, handlerFiles: map[string]bool{}}}
 	d := ld.decoder(path)
-	var refs []notifyRef
-	return d.taskFile(nil, path, "include_tasks", taskCtx{what: "task", notify: &refs})
+	return d.taskFile(nil, path, "include_tasks", taskCtx{what: "task"})
 }
 
 // ResolveTask finds an included tasks file by name in dirs, as the loader does.

@@ -141,8 +141,7 @@ func (d *decoder) play(n *yaml.Node) (*Play, error) {
 	if p.Name != "" {
 		label = fmt.Sprintf("play %q", clip(p.Name, 60))
 	}
-	var notify []notifyRef
-	tc := taskCtx{what: "task", notify: &notify}
+	tc := taskCtx{what: "task"}
 	d.ld.play = &playLoad{play: p, seen: map[string]bool{}, tc: tc, handlerFiles: map[string]bool{}}
 	// Handlers first: a role's handlers are added to the play's as the role is read.
 	if k := keys["handlers"]; k != nil {
@@ -166,7 +165,7 @@ func (d *decoder) play(n *yaml.Node) (*Play, error) {
 	if p.Hosts == "" {
 		return nil, d.errAt(n, "%s has no hosts; say which hosts it runs on (hosts: all)", label)
 	}
-	return p, d.checkNotify(p, notify, label)
+	return p, nil
 }
 
 func (d *decoder) playKey(p *Play, k *pair, label string, tc taskCtx) error {
@@ -266,24 +265,4 @@ func (d *decoder) percentage(n *yaml.Node, where string) (*float64, error) {
 		return nil, d.errAt(n, "%s must be a percentage from 0 to 100, not %q", where, clip(s, 40))
 	}
 	return &f, nil
-}
-
-// checkNotify makes sure every notify names a handler (by name or listen) of the same play.
-func (d *decoder) checkNotify(p *Play, refs []notifyRef, label string) error {
-	var names []string
-	for _, h := range p.Handlers {
-		if h.Name != "" {
-			names = append(names, h.Name)
-		}
-		names = append(names, h.Listen...)
-	}
-	for _, r := range refs {
-		if !slices.Contains(names, r.name) {
-			e := d.errAt(r.node, "notify names %q, which is not a handler of %s%s", r.name, label, suggest(r.name, names))
-			e.File = r.file
-			return e
-
-		}
-	}
-	return nil
 }

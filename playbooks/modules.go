@@ -51,8 +51,8 @@ var modules = map[string]*module{
 		unsupported: []string{"strip_empty_ends"},
 	},
 	"copy": {
-		args: map[string]argType{"src": tStr, "content": tStr, "dest": tStr, "mode": tStr, "owner": tStr, "group": tStr, "backup": tBool, "force": tBool, "remote_src": tBool,
-			"validate": tStr},
+		args: withFileArgs(map[string]argType{"src": tStr, "content": tStr, "dest": tStr, "backup": tBool, "force": tBool, "remote_src": tBool,
+			"validate": tStr}),
 		oneOf:     [][]string{{"dest"}, {"src", "content"}},
 		exclusive: [][]string{{"src", "content"}},
 	},
@@ -72,14 +72,14 @@ var modules = map[string]*module{
 		oneOf:   [][]string{{"src"}},
 	},
 	"file": {
-		args:    map[string]argType{"path": tStr, "state": tStr, "mode": tStr, "owner": tStr, "group": tStr, "recurse": tBool, "src": tStr, "force": tBool},
+		args:    withFileArgs(map[string]argType{"path": tStr, "state": tStr, "recurse": tBool, "src": tStr, "force": tBool}),
 		aliases: map[string]string{"dest": "path", "name": "path"},
 		oneOf:   [][]string{{"path"}},
 		choices: map[string][]string{"state": {"file", "directory", "absent", "touch", "link", "hard"}},
 	},
 	"template": {
-		args: map[string]argType{"src": tStr, "dest": tStr, "mode": tStr, "owner": tStr, "group": tStr, "backup": tBool, "force": tBool,
-			"validate": tStr},
+		args: withFileArgs(map[string]argType{"src": tStr, "dest": tStr, "backup": tBool, "force": tBool,
+			"validate": tStr}),
 		oneOf: [][]string{{"src"}, {"dest"}},
 	},
 	"wait_for": {
@@ -226,11 +226,12 @@ var systemdSpec = &module{
 	choices: map[string][]string{"state": {"started", "stopped", "restarted", "reloaded"}, "scope": {"system", "user", "global"}},
 }
 
-// withFileArgs adds the file attributes kupgrade sets (mode, owner, group) to a module's
-// arguments; Ansible's others (seuser, attributes...) stay unknown, so they are refused.
+// withFileArgs adds the file attributes kupgrade sets (mode, owner, group) and the SELinux
+// context it leaves alone where SELinux is off, as Ansible does, to a module's arguments;
+// Ansible's others (attributes, unsafe_writes...) stay unknown, so they are refused.
 func withFileArgs(args map[string]argType) map[string]argType {
-	for _, k := range []string{"mode", "owner", "group"} {
-		args[k] = tStr
+	for _, k := range []string{"mode", "owner", "group", "seuser", "serole", "setype", "selevel"} {
+		args[k] = tStr // the SELinux ones: modules.WithoutSELinux
 	}
 	return args
 }
@@ -266,8 +267,9 @@ func normaliseModule(key string) string {
 	return key
 }
 
-// checkArgs validates a module's arguments, returning the key at fault (for the position) and
-// the message; "" when all is well. Aliases are renamed in place.
+// checkArgs validates a module's argument names, returning the key at fault (for the position)
+// and the message; "" when all is well. Aliases are renamed in place. Types, choices and
+// required arguments are Ansible's argument spec's, checked when the task runs (ConvertArgs).
 func (m *module) checkArgs(name string, args map[string]any) (string, string) {
 	for alias, real := range m.aliases {
 		v, ok := args[alias]
@@ -281,8 +283,7 @@ func (m *module) checkArgs(name string, args map[string]any) (string, string) {
 		args[real] = v
 	}
 	for _, k := range slices.Sorted(maps.Keys(args)) {
-		t, known := m.args[k]
-		if !known {
+		if _, known := m.args[k]; !known {
 			if slices.Contains(m.unsupported, k) {
 				return k, fmt.Sprintf("%s: argument %q is not supported by kupgrade", name, k)
 			}
@@ -298,27 +299,10 @@ func (m *module) checkArgs(name string, args map[string]any) (string, string) {
 			// Not a typo of one it takes: most likely an Ansible option kupgrade lacks.
 			return k, fmt.Sprintf("%s: argument %q is not supported by kupgrade (it takes %s)", name, k, strings.Join(m.argNames(), ", "))
 		}
-		if msg := checkType(args[k], t); msg != "" {
-			return k, fmt.Sprintf("%s: argument %q %s", name, k, msg)
-		}
+		// A literal choice kupgrade lacks is refused by name; some are Ansible's (uri's
+		// form-multipart) that kupgrade does not run.
 		if s, ok := args[k].(string); ok && m.choices[k] != nil && !strings.Contains(s, "{{") && !slices.Contains(m.choices[k], s) {
 			return k, fmt.Sprintf("%s: %s must be one of %s, not %q", name, k, strings.Join(m.choices[k], ", "), s)
-		}
-	}
-	for _, group := range m.oneOf {
-		if !slices.ContainsFunc(group, func(k string) bool { _, ok := args[k]; return ok }) {
-			return "", fmt.Sprintf("%s needs %s", name, quoteJoin(group, " or "))
-		}
-	}
-	for _, group := range m.exclusive {
-		var set []string
-		for _, k := range group {
-			if _, ok := args[k]; ok {
-				set = append(set, k)
-			}
-		}
-		if len(set) > 1 {
-			return set[1], fmt.Sprintf("%s takes only one of %s", name, quoteJoin(group, ", "))
 		}
 	}
 	if name == "set_fact" && len(args) == 0 {
@@ -339,46 +323,6 @@ func (m *module) argNames() []string {
 	}
 	slices.Sort(names)
 	return names
-}
-
-func checkType(v any, t argType) string {
-	if s, ok := v.(string); ok && strings.Contains(s, "{{") {
-		return ""
-	}
-	switch t {
-	case tStr:
-		switch v.(type) {
-		case map[string]any, []any:
-			return "must be a string"
-		}
-	case tBool:
-		switch v := v.(type) {
-		case bool:
-		case string:
-			if !slices.Contains([]string{"true", "false", "yes", "no", "on", "off"}, strings.ToLower(v)) {
-				return "must be true or false"
-			}
-		default:
-			return "must be true or false"
-		}
-	case tInt:
-		switch v := v.(type) {
-		case int:
-		case string:
-			if _, err := strconv.Atoi(v); err != nil {
-				return "must be a whole number"
-			}
-		default:
-			return "must be a whole number"
-		}
-	case tList:
-		switch v.(type) {
-		case string, []any:
-		default:
-			return "must be a string or a list"
-		}
-	}
-	return ""
 }
 
 func quoteJoin(names []string, sep string) string {

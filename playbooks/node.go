@@ -182,7 +182,7 @@ func (d *decoder) value(n *yaml.Node) (v any, err error) {
 // yaml11Bools makes the plain scalars YAML 1.1 reads as booleans (yes, no, on, off in their
 // three spellings) booleans, as Ansible's YAML reader does: yaml.v3 reads YAML 1.2, where they
 // are strings, so `enabled: yes` would otherwise be the string "yes". It applies to variables
-// (vars, vars files, role defaults and vars, set_fact): module arguments take either.
+// (vars, vars files, role defaults and vars) and to module arguments.
 func yaml11Bools(n *yaml.Node, depth int) {
 	if n == nil || depth > 64 {
 		return

@@ -174,7 +174,7 @@ func (d *decoder) roleBody(s roleSpec, r *Role, c taskCtx) (*Task, error) {
 	}
 	if p, ok := d.rolePart(s, "handlers"); ok && !d.ld.play.handlerFiles[p] {
 		d.ld.play.handlerFiles[p] = true // a role used twice has its handlers once
-		htc := taskCtx{what: "handler", notify: c.notify}
+		htc := taskCtx{what: "handler"}
 		hs, err := d.taskFile(s.at, p, "handlers of role "+r.Name, htc)
 		if err != nil {
 			return nil, err

@@ -32,15 +32,8 @@ const maxNesting = 16
 
 // taskCtx is what a task's decoding needs to know about where it sits.
 type taskCtx struct {
-	what   string // "task" or "handler"
-	depth  int
-	notify *[]notifyRef
-}
-
-type notifyRef struct {
-	name string
-	file string
-	node *yaml.Node
+	what  string // "task" or "handler"
+	depth int
 }
 
 func (d *decoder) tasks(n *yaml.Node, what string, c taskCtx) ([]*Task, error) {
@@ -306,12 +299,9 @@ func (d *decoder) flowKey(t *Task, p *pair, c taskCtx, label func() string, wher
 	var err error
 	switch p.key {
 	case "notify":
-		var nodes []*yaml.Node
-		if t.Notify, nodes, err = d.strList(p.v, where("notify")); err == nil {
-			for i, name := range t.Notify {
-				*c.notify = append(*c.notify, notifyRef{name, d.file, nodes[i]})
-			}
-		}
+		// A name no handler answers to fails only when a changed task notifies it, as in
+		// Ansible (the runner's unknownHandler).
+		t.Notify, _, err = d.strList(p.v, where("notify"))
 	case "listen":
 		if c.what != "handler" {
 			return d.errAt(p.k, "listen is only for handlers (%s)", label())
@@ -326,7 +316,7 @@ func (d *decoder) flowKey(t *Task, p *pair, c taskCtx, label func() string, wher
 	case "vars":
 		t.Vars, err = d.varMap(p.v, where("vars"))
 	case "block", "rescue", "always":
-		sub := taskCtx{what: c.what, depth: c.depth + 1, notify: c.notify}
+		sub := taskCtx{what: c.what, depth: c.depth + 1}
 		var list []*Task
 		if list, err = d.tasks(p.v, where(p.key), sub); err == nil {
 			if list == nil {

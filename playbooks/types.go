@@ -136,6 +136,9 @@ func (t *Task) Label() string {
 type LoopControl struct {
 	IndexVar, Label, Pause string
 	Extended               bool
+	// NoAllItems is extended_allitems: false: ansible_loop without allitems (a long loop's
+	// items are not copied into every item's result).
+	NoAllItems bool
 }
 
 // Role is one role as loaded: its folder and variables.

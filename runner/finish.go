@@ -88,9 +88,7 @@ func (e *playExec) finish(h *hostState, t *ctask, res map[string]any, cause erro
 		ev.Changed = true
 		h.recap.OK++
 		h.recap.Changed++
-		for _, n := range t.notify {
-			h.notified[n] = true
-		}
+		e.notifyHandlers(h, t)
 	default:
 		ev.Event = EventTaskOK
 		h.recap.OK++

@@ -274,6 +274,9 @@ func loopVars(lc playbooks.LoopControl, items []any, i int) map[string]any {
 		n := len(items)
 		l := map[string]any{"allitems": items, "index": i + 1, "index0": i, "revindex": n - i,
 			"revindex0": n - i - 1, "first": i == 0, "last": i == n-1, "length": n}
+		if lc.NoAllItems {
+			delete(l, "allitems")
+		}
 		if i > 0 {
 			l["previtem"] = items[i-1]
 		}

@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/kupgrade/kupgrade/jinja"
@@ -25,6 +27,7 @@ var lookupPlugins = map[string]func(l lookups, terms []any, kw, vars map[string]
 	"pipe":                lookupPipe,
 	"vars":                lookupVars,
 	"inventory_hostnames": lookupHosts,
+	"varnames":            lookupVarnames,
 }
 
 func (l lookups) Lookup(name string, terms []any, kw, vars map[string]any) ([]any, error) {
@@ -41,7 +44,7 @@ func (l lookups) Lookup(name string, terms []any, kw, vars map[string]any) ([]an
 }
 
 func lookupNames() string {
-	return "env, file, template, pipe, vars, inventory_hostnames, items, list, dict, first_found, nested, " +
+	return "env, file, template, pipe, vars, varnames, inventory_hostnames, items, list, dict, first_found, nested, " +
 		"indexed_items, flattened, together, sequence, subelements, random_choice, fileglob"
 }
 
@@ -153,6 +156,59 @@ func lookupVars(_ lookups, terms []any, kw, vars map[string]any) ([]any, error) 
 		out[i] = r
 	}
 	return out, nil
+}
+
+// lookupVarnames lists the names of the host's variables that each term (a regular expression,
+// searched anywhere in the name as Python's re.search does) matches, term after term.
+func lookupVarnames(l lookups, terms []any, _, vars map[string]any) ([]any, error) {
+	names := l.varOrder(vars)
+	out := []any{}
+	for _, t := range terms {
+		s, ok := t.(string)
+		if !ok {
+			return nil, fmt.Errorf("Invalid setting identifier, %q is not a string, it is a %T", jinja.Str(t), t)
+		}
+		re, err := regexp.Compile(s)
+		if err != nil {
+			return nil, fmt.Errorf("Unable to use %q as a search parameter: %v", s, err)
+		}
+		for _, n := range names {
+			if re.MatchString(n) {
+				out = append(out, n)
+			}
+		}
+	}
+	return out, nil
+}
+
+// varOrder lists the variables' names about as Ansible's variables dict orders them: the
+// host's inventory variables, then the play's vars as written, then the others sorted.
+func (l lookups) varOrder(vars map[string]any) []string {
+	var layers [][]string
+	if h := l.e.states[jinja.Str(vars["inventory_hostname"])]; h != nil {
+		layers = append(layers, jinja.Keys(h.host.Vars))
+	}
+	if l.e.play != nil {
+		layers = append(layers, jinja.Keys(l.e.play.Vars))
+	}
+	var rest []string
+	for k := range vars {
+		if k != "" && k[0] != 0 { // the lookup and data keys are not variables
+			rest = append(rest, k)
+		}
+	}
+	slices.Sort(rest)
+	seen := map[string]bool{}
+	var names []string
+	for _, layer := range append(layers, rest) {
+		for _, k := range layer {
+			if _, ok := vars[k]; ok && !seen[k] {
+				seen[k] = true
+				names = append(names, k)
+			}
+		}
+	}
+	return names
 }
 
 // lookupHosts is the inventory's hosts matching the patterns, in inventory order.

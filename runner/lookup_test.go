@@ -12,7 +12,7 @@ import (
 
 // TestLookups: lookup(), query() and q() give what ansible-playbook 2.14 gives for the same
 // play (recorded from it): env, file, template, pipe, vars, first_found, fileglob, items, dict
-// and inventory_hostnames, a role's files found in the role first.
+// inventory_hostnames and varnames, a role's files found in the role first.
 func TestLookups(t *testing.T) {
 	t.Setenv("KUPGRADE_LOOKUP_TEST", "from env")
 	cases := []struct{ expr, want string }{
@@ -27,6 +27,8 @@ func TestLookups(t *testing.T) {
 		{"{{ lookup('dict', d) }} {{ q('dict', d) }}", "{'key': 'a', 'value': 1} [{'key': 'a', 'value': 1}]"},
 		{"{{ lookup('inventory_hostnames', 'all') }} {{ query('inventory_hostnames', 'h1:h3') }}", "h1,h2,h3 ['h1', 'h3']"},
 		{"{{ lookup('file', 'r.txt') }}", "from the role"},
+		{"{{ query('together', *[l, ['a']]) }} {{ lookup('nested', *[l, ['x']], wantlist=True) }}", "[[1, 'a'], [2, None]] [[1, 'x'], [2, 'x']]"},
+		{"{{ query('varnames', '^[ldw]') }} {{ lookup('varnames', '^u', '^who$') }}", "['who', 'l', 'd'] us,who"},
 		{"{{ 'keys' in q('subelements', us, 'keys')[0][0] }} {{ q('subelements', us, 'keys') | map('last') | join(',') }}", "False k1,k2"},
 	}
 	var role strings.Builder

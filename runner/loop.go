@@ -35,6 +35,9 @@ func (e *playExec) runLoop(ctx context.Context, h *hostState, t *ctask) (map[str
 		}
 		r, cause := e.runItem(ctx, h, t, items, i)
 		results = append(results, r)
+		if (t.modName == "set_fact" || t.modName == "include_vars") && !(t.delegateFacts && t.delegate != "") {
+			e.applyFacts(h, t, r, i) // the next items see them, as in Ansible: set_fact accumulates
+		}
 		if cause != nil || itemStops(h, r) {
 			return r, cause
 		}
@@ -79,6 +82,9 @@ func (e *playExec) runItem(ctx context.Context, h *hostState, t *ctask, items []
 // loopDone is a loop's msg when no item failed, as Ansible's; the text report does not repeat it.
 const loopDone = "All items completed"
 
+// loopSkipped is the msg of a loop whose every item was skipped, as ansible-core 2.14's.
+const loopSkipped = "All items skipped"
+
 // loopResult is a finished loop's result: changed or failed when any item was, skipped when
 // every item was (and there was one). As Ansible's, it has a failed key only when an item failed.
 func loopResult(results []any) map[string]any {
@@ -90,8 +96,11 @@ func loopResult(results []any) map[string]any {
 		skipped = skipped && truth(r["skipped"])
 	}
 	res := map[string]any{"results": results, "changed": changed, "skipped": skipped, "msg": loopDone}
-	if failed {
+	switch {
+	case failed:
 		res["failed"], res["msg"] = true, "One or more items failed"
+	case skipped:
+		res["msg"] = loopSkipped
 	}
 	return res
 }

@@ -56,7 +56,11 @@ type playExec struct {
 	endBatch bool // meta: end_batch
 	// over ends the playbook after this play, as Ansible's break_play: a batch whose hosts all
 	// failed, any_errors_fatal or max_fail_percentage.
-	over     bool
+	over bool
+	// fatal, once set (abort), ends the playbook after the running task with this error, as
+	// Ansible's ERROR! does: a changed task notified a handler the play does not have.
+	fatal    error
+	fatalMu  sync.Mutex
 	handlers []*ctask                // the play's, for meta: flush_handlers
 	included map[includeKey][]*ctask // files read by include_tasks as the play ran
 	includes []string                // the includes running now, file:line of each (MaxIncludeDepth)
@@ -124,6 +128,9 @@ func (e *playExec) runPlay(ctx context.Context, p *playbooks.Play) error {
 	}
 	e.r.report(Event{Event: EventPlayStart, Msg: name, Data: map[string]any{
 		"play": name, "hosts": len(states), "host_tasks": len(states) * perHost}})
+	if len(states) == 0 {
+		return nil // Ansible's "skipping: no hosts matched" (--limit, or every host failed before): the next play runs
+	}
 	if err := e.buildVars(p, states); err != nil {
 		return fault.Mark(err, fault.ErrBadInput)
 	}
@@ -159,13 +166,15 @@ func (e *playExec) runPlay(ctx context.Context, p *playbooks.Play) error {
 		e.keep(h)
 		if h.failed {
 			e.dead[h.name] = true
-			if !h.unreachable {
+			if !h.unreachable && !h.quiet {
 				h.recap.Failed++
 			}
-			e.recap.Failures = append(e.recap.Failures, h.err)
+			if h.err != nil {
+				e.recap.Failures = append(e.recap.Failures, h.err)
+			}
 		}
 	}
-	return nil
+	return e.fatal
 }
 
 func (e *playExec) selectHosts(p *playbooks.Play) ([]*inventory.Host, error) {

@@ -90,6 +90,9 @@ func (r *textReporter) format(b *strings.Builder, e Event) {
 			r.total = n
 		}
 		fmt.Fprintf(b, "PLAY [%s]\n", e.Msg)
+		if n, ok := e.Data["hosts"].(int); ok && n == 0 {
+			b.WriteString("skipping: no hosts matched\n")
+		}
 	case EventTaskStart:
 		r.host = e.Host
 		r.running++
@@ -110,7 +113,7 @@ func (r *textReporter) format(b *strings.Builder, e Event) {
 			word = "changed"
 		}
 		fmt.Fprintf(b, "%s: [%s] %s%s\n", word, e.Host, e.Task, seconds(e.Duration))
-		if e.Msg != "" && e.Msg != loopDone { // debug's msg, and what a module says it did
+		if e.Msg != "" && e.Msg != loopDone && e.Msg != loopSkipped { // debug's msg, and what a module says it did
 			fmt.Fprintf(b, "  msg: %s\n", strings.ReplaceAll(e.Msg, "\n", "\n  "))
 		}
 	case EventTaskSkipped:

@@ -57,8 +57,10 @@ func (e *playExec) runBlock(ctx context.Context, hosts []*hostState, b *ctask) {
 		for _, h := range failed {
 			// Ansible counts a host rescued when it enters rescue, whether or not the rescue
 			// then succeeds (a failing rescue shows rescued=1 and failed=1).
-			h.recap.Rescued++
-			h.failed, h.err = false, nil
+			if !h.quiet {
+				h.recap.Rescued++
+			}
+			h.failed, h.err, h.quiet = false, nil, false
 			h.vars["ansible_failed_task"] = map[string]any{"name": h.lastTask}
 			h.vars["ansible_failed_result"] = h.lastResult
 		}
@@ -107,6 +109,11 @@ func (e *playExec) step(ctx context.Context, hosts []*hostState, t *ctask) {
 	if runOnce || t.modName == "pause" {
 		first := act[0]
 		e.runTask(ctx, first, t)
+		if runOnce && first.failed && !first.unreachable {
+			for _, h := range act[1:] { // Ansible fails every host of the batch with it
+				h.failed, h.quiet = true, true
+			}
+		}
 		// The result of a run_once task belongs to every host of the batch, as in Ansible. pause
 		// runs once too (Ansible's BYPASS_HOST_LOOP action), but only the first host has its
 		// result: the others neither count nor register it, as in ansible-core 2.14.
@@ -117,6 +124,13 @@ func (e *playExec) step(ctx context.Context, hosts []*hostState, t *ctask) {
 			for _, k := range first.pending {
 				h.set(e, k, first.vars[k], first.registered[k])
 			}
+		}
+	} else if t.modName == "group_by" {
+		// One host after the other, in the play's order: Ansible adds the hosts to the groups
+		// (and the groups to their parents) in that order, which groups['x'] shows. group_by
+		// runs on this machine, so nothing waits on a host.
+		for _, h := range act {
+			e.runTask(ctx, h, t)
 		}
 	} else {
 		e.parallelN(act, throttle, func(h *hostState) { e.runTask(ctx, h, t) })

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kupgrade/kupgrade/jinja"
+	"github.com/kupgrade/kupgrade/playbooks"
 )
 
 const censored = "the output has been hidden due to the fact that 'no_log: true' was specified for this result"
@@ -83,8 +84,8 @@ func (e *playExec) runOnce(ctx context.Context, h *hostState, t *ctask) (map[str
 			return tmplFailure(t, fmt.Sprintf("when %q", c), err), nil
 		}
 		if !ok {
-			return map[string]any{"changed": false, "skipped": true, "skip_reason": "Conditional result was False",
-				"false_condition": c}, nil
+			// ansible-core 2.14's result: no false_condition key (2.15 added it).
+			return map[string]any{"changed": false, "skipped": true, "skip_reason": "Conditional result was False"}, nil
 		}
 	}
 	if e.module(t) == nil {
@@ -97,6 +98,12 @@ func (e *playExec) runOnce(ctx context.Context, h *hostState, t *ctask) (map[str
 			return tmplFailure(t, "arguments", err), nil
 		}
 		args = a.(map[string]any)
+	}
+	if t.t.ModuleSource == "" {
+		var bad string
+		if args, bad = playbooks.ConvertArgs(t.modName, args); bad != "" {
+			return failure(bad), nil
+		}
 	}
 	timeout, err := e.duration(h, t.t.Timeout, 0)
 	if err != nil {
@@ -121,6 +128,16 @@ func (e *playExec) runOnce(ctx context.Context, h *hostState, t *ctask) (map[str
 	m := e.modTask(h, t)
 	if m.Env, err = renderEnv(t.env, h.vars); err != nil {
 		return failure("environment: " + err.Error()), nil
+	}
+	if t.t.ModuleSource == "" {
+		var bad map[string]any
+		args, bad, err = modules.WithoutSELinux(ctx, m, args)
+		if err != nil {
+			return failure("SELinux check: " + err.Error()), nil
+		}
+		if bad != nil {
+			return bad, nil
+		}
 	}
 	res, cause := e.attempts(ctx, h, t, m, args, timeout, rt)
 	settle(res)

@@ -30,11 +30,14 @@ type hostState struct {
 	recap      *HostRecap
 
 	failed, unreachable bool
-	ended               bool           // meta: end_host: out of the play, not failed
-	strong              map[string]int // names held by include or role params (over set_fact)
-	err                 *HostError
-	lastTask            string         // ansible_failed_task in rescue
-	lastResult          map[string]any // ansible_failed_result in rescue
+	// quiet: failed because a run_once task failed on another host of the batch. As in
+	// Ansible, the host leaves the play (or enters rescue) but counts no failure or rescue.
+	quiet      bool
+	ended      bool           // meta: end_host: out of the play, not failed
+	strong     map[string]int // names held by include or role params (over set_fact)
+	err        *HostError
+	lastTask   string         // ansible_failed_task in rescue
+	lastResult map[string]any // ansible_failed_result in rescue
 }
 
 type saved struct {
@@ -115,7 +118,7 @@ func (h *hostState) publish() {
 func (e *playExec) buildVars(p *playbooks.Play, hosts []*hostState) error {
 	hostvars := make(map[string]any, len(e.inv.Hosts))
 	for _, ih := range e.inv.Hosts {
-		hostvars[ih.Name] = ih.Vars
+		hostvars[ih.Name] = e.outsideVars(ih)
 	}
 	groups := make(map[string]any, len(e.inv.Groups)+1)
 	for g, names := range e.inv.Groups {
@@ -140,6 +143,7 @@ func (e *playExec) buildVars(p *playbooks.Play, hosts []*hostState) error {
 	for i, h := range hosts {
 		playHosts[i] = h.name
 	}
+	magic := e.playMagic(p, hosts)
 	for _, h := range hosts {
 		v := make(map[string]any, len(h.host.Vars)+len(p.Vars)+len(e.po.ExtraVars)+12)
 		for k, x := range p.RoleDefaults {
@@ -148,16 +152,12 @@ func (e *playExec) buildVars(p *playbooks.Play, hosts []*hostState) error {
 		for k, x := range h.host.Vars {
 			v[k] = x
 		}
-		v["inventory_hostname"] = h.name
-		v["inventory_hostname_short"], _, _ = strings.Cut(h.name, ".")
-		v["group_names"] = groupNames(h.host.Groups)
+		e.magicVars(v, h.host)
+		maps.Copy(v, magic)
 		v["groups"] = groups
 		v["hostvars"] = hostvars
 		v["ansible_play_hosts"] = playHosts
 		v["play_hosts"] = playHosts
-		v["ansible_check_mode"] = e.po.Check
-		v["playbook_dir"] = e.dir
-		v["ansible_version"] = ansibleVersion()
 		v[jinja.LookupKey] = lookups{e}
 		for k, x := range e.po.ExtraVars {
 			v[k] = x
@@ -184,6 +184,27 @@ func (e *playExec) buildVars(p *playbooks.Play, hosts []*hostState) error {
 		hostvars[h.name] = h.pub
 	}
 	return nil
+}
+
+// magicVars sets the variables Ansible gives every host, in the play or not, which its
+// hostvars show too (hostvars['other'].group_names).
+func (e *playExec) magicVars(v map[string]any, ih *inventory.Host) {
+	v["inventory_hostname"] = ih.Name
+	v["inventory_hostname_short"], _, _ = strings.Cut(ih.Name, ".")
+	v["group_names"] = groupNames(ih.Groups)
+	v["ansible_check_mode"] = e.po.Check
+	v["playbook_dir"] = e.dir
+	v["ansible_version"] = ansibleVersion()
+}
+
+// outsideVars is the hostvars entry of a host as the play starts: its inventory variables and
+// the magic ones; the play's hosts have theirs replaced by their whole scope.
+func (e *playExec) outsideVars(ih *inventory.Host) map[string]any {
+	v := make(map[string]any, len(ih.Vars)+6)
+	maps.Copy(v, ih.Vars)
+	jinja.CopyOrder(v, ih.Vars)
+	e.magicVars(v, ih)
+	return v
 }
 
 func toAnySlice(ss []string) []any {

@@ -27,7 +27,7 @@ type Globals struct {
 	AcceptNewHostKeys bool          `name:"accept-new-host-keys" help:"Trust and record keys of hosts not yet known; a changed key is still refused."`
 	Output            string        `short:"o" enum:"table,json" default:"table" help:"Output: table or json."`
 	LogLevel          string        `name:"log-level" enum:"debug,info,warn,error" default:"info" help:"Diagnostics level (stderr)."`
-	LogFormat         string        `name:"log-format" enum:"text,json" default:"text" help:"Diagnostics format (stderr)."`
+	LogFormat         string        `name:"log-format" enum:"auto,text,json" default:"auto" help:"Diagnostics format (stderr): auto is json under -o json (every line a tool reads is JSON), else text."`
 	ClockOffset       time.Duration `name:"clock-offset" env:"KUPGRADE_CLOCK_OFFSET" hidden:"" help:"Shift this machine's clock as kupgrade reads it (fault tests: leases must not depend on it)."`
 	LeaseTTL          time.Duration `name:"lease-ttl" env:"KUPGRADE_LEASE_TTL" default:"30s" help:"Lease time-to-live of an operation; a dead kupgrade is noticed after about this long."`
 	KubeadmTimeout    time.Duration `name:"kubeadm-timeout" default:"15m" help:"Time one kubeadm command may take before it is stopped and the step failed."`
@@ -74,7 +74,7 @@ func newApp(g *Globals, stdin io.Reader, stdout, stderr io.Writer) *app {
 		a.errTTY = term.IsTerminal(int(f.Fd()))
 	}
 	handler := func(w io.Writer) slog.Handler {
-		if g.LogFormat == "json" {
+		if g.LogFormat == "json" || g.LogFormat != "text" && g.Output == "json" {
 			o := *opts
 			o.ReplaceAttr = durationString
 			return slog.NewJSONHandler(w, &o)
@@ -122,6 +122,9 @@ func (a *app) Inventory() (*inventory.Inventory, error) {
 	inv, err := inventory.LoadAll(a.g.Inventory...)
 	if err != nil {
 		return nil, err
+	}
+	for _, w := range inv.Warnings {
+		a.log.Warn(w)
 	}
 	a.inv = inv
 	return inv, nil

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -40,5 +41,59 @@ func TestJSONLogDurations(t *testing.T) {
 	a.log.Info("waiting", "retry_every", 90*time.Second)
 	if !strings.Contains(errb.String(), `"retry_every":"1m30s"`) {
 		t.Errorf("log line: %s", errb.String())
+	}
+}
+
+// With -o json every line a tool reads is JSON, on stdout and stderr: the events, the run log's
+// path, the playbook's warnings and the final error. --log-format text still gives text.
+func TestPlayOutputAllJSON(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	t.Setenv("KUPGRADE_DB", "sqlite:kupgrade.db")
+	t.Setenv("XDG_STATE_HOME", dir)
+	writeFile(t, "inv.yml", "all:\n  hosts:\n    here: {ansible_connection: local}\n")
+	writeFile(t, "t.yml", "- debug: {msg: included}\n")
+	writeFile(t, "site.yml", "- hosts: all\n  gather_facts: false\n  tasks:\n    - include: t.yml\n    - fail: {msg: stop}\n")
+	code, out, errOut := run(t, "play", "site.yml", "-i", "inv.yml", "-o", "json")
+	if code == exitOK {
+		t.Fatalf("the failing play exited 0")
+	}
+	var lines []string
+	for _, s := range []string{out, errOut} {
+		lines = append(lines, strings.Split(strings.TrimSpace(s), "\n")...)
+	}
+	for _, l := range lines {
+		if !json.Valid([]byte(l)) {
+			t.Errorf("not JSON: %q", l)
+		}
+	}
+	if !strings.Contains(errOut, `"msg":"run log"`) || !strings.Contains(errOut, `deprecated`) {
+		t.Errorf("stderr lacks the run log's path or the warning:\n%s", errOut)
+	}
+	if _, _, errOut := run(t, "play", "site.yml", "-i", "inv.yml", "-o", "json", "--log-format", "text"); !strings.Contains(errOut, `level=INFO msg="run log"`) {
+		t.Errorf("--log-format text: %s", errOut)
+	}
+}
+
+func writeFile(t *testing.T, name, body string) {
+	t.Helper()
+	if err := os.WriteFile(name, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A key of an inventory group that Ansible skips with a warning is skipped with the warning,
+// naming its file and line; the play runs.
+func TestInventoryWarningShown(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	t.Setenv("KUPGRADE_DB", "sqlite:kupgrade.db")
+	t.Setenv("XDG_STATE_HOME", dir)
+	writeFile(t, "inv.yml", "all:\n  colour: blue\n  hosts:\n    here: {ansible_connection: local}\n")
+	writeFile(t, "site.yml", "- hosts: all\n  gather_facts: false\n  tasks:\n    - debug: {msg: hi}\n")
+	code, _, errOut := run(t, "play", "site.yml", "-i", "inv.yml")
+	if code != exitOK || !strings.Contains(errOut, `inv.yml:2:3: unknown key \"colour\" in group \"all\"`) ||
+		!strings.Contains(errOut, "skipped, as Ansible skips it") {
+		t.Errorf("exit %d, stderr:\n%s", code, errOut)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/kupgrade/kupgrade/internal/fault"
 	"github.com/kupgrade/kupgrade/inventory"
@@ -34,6 +35,10 @@ func (c *playCmd) Run(ctx context.Context, a *app) error {
 		return err
 	}
 	for _, w := range pb.Warnings {
+		if a.json() { // every line of -o json is JSON, diagnostics too
+			a.log.Warn(strings.TrimPrefix(w, "[WARNING]: "))
+			continue
+		}
 		fmt.Fprintln(a.stderr, w)
 	}
 	inv, err := a.Inventory()
