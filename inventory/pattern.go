@@ -218,29 +218,7 @@ func (inv *Inventory) groupHosts(name string) []string {
 	if name == "all" {
 		return slices.Clone(inv.Groups["all"])
 	}
-	var out []string
-	seenHost, seenGroup := map[string]bool{}, map[string]bool{name: true}
-	level := []string{name}
-	for len(level) > 0 {
-		var next []string
-		for _, gname := range level {
-			g := inv.groups[gname]
-			for _, h := range g.hosts {
-				if !seenHost[h] {
-					seenHost[h] = true
-					out = append(out, h)
-				}
-			}
-			for _, c := range g.children {
-				if !seenGroup[c] {
-					seenGroup[c] = true
-					next = append(next, c)
-				}
-			}
-		}
-		level = next
-	}
-	return out
+	return membersInOrder(inv.groups, name, func(string) bool { return true })
 }
 
 func termMatcher(term string) (func(string) bool, error) {
