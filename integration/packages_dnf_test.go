@@ -33,7 +33,7 @@ func TestPackagesDnf(t *testing.T) {
 		t.Errorf("state %s after dnf failed, want upgrading-first-master-failed:\n%s", st, out)
 	}
 	for _, s := range []string{"Error: Error downloading packages:", "kupgrade: installed now: kubeadm 1.29.4-150500.1.1",
-		"kupgrade: dnf could not install kubeadm-1.30.2 from the repository [kubernetes] of " + lab.RPMRepoFile + " (core:/stable:/v1.30/rpm/)",
+		"kupgrade: dnf could not install kubeadm-1.30.2 from the repository [kubernetes] moved to v1.30 (core:/stable:/v1.30/rpm/); " + lab.RPMRepoFile + " is left as it was",
 		"Installed now: kubeadm 1.29.4-150500.1.1 (held), kubelet 1.29.4-150500.1.1 (held), kubectl 1.29.4-150500.1.1 (held)."} {
 		if !strings.Contains(out, s) {
 			t.Errorf("the failure does not say %q:\n%s", s, out)
